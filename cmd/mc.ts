@@ -1,0 +1,88 @@
+#!/usr/bin/env bun
+// mc: multicluster service mirroring for Kubernetes, wire-compatible with Linkerd's extension.
+import { defineCommand, renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import pkg from "../package.json" with { type: "json" };
+import { formatError, UserError } from "../src/errors.ts";
+import { setLogLevel } from "../src/log.ts";
+import { extractGlobals, globalArgs, globals } from "./globals.ts";
+
+const subCommands = {
+  sandbox: () => import("./sandbox.ts").then((m) => m.default),
+  demo: () => import("./demo.ts").then((m) => m.default),
+};
+
+export const main = defineCommand({
+  meta: { name: "mc", version: pkg.version, description: "Multicluster service mirroring for Kubernetes (Linkerd-compatible)" },
+  args: globalArgs,
+  subCommands,
+});
+
+type AnyCommand = CommandDef<ArgsDef>;
+
+async function resolve<T>(value: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
+}
+
+/** Finds the command argv names, and the argv that belongs to it. */
+async function findCommand(argv: string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
+  let cmd = main as unknown as AnyCommand;
+  const parents: AnyCommand[] = [];
+  let args = argv;
+  for (;;) {
+    const subs = await resolve(cmd.subCommands);
+    const index = args.findIndex((a) => !a.startsWith("-"));
+    if (!subs || index !== 0) return { cmd, parents, args };
+    const name = args[0]!;
+    const sub = subs[name];
+    if (!sub) throw new UserError(`unknown command "${name}" for "mc" (commands: ${Object.keys(subs).join(", ")}; see mc --help)`);
+    parents.push(cmd);
+    cmd = (await resolve(sub)) as AnyCommand;
+    args = args.slice(1);
+  }
+}
+
+/** citty ignores flags it does not know; a tool people trust says so. */
+async function rejectUnknownFlags(cmd: AnyCommand, args: string[]): Promise<void> {
+  const defs = ((await resolve(cmd.args)) ?? {}) as ArgsDef;
+  const known = new Set<string>(["help", "h"]);
+  for (const [name, def] of Object.entries(defs)) {
+    known.add(name);
+    known.add(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+    if (def.type === "boolean") known.add(`no-${name}`);
+    for (const alias of [def.type === "positional" ? [] : (def.alias ?? [])].flat()) known.add(alias);
+  }
+  for (const arg of args) {
+    if (arg === "--") break;
+    const m = /^--?([^=]+)/.exec(arg);
+    if (!m || /^-\d/.test(arg)) continue;
+    if (!known.has(m[1]!)) throw new UserError(`unknown flag: ${arg.split("=")[0]} (see mc ${(await resolve(cmd.meta))?.name ?? ""} --help)`);
+  }
+}
+
+export async function run(argv: string[]): Promise<number> {
+  try {
+    const args = extractGlobals(argv);
+    if (globals.verbose) setLogLevel("debug");
+    if (args.length === 1 && args[0] === "--version") {
+      process.stdout.write(`${pkg.version}\n`);
+      return 0;
+    }
+    const { cmd, parents, args: own } = await findCommand(args);
+    if (own.includes("--help") || own.includes("-h") || (cmd === (main as unknown) && own.length === 0)) {
+      process.stderr.write(`${await renderUsage(cmd, parents.at(-1))}\n`);
+      return 0;
+    }
+    await rejectUnknownFlags(cmd, own);
+    await runCommand(cmd, { rawArgs: own });
+    return 0;
+  } catch (err) {
+    process.stderr.write(`error: ${formatError(err)}\n`);
+    if (globals.verbose && err instanceof Error && !(err instanceof UserError) && err.stack) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await run(process.argv.slice(2));
+  process.exitCode = code;
+}

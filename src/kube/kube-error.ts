@@ -1,0 +1,225 @@
+// KubeError: every API failure as one line — verb, target, HTTP code and reason. Nothing from
+// client-node's exception text (it carries headers and bodies) is ever copied into it.
+import { redact } from "../errors.ts";
+
+export type KubeVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
+
+/** kube-apiserver's Status reasons we act on, plus ours for failures without a response. */
+export type KubeReason =
+  | "BadRequest"
+  | "Unauthorized"
+  | "Forbidden"
+  | "NotFound"
+  | "AlreadyExists"
+  | "Conflict"
+  | "Gone"
+  | "Expired"
+  | "Invalid"
+  | "MethodNotAllowed"
+  | "UnsupportedMediaType"
+  | "TooManyRequests"
+  | "InternalError"
+  | "ServiceUnavailable"
+  | "Timeout"
+  | "Unreachable" // no HTTP response: refused, reset, DNS, TLS handshake
+  | "Aborted" // cancelled by the caller
+  | "Unknown";
+
+const REASON_BY_CODE: Record<number, KubeReason> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  409: "Conflict",
+  410: "Gone",
+  415: "UnsupportedMediaType",
+  422: "Invalid",
+  429: "TooManyRequests",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+  504: "Timeout",
+};
+
+const KNOWN_REASONS = new Set<string>([...Object.values(REASON_BY_CODE), "AlreadyExists", "Expired", "Timeout"]);
+
+export interface KubeErrorInit {
+  verb: KubeVerb;
+  /** What was acted on, e.g. `services ns/name on east`. */
+  target: string;
+  /** HTTP status; 0 when no response arrived. */
+  code: number;
+  reason: KubeReason;
+  /** Short server-provided or transport detail (already one line, no secrets). */
+  detail?: string;
+  retryAfterMs?: number;
+}
+
+/** One API failure. `message` is `get services ns/name on east: 404 NotFound: …`. */
+export class KubeError extends Error {
+  readonly verb: KubeVerb;
+  readonly target: string;
+  readonly code: number;
+  readonly reason: KubeReason;
+  readonly detail: string | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: KubeErrorInit) {
+    super(formatKubeError(init));
+    this.name = "KubeError";
+    this.verb = init.verb;
+    this.target = init.target;
+    this.code = init.code;
+    this.reason = init.reason;
+    this.detail = init.detail;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  get isNotFound(): boolean {
+    return this.code === 404;
+  }
+  get isAlreadyExists(): boolean {
+    return this.code === 409 && this.reason === "AlreadyExists";
+  }
+  /** A 409 of either kind: optimistic-concurrency conflict or already exists. */
+  get isConflict(): boolean {
+    return this.code === 409;
+  }
+  get isGone(): boolean {
+    return this.code === 410;
+  }
+  /** Worth retrying as is: 409, 429, 5xx, or no response at all (but not a caller's abort). */
+  get isRetryable(): boolean {
+    if (this.code === 0) return this.reason !== "Aborted";
+    return this.code === 409 || this.code === 429 || this.code >= 500;
+  }
+}
+
+/** Raised by the writer when a create finds the name taken. */
+export class AlreadyExistsError extends KubeError {
+  constructor(init: KubeErrorInit) {
+    super(init);
+    this.name = "AlreadyExistsError";
+  }
+}
+
+/** Raised by the writer when an update or patch lost an optimistic-concurrency race. */
+export class ConflictError extends KubeError {
+  constructor(init: KubeErrorInit) {
+    super(init);
+    this.name = "ConflictError";
+  }
+}
+
+/** Builds the KubeError subclass that fits the code and reason. */
+export function kubeError(init: KubeErrorInit): KubeError {
+  if (init.code === 409 && init.reason === "AlreadyExists") return new AlreadyExistsError(init);
+  if (init.code === 409) return new ConflictError(init);
+  return new KubeError(init);
+}
+
+function formatKubeError(init: KubeErrorInit): string {
+  const head = `${init.verb} ${init.target}`;
+  const what = init.code > 0 ? `${init.code} ${init.reason}` : describeNoResponse(init.reason);
+  return init.detail ? `${head}: ${what}: ${init.detail}` : `${head}: ${what}`;
+}
+
+function describeNoResponse(reason: KubeReason): string {
+  if (reason === "Timeout") return "timed out";
+  if (reason === "Aborted") return "aborted";
+  if (reason === "Unreachable") return "unreachable";
+  return "failed";
+}
+
+/** Names a target the way the messages do: `services ns/name on east`, `services in ns on east`. */
+export function describeTarget(t: { plural: string; cluster: string; namespace?: string; name?: string }): string {
+  if (t.name !== undefined) {
+    return `${t.plural} ${t.namespace ? `${t.namespace}/` : ""}${t.name} on ${t.cluster}`;
+  }
+  return t.namespace ? `${t.plural} in ${t.namespace} on ${t.cluster}` : `${t.plural} on ${t.cluster}`;
+}
+
+/** One short, secret-free line from untrusted text (a server message, a transport error). */
+export function shortDetail(text: string, max = 200): string {
+  const line = redact(text).replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The error for a non-2xx response, from its status and (maybe `kind: Status`) body text. */
+export function kubeErrorFromResponse(
+  verb: KubeVerb,
+  target: string,
+  code: number,
+  bodyText: string,
+  retryAfter?: string | null,
+): KubeError {
+  let reason: KubeReason = REASON_BY_CODE[code] ?? (code >= 500 ? "InternalError" : "Unknown");
+  let detail: string | undefined;
+  const status = parseStatus(bodyText);
+  if (status) {
+    if (typeof status.reason === "string" && KNOWN_REASONS.has(status.reason)) reason = status.reason as KubeReason;
+    if (typeof status.message === "string" && status.message) detail = shortDetail(status.message);
+  }
+  const seconds = retryAfter ? Number(retryAfter) : NaN;
+  return kubeError({
+    verb,
+    target,
+    code,
+    reason,
+    detail,
+    retryAfterMs: Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined,
+  });
+}
+
+/** A `kind: Status` object from a watch ERROR event or a body; undefined when it is not one. */
+export function parseStatus(body: unknown): { code?: number; reason?: string; message?: string } | undefined {
+  let value = body;
+  if (typeof body === "string") {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  if (v.kind !== "Status") return undefined;
+  return {
+    code: typeof v.code === "number" ? v.code : undefined,
+    reason: typeof v.reason === "string" ? v.reason : undefined,
+    message: typeof v.message === "string" ? v.message : undefined,
+  };
+}
+
+/**
+ * Any thrown value from a request (a fetch failure, an abort, a timeout, client-node's ApiException)
+ * as a KubeError. ApiException's message (headers, body) is never read: only its code and a
+ * `kind: Status` body.
+ */
+export function toKubeError(err: unknown, verb: KubeVerb, target: string): KubeError {
+  if (err instanceof KubeError) return err;
+  const e = (typeof err === "object" && err !== null ? err : {}) as Record<string, unknown>;
+  const name = typeof e.name === "string" ? e.name : "";
+  if (name === "TimeoutError") return kubeError({ verb, target, code: 0, reason: "Timeout" });
+  if (name === "AbortError") return kubeError({ verb, target, code: 0, reason: "Aborted" });
+  // client-node ApiException: numeric code plus body; its message is never used.
+  if (typeof e.code === "number" && e.code >= 100 && "body" in e) {
+    const body = typeof e.body === "string" ? e.body : JSON.stringify(e.body ?? null);
+    return kubeErrorFromResponse(verb, target, e.code, body);
+  }
+  if (typeof e.statusCode === "number") {
+    return kubeErrorFromResponse(verb, target, e.statusCode, "");
+  }
+  if (typeof e.code === "string" && /^[A-Za-z_]+$/.test(e.code)) {
+    // ECONNREFUSED, ECONNRESET, ConnectionClosed, SELF_SIGNED_CERT_IN_CHAIN, …
+    return kubeError({ verb, target, code: 0, reason: "Unreachable", detail: e.code });
+  }
+  const message = err instanceof Error ? err.message.split("\n")[0] ?? "" : String(err);
+  return kubeError({ verb, target, code: 0, reason: "Unknown", detail: shortDetail(message, 160) || undefined });
+}
+
+export const isNotFound = (err: unknown): boolean => err instanceof KubeError && err.isNotFound;
+export const isConflict = (err: unknown): boolean => err instanceof KubeError && err.isConflict;
+export const isAlreadyExists = (err: unknown): boolean => err instanceof KubeError && err.isAlreadyExists;
+/** Retryable KubeErrors; any other error is not (retrying a bug does not fix it). */
+export const isRetryable = (err: unknown): boolean => err instanceof KubeError && err.isRetryable;

@@ -1,0 +1,134 @@
+// Raw HTTP to an API server through the connection's TLS and auth. It uses `node-fetch` with the
+// agent client-node builds from the kubeconfig (CA, client certificate, skip-verify, SNI) — the
+// path measured to work under Bun (Bun maps the agent's TLS options onto its native fetch) —
+// plus client-node's auth headers (token, token file, exec plugin). Failures come back as
+// KubeErrors; nothing from a response's headers reaches them.
+import fetch from "node-fetch";
+import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
+
+/** What a request needs from a connection: where, and how to authenticate. */
+export interface Transport {
+  /** Base URL, no trailing slash. */
+  readonly server: string;
+  /** The agent (TLS) and headers (auth) for the next request. */
+  fetchOptions(): Promise<{ agent?: unknown; headers: Record<string, string> }>;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RawRequest {
+  verb: KubeVerb;
+  /** For errors: `services ns/name on east`. */
+  target: string;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  /** Whole request for plain calls; until the response headers for streams. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface StreamResponse {
+  /** The body, chunk by chunk; ends when the server closes the stream or `cancel()` is called. */
+  chunks: AsyncIterable<Uint8Array | string>;
+  cancel(): void;
+}
+
+/** Sends a request and returns the parsed JSON body of a 2xx response; anything else throws KubeError. */
+export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> {
+  const deadline = abortAfter(req.timeoutMs, req.signal);
+  try {
+    const res = await send(t, req, deadline.signal);
+    const text = await res.text();
+    if (res.status < 200 || res.status >= 300) {
+      throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
+    }
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });
+    }
+  } catch (err) {
+    throw deadline.explain(err, req);
+  } finally {
+    deadline.release();
+  }
+}
+
+/** Opens a streaming GET (a watch); a non-2xx status throws KubeError before any chunk. */
+export async function requestStream(t: Transport, req: RawRequest): Promise<StreamResponse> {
+  const controller = new AbortController();
+  const deadline = abortAfter(req.timeoutMs, req.signal, controller);
+  try {
+    const res = await send(t, req, controller.signal);
+    if (res.status < 200 || res.status >= 300) {
+      const text = await res.text();
+      throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
+    }
+    deadline.clear(); // the timeout covers the wait for headers only; the caller watches for silence
+    const body = res.body as unknown as AsyncIterable<Uint8Array | string> | null;
+    if (!body) throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "no body" });
+    return {
+      chunks: body,
+      cancel: () => {
+        deadline.release();
+        controller.abort();
+      },
+    };
+  } catch (err) {
+    deadline.release();
+    controller.abort();
+    throw deadline.explain(err, req);
+  }
+}
+
+async function send(t: Transport, req: RawRequest, signal: AbortSignal) {
+  const { agent, headers } = await t.fetchOptions();
+  const url = new URL(t.server + req.path);
+  for (const [k, val] of Object.entries(req.query ?? {})) if (val !== undefined) url.searchParams.set(k, String(val));
+  const init: Record<string, unknown> = {
+    method: req.method,
+    headers: { Accept: "application/json", ...headers, ...(req.body !== undefined ? { "Content-Type": req.contentType ?? "application/json" } : {}) },
+    body: req.body === undefined ? undefined : typeof req.body === "string" ? req.body : JSON.stringify(req.body),
+    agent,
+    signal,
+    redirect: "error",
+  };
+  return fetch(url.toString(), init as Parameters<typeof fetch>[1]);
+}
+
+/**
+ * An AbortSignal that fires after `ms` or when `outer` aborts, without AbortSignal.any (whose
+ * listeners on a long-lived outer signal pile up). `explain` turns the resulting abort into the
+ * right KubeError (Timeout vs Aborted).
+ */
+function abortAfter(ms: number, outer: AbortSignal | undefined, controller = new AbortController()) {
+  let timedOut = false;
+  const onOuter = () => controller.abort();
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, ms);
+  if (outer?.aborted) controller.abort();
+  else outer?.addEventListener("abort", onOuter, { once: true });
+  const clear = () => clearTimeout(timer);
+  return {
+    signal: controller.signal,
+    clear,
+    release: () => {
+      clear();
+      outer?.removeEventListener("abort", onOuter);
+    },
+    explain(err: unknown, req: RawRequest) {
+      outer?.removeEventListener("abort", onOuter);
+      if (timedOut) return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Timeout", detail: `no answer in ${ms}ms` });
+      if (controller.signal.aborted && !(err instanceof KubeError)) {
+        return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Aborted" });
+      }
+      return toKubeError(err, req.verb, req.target);
+    },
+  };
+}

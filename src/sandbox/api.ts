@@ -1,0 +1,343 @@
+// The sandbox's request semantics, independent of HTTP: create, read, update, patch, delete
+// with kube-apiserver's checks (names, namespaces, optimistic concurrency, dry run, status
+// subresource, generation, field validation) and the built-in behaviours of builtins.ts.
+import { isDeepStrictEqual } from "node:util";
+import { Allocator, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
+import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
+import { Registry } from "./resources.ts";
+import { Store, type ListFilter } from "./store.ts";
+import { admitCustom, admitBuiltin, type FieldValidation } from "./admission.ts";
+import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  fieldValidation?: FieldValidation;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  warnings: string[];
+  created?: boolean;
+}
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Kinds whose names must be DNS-1123 labels rather than subdomains. */
+const LABEL_NAMED = new Set(["Namespace", "Service"]);
+/** RBAC names are path segments: anything without '/' or '%'. */
+const PATH_NAMED = new Set(["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]);
+
+export interface Identity {
+  /** The token a service account's Secret carries, so the server can authenticate it. */
+  tokens: Map<string, string>;
+}
+
+export class Api {
+  readonly registry = new Registry();
+  private readonly alloc = new Allocator();
+  /** token → user name (system:serviceaccount:ns:name) for authentication. */
+  readonly tokens = new Map<string, string>();
+
+  constructor(
+    readonly store: Store,
+    private readonly caPem: string,
+  ) {
+    this.seed();
+    // A store kept across a restart carries CRDs and tokens with it.
+    for (const crd of store.list({ group: "apiextensions.k8s.io", plural: "customresourcedefinitions" })) {
+      this.registry.setCrd(crd.metadata.name!, crd);
+    }
+    for (const s of store.list({ group: "", plural: "secrets" })) this.rememberToken(s);
+  }
+
+  private seed(): void {
+    const nsType = this.registry.find("", "v1", "namespaces")!;
+    for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
+      if (!this.store.get(nsType, undefined, name)) {
+        this.create(nsType, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, { fieldManager: "sandbox" });
+      }
+    }
+  }
+
+  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const obj = this.store.get(type, namespace, name);
+    if (!obj) throw errors.notFound(type.plural, name, type.group);
+    return this.served(type, obj);
+  }
+
+  list(type: ResourceType, filter: ListFilter): KubeObject[] {
+    return this.store.list(type, filter).map((o) => this.served(type, o));
+  }
+
+  /** Custom resources are stored once and served at every version (no conversion needed). */
+  served(type: ResourceType, obj: KubeObject): KubeObject {
+    obj.apiVersion = apiVersionOf(type);
+    obj.kind = type.kind;
+    return obj;
+  }
+
+  private checkIdentity(type: ResourceType, namespace: string | undefined, body: KubeObject): void {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("the request body must be a JSON or YAML object");
+    body.metadata ??= {};
+    if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(type)) {
+      throw errors.badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(type)})`);
+    }
+    if (body.kind !== undefined && body.kind !== type.kind) {
+      throw errors.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${type.kind})`);
+    }
+    body.apiVersion = apiVersionOf(type);
+    body.kind = type.kind;
+    if (type.namespaced) {
+      if (body.metadata.namespace && body.metadata.namespace !== namespace) {
+        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      body.metadata.namespace = namespace;
+    } else {
+      delete body.metadata.namespace;
+    }
+  }
+
+  private checkName(type: ResourceType, name: string | undefined): void {
+    if (!name) throw errors.invalid(type.kind, "", [{ field: "metadata.name", reason: "FieldValueRequired", message: "Required value: name or generateName is required" }], type.group);
+    const ok = PATH_NAMED.has(type.kind)
+      ? !/[/%]/.test(name) && name !== "." && name !== ".."
+      : (LABEL_NAMED.has(type.kind) ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(name) && name.length <= (LABEL_NAMED.has(type.kind) ? 63 : 253);
+    if (!ok) {
+      const what = LABEL_NAMED.has(type.kind)
+        ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+        : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+      throw errors.invalid(type.kind, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": ${what}` }], type.group);
+    }
+  }
+
+  private requireNamespace(type: ResourceType, namespace: string | undefined): void {
+    if (!type.namespaced) return;
+    if (!namespace) throw errors.badRequest("the server could not find the requested resource: a namespace is required");
+    if (!this.store.get({ group: "", plural: "namespaces" }, undefined, namespace)) throw errors.notFound("namespaces", namespace);
+  }
+
+  /** Field validation, pruning and defaulting, then the built-in controllers' mutations. */
+  private admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation): { object: KubeObject; warnings: string[] } {
+    const result = type.crd ? admitCustom(obj, type.crd.schema, mode) : admitBuiltin(obj, mode);
+    const o = result.object;
+    switch (type.kind) {
+      case "Service":
+        if (!type.crd) admitService(o, previous, this.alloc);
+        break;
+      case "Namespace":
+        if (!type.crd) admitNamespace(o);
+        break;
+      case "Deployment":
+        if (!type.crd) admitDeployment(o, previous);
+        break;
+      case "Secret":
+        if (!type.crd && isUnfilledTokenSecret(o)) this.fillIfAccountExists(o);
+        break;
+      case "CustomResourceDefinition":
+        if (!type.crd) this.admitCrd(o);
+        break;
+    }
+    return { object: o, warnings: result.warnings };
+  }
+
+  private admitCrd(crd: KubeObject): void {
+    const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
+    const expected = `${spec?.names?.plural}.${spec?.group}`;
+    if (crd.metadata.name !== expected) {
+      throw errors.invalid("CustomResourceDefinition", crd.metadata.name ?? "", [{ field: "metadata.name", message: `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group` }], "apiextensions.k8s.io");
+    }
+    crd.status = {
+      conditions: [
+        { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: new Date().toISOString() },
+        { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: new Date().toISOString() },
+      ],
+      acceptedNames: (crd.spec as { names: object }).names,
+      storedVersions: ((crd.spec as { versions: { name: string; storage?: boolean }[] }).versions ?? []).filter((v) => v.storage).map((v) => v.name),
+    };
+  }
+
+  private fillIfAccountExists(secret: KubeObject): void {
+    const saName = tokenSecretAccount(secret)!;
+    const sa = this.store.get({ group: "", plural: "serviceaccounts" }, secret.metadata.namespace, saName);
+    if (sa) fillTokenSecret(secret, sa, mintToken(), this.caPem);
+  }
+
+  private rememberToken(secret: KubeObject): void {
+    const account = tokenSecretAccount(secret);
+    const token = (secret.data as Record<string, string> | undefined)?.token;
+    if (account && token) this.tokens.set(Buffer.from(token, "base64").toString(), `system:serviceaccount:${secret.metadata.namespace}:${account}`);
+  }
+
+  create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
+    this.checkIdentity(type, namespace, body);
+    if (type.kind === "SelfSubjectAccessReview") return { object: this.review(body), warnings: [], created: true };
+    const meta = body.metadata;
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
+    this.checkName(type, meta.name);
+    this.requireNamespace(type, namespace);
+    if (this.store.get(type, namespace, meta.name!)) throw errors.alreadyExists(type.plural, meta.name!, type.group);
+    if (type.subresources.status && type.kind !== "Namespace") delete body.status;
+    const { object, warnings } = this.admit(type, body, undefined, opts.fieldValidation ?? "Ignore");
+    const now = new Date().toISOString();
+    object.metadata.uid = crypto.randomUUID();
+    object.metadata.creationTimestamp = now.replace(/\.\d+Z$/, "Z");
+    object.metadata.generation = 1;
+    delete object.metadata.resourceVersion;
+    delete object.metadata.deletionTimestamp;
+    const managed = recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
+    if (opts.dryRun) return { object: this.served(type, managed), warnings, created: true };
+    const stored = this.store.insert(type, managed);
+    this.store.countWrite("create");
+    this.afterWrite(type, stored);
+    return { object: this.served(type, stored), warnings, created: true };
+  }
+
+  /** PUT: the whole object, or with subresource "status" only its status. */
+  update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, opts: WriteOptions & { subresource?: "status"; verb?: "update" | "patch" }): WriteResult {
+    this.checkIdentity(type, namespace, body);
+    if (body.metadata.name !== undefined && body.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    body.metadata.name = name;
+    const current = this.store.get(type, namespace, name);
+    if (!current) throw errors.notFound(type.plural, name, type.group);
+    const expectedRv = body.metadata.resourceVersion;
+    let next: KubeObject;
+    if (opts.subresource === "status") {
+      next = { ...current, status: body.status };
+    } else {
+      next = body;
+      if (type.subresources.status) next.status = current.status;
+    }
+    const { object, warnings } = this.admit(type, next, current, opts.fieldValidation ?? "Ignore");
+    object.metadata.uid = current.metadata.uid;
+    object.metadata.creationTimestamp = current.metadata.creationTimestamp;
+    object.metadata.generation = current.metadata.generation ?? 1;
+    if (!isDeepStrictEqual(specOf(object), specOf(current))) object.metadata.generation += 1;
+    const managed = recordUpdateManager(current, object, { manager: opts.fieldManager ?? "unknown", now: new Date().toISOString().replace(/\.\d+Z$/, "Z"), subresource: opts.subresource });
+    if (expectedRv && expectedRv !== current.metadata.resourceVersion) throw errors.conflict(type.plural, name, type.group);
+    // A write that changes nothing but bookkeeping is a no-op, as in kube-apiserver: same rv, no event.
+    if (sameContent(managed, current)) return { object: this.served(type, current), warnings };
+    if (opts.dryRun) return { object: this.served(type, managed), warnings };
+    const stored = this.store.replace(type, managed, expectedRv);
+    this.store.countWrite(opts.verb ?? "update");
+    this.afterWrite(type, stored);
+    return { object: this.served(type, stored), warnings };
+  }
+
+  patch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patchType: PatchType,
+    body: unknown,
+    opts: WriteOptions & { subresource?: "status"; force?: boolean },
+  ): WriteResult {
+    const current = this.store.get(type, namespace, name);
+    const builtin = !type.crd;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    if (patchType === "apply") {
+      const manager = opts.fieldManager;
+      if (!manager) throw errors.badRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+      const applied = body as KubeObject;
+      this.checkIdentity(type, namespace, applied);
+      if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
+        throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+      }
+      applied.metadata.name = name;
+      const merged = serverSideApply(current ? this.served(type, current) : undefined, applied, { manager, force: opts.force ?? false, builtin, now, subresource: opts.subresource });
+      if (!current) return this.create(type, namespace, merged, { ...opts, fieldManager: manager });
+      return this.update(type, namespace, name, merged, { ...opts, verb: "patch", fieldManager: manager });
+    }
+    if (!current) throw errors.notFound(type.plural, name, type.group);
+    const patched = applyPatch(this.served(type, current), body, patchType, { builtin });
+    if (!patched.metadata.resourceVersion) patched.metadata.resourceVersion = current.metadata.resourceVersion;
+    return this.update(type, namespace, name, patched, { ...opts, verb: "patch" });
+  }
+
+  delete(type: ResourceType, namespace: string | undefined, name: string, opts: { dryRun?: boolean; preconditions?: { uid?: string; resourceVersion?: string } } = {}): KubeObject {
+    const current = this.store.get(type, namespace, name);
+    if (!current) throw errors.notFound(type.plural, name, type.group);
+    if (opts.dryRun) return this.served(type, current);
+    if (!type.crd && type.kind === "Namespace") this.emptyNamespace(name);
+    if (!type.crd && type.kind === "CustomResourceDefinition") this.dropCustomResources(current);
+    const gone = this.store.remove(type, namespace, name, opts.preconditions);
+    this.store.countWrite("delete");
+    this.afterDelete(type, gone);
+    return this.served(type, gone);
+  }
+
+  deleteCollection(type: ResourceType, filter: ListFilter, opts: { dryRun?: boolean }): KubeObject[] {
+    return this.store.list(type, filter).map((o) => this.delete(type, o.metadata.namespace, o.metadata.name!, opts));
+  }
+
+  private emptyNamespace(namespace: string): void {
+    for (const t of this.registry.all()) {
+      if (!t.namespaced || !t.verbs.includes("delete")) continue;
+      for (const o of this.store.list(t, { namespace })) {
+        if (this.store.get(t, namespace, o.metadata.name!)) this.delete(t, namespace, o.metadata.name!);
+      }
+    }
+  }
+
+  private dropCustomResources(crd: KubeObject): void {
+    const type = this.registry.all().find((t) => t.crd?.name === crd.metadata.name);
+    if (!type) return;
+    for (const o of this.store.list(type)) this.store.remove(type, o.metadata.namespace, o.metadata.name!);
+  }
+
+  private afterWrite(type: ResourceType, obj: KubeObject): void {
+    if (type.crd) return;
+    if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, obj);
+    if (type.kind === "Secret") this.rememberToken(obj);
+    if (type.kind === "ServiceAccount") this.fillPendingTokens(obj);
+  }
+
+  private afterDelete(type: ResourceType, obj: KubeObject): void {
+    if (type.crd) return;
+    if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, undefined);
+    if (type.kind === "Secret") {
+      const token = (obj.data as Record<string, string> | undefined)?.token;
+      if (token) this.tokens.delete(Buffer.from(token, "base64").toString());
+    }
+    if (type.kind === "Service") {
+      // The endpoints controller removes a deleted Service's Endpoints.
+      const ep = this.registry.find("", "v1", "endpoints")!;
+      if (this.store.get(ep, obj.metadata.namespace, obj.metadata.name!)) this.delete(ep, obj.metadata.namespace, obj.metadata.name!);
+    }
+  }
+
+  /** The token controller fills Secrets created before their ServiceAccount once it appears. */
+  private fillPendingTokens(sa: KubeObject): void {
+    const secrets = this.registry.find("", "v1", "secrets")!;
+    for (const s of this.store.list(secrets, { namespace: sa.metadata.namespace })) {
+      if (isUnfilledTokenSecret(s) && tokenSecretAccount(s) === sa.metadata.name) {
+        fillTokenSecret(s, sa, mintToken(), this.caPem);
+        const stored = this.store.replace(secrets, s);
+        this.rememberToken(stored);
+      }
+    }
+  }
+
+  /** SelfSubjectAccessReviews are answered "allowed" until RBAC enforcement exists. */
+  private review(body: KubeObject): KubeObject {
+    return { ...body, metadata: { ...body.metadata, creationTimestamp: null as unknown as string }, status: { allowed: true, reason: "the sandbox does not enforce RBAC" } };
+  }
+}
+
+function specOf(obj: KubeObject): unknown {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
+}
+
+function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined, resourceVersion: undefined } });
+  return isDeepStrictEqual(strip(a), strip(b));
+}
+
+function randomSuffix(): string {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  const bytes = crypto.getRandomValues(new Uint8Array(5));
+  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
+}

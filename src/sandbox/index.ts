@@ -1,0 +1,121 @@
+// The sandbox: an in-memory Kubernetes API server for tests, benchmarks and `mc demo`.
+// `startSandbox()` returns once the server listens and (when asked) its kubeconfig is written.
+import { Api } from "./api.ts";
+import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
+import { handle, type Faults } from "./server.ts";
+import { Store } from "./store.ts";
+import { makeCA, makeClientCert, makeServerCert, type Pem } from "./tls.ts";
+import { WatchHub } from "./watch.ts";
+
+export interface SandboxOptions {
+  /** Cluster, user and context name in the kubeconfig (default "sandbox"). */
+  name?: string;
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+  tls?: boolean;
+  /** Admin bearer token (TLS only; generated when absent). */
+  token?: string;
+  /** Where to write the kubeconfig (before the promise resolves). */
+  kubeconfigPath?: string;
+  /** Keep state across a restart: pass the previous sandbox's store (and its `ca` for TLS). */
+  store?: Store;
+  ca?: Pem;
+  /** Events kept for watch resumes (older resumes get 410 Gone). */
+  historyLimit?: number;
+  /** How often watches with allowWatchBookmarks get a BOOKMARK (ms). */
+  bookmarkMs?: number;
+}
+
+export interface SandboxControl {
+  /** Ends every open watch stream. */
+  dropWatches(): void;
+  /** Forgets the event history, so resuming from an older resourceVersion gets 410 Gone. */
+  forgetHistory(): void;
+  faults: Faults;
+  openWatches(): number;
+}
+
+export interface Sandbox {
+  name: string;
+  url: string;
+  port: number;
+  /** Kubeconfig YAML text for this server (admin token or skip-verify for http). */
+  kubeconfig: string;
+  kubeconfigPath?: string;
+  store: Store;
+  api: Api;
+  token?: string;
+  ca?: Pem;
+  control: SandboxControl;
+  /** A client certificate signed by this sandbox's CA (TLS only). */
+  clientCert(user: string, groups?: string[]): Promise<Pem>;
+  kubeconfigWith(opts: Partial<KubeconfigOptions>): string;
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const name = opts.name ?? "sandbox";
+  const host = opts.host ?? "127.0.0.1";
+  const store = opts.store ?? new Store(opts.historyLimit);
+  const ca = opts.tls ? (opts.ca ?? (await makeCA(`${name}-ca`))) : undefined;
+  const serverCert = ca ? await makeServerCert(ca, [host, "localhost", "127.0.0.1"]) : undefined;
+  const token = opts.tls ? (opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`) : undefined;
+  const api = new Api(store, ca?.cert ?? "");
+  const hub = new WatchHub(store, opts.bookmarkMs ?? 1000);
+  const faults: Faults = { failRate: 0, delayMs: 0 };
+  let address = "";
+  const server = Bun.serve({
+    hostname: host,
+    port: opts.port ?? 0,
+    idleTimeout: 60,
+    ...(serverCert && ca ? { tls: { cert: serverCert.cert, key: serverCert.key, ca: ca.cert, requestCert: true, rejectUnauthorized: false } } : {}),
+    fetch: (req, srv) =>
+      handle(
+        {
+          api,
+          hub,
+          adminTokens: new Set(token ? [token] : []),
+          faults,
+          serverAddress: () => address,
+          keepOpen: (r) => srv.timeout(r, 0),
+        },
+        req,
+      ),
+  });
+  const port = server.port!;
+  address = `${host}:${port}`;
+  const url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const base: KubeconfigOptions = { name, server: url, token, caPem: ca?.cert };
+  const kubeconfig = writeKubeconfig(base);
+  if (opts.kubeconfigPath) await Bun.write(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
+  return {
+    name,
+    url,
+    port,
+    kubeconfig,
+    kubeconfigPath: opts.kubeconfigPath,
+    store,
+    api,
+    token,
+    ca,
+    control: {
+      dropWatches: () => hub.dropAll(),
+      forgetHistory: () => store.forgetHistory(),
+      faults,
+      openWatches: () => hub.open,
+    },
+    clientCert: async (user, groups = ["system:masters"]) => {
+      if (!ca) throw new Error("clientCert needs a TLS sandbox (tls: true)");
+      return makeClientCert(ca, user, groups);
+    },
+    kubeconfigWith: (o) => writeKubeconfig({ ...base, ...o }),
+    stop: async () => {
+      hub.dropAll();
+      await server.stop(true);
+    },
+  };
+}
+
+export { Store } from "./store.ts";
+export type { Pem } from "./tls.ts";

@@ -1,0 +1,120 @@
+// Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone
+// as an ERROR event (as kube-apiserver sends it), label/field-filtered transitions, timeouts and
+// a clean end when the server stops.
+import { matchesFilter, type ListFilter, type Store, type StoreEvent } from "./store.ts";
+import { storageKey } from "./resources.ts";
+import { ApiError, apiVersionOf, type KubeObject, type ResourceType } from "./types.ts";
+
+export interface WatchRequest extends ListFilter {
+  type: ResourceType;
+  resourceVersion?: string;
+  bookmarks: boolean;
+  timeoutSeconds?: number;
+  /** sendInitialEvents=true: current state as ADDED, then a BOOKMARK marking the end. */
+  sendInitialEvents?: boolean;
+  /** Serves each event's object (for Table watches and version rewriting). */
+  render(obj: KubeObject): unknown;
+  /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
+}
+
+/** Every open stream, so a stop or a test control can end them. */
+export class WatchHub {
+  private closers = new Set<() => void>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly bookmarkMs: number,
+  ) {}
+
+  get open(): number {
+    return this.closers.size;
+  }
+
+  /** Ends every open watch stream (the clients see a clean end of stream). */
+  dropAll(): void {
+    for (const close of [...this.closers]) close();
+  }
+
+  stream(req: WatchRequest, signal: AbortSignal): ReadableStream<Uint8Array> {
+    const encoder = new TextEncoder();
+    const hub = this;
+    const store = this.store;
+    let cleanup = () => {};
+    return new ReadableStream<Uint8Array>({
+      start(controller) {
+        let closed = false;
+        const timers: ReturnType<typeof setTimeout>[] = [];
+        let unwatch = () => {};
+        const close = () => {
+          if (closed) return;
+          closed = true;
+          unwatch();
+          for (const t of timers) clearTimeout(t), clearInterval(t);
+          hub.closers.delete(close);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        cleanup = close;
+        const write = (type: string, object: unknown) => {
+          if (closed) return;
+          try {
+            controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+          } catch {
+            close();
+          }
+        };
+        const bookmark = (annotations?: Record<string, string>) =>
+          write("BOOKMARK", {
+            kind: req.type.kind,
+            apiVersion: apiVersionOf(req.type),
+            metadata: { resourceVersion: store.resourceVersion, ...(annotations ? { annotations } : {}) },
+          });
+        // Bun holds a streaming response's headers until the first chunk: send one at once.
+        controller.enqueue(encoder.encode("\n"));
+        hub.closers.add(close);
+        signal.addEventListener("abort", close, { once: true });
+
+        const send = (e: StoreEvent) => {
+          const now = matchesFilter(e.object, req);
+          const before = e.previous ? matchesFilter(e.previous, req) : now;
+          if (e.type === "MODIFIED") {
+            if (now && before) write("MODIFIED", req.render(e.object));
+            else if (now) write("ADDED", req.render(e.object));
+            else if (before) write("DELETED", req.render(e.object));
+          } else if (now) {
+            write(e.type, req.render(e.object));
+          }
+        };
+        const rv = req.resourceVersion;
+        try {
+          if (rv === undefined || rv === "" || rv === "0" || req.sendInitialEvents) {
+            for (const obj of store.list(req.type, req)) write("ADDED", req.render(obj));
+            unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send });
+            if (req.sendInitialEvents) bookmark({ "k8s.io/initial-events-end": "true" });
+          } else {
+            const from = Number(rv);
+            if (!Number.isInteger(from) || from < 0) throw new ApiError(400, "BadRequest", `invalid resource version "${rv}"`);
+            unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send }, from);
+          }
+        } catch (err) {
+          const status = err instanceof ApiError ? err.toStatus() : new ApiError(500, "InternalError", String(err)).toStatus();
+          write("ERROR", status);
+          close();
+          return;
+        }
+        if (req.bookmarks) timers.push(setInterval(() => bookmark(), hub.bookmarkMs));
+        if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) timers.push(setTimeout(close, req.timeoutSeconds * 1000));
+      },
+      cancel() {
+        cleanup();
+      },
+    });
+  }
+}
+
+function filterOf(req: WatchRequest): ListFilter {
+  return { namespace: req.namespace, labels: req.labels, fields: req.fields };
+}
