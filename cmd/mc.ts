@@ -49,7 +49,8 @@ async function rejectUnknownFlags(cmd: AnyCommand, args: string[]): Promise<void
     known.add(name);
     known.add(name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
     if (def.type === "boolean") known.add(`no-${name}`);
-    for (const alias of [def.type === "positional" ? [] : (def.alias ?? [])].flat()) known.add(alias);
+    const aliases = "alias" in def && def.alias !== undefined ? def.alias : [];
+    for (const alias of [aliases].flat()) known.add(alias);
   }
   for (const arg of args) {
     if (arg === "--") break;

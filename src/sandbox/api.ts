@@ -28,11 +28,6 @@ const LABEL_NAMED = new Set(["Namespace", "Service"]);
 /** RBAC names are path segments: anything without '/' or '%'. */
 const PATH_NAMED = new Set(["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]);
 
-export interface Identity {
-  /** The token a service account's Secret carries, so the server can authenticate it. */
-  tokens: Map<string, string>;
-}
-
 export class Api {
   readonly registry = new Registry();
   private readonly alloc = new Allocator();
@@ -182,7 +177,8 @@ export class Api {
     const now = new Date().toISOString();
     object.metadata.uid = crypto.randomUUID();
     object.metadata.creationTimestamp = now.replace(/\.\d+Z$/, "Z");
-    object.metadata.generation = 1;
+    if (tracksGeneration(type)) object.metadata.generation = 1;
+    else delete object.metadata.generation;
     delete object.metadata.resourceVersion;
     delete object.metadata.deletionTimestamp;
     const managed = recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
@@ -213,8 +209,10 @@ export class Api {
     const { object, warnings } = this.admit(type, next, current, opts.fieldValidation ?? "Ignore");
     object.metadata.uid = current.metadata.uid;
     object.metadata.creationTimestamp = current.metadata.creationTimestamp;
-    object.metadata.generation = current.metadata.generation ?? 1;
-    if (!isDeepStrictEqual(specOf(object), specOf(current))) object.metadata.generation += 1;
+    if (tracksGeneration(type)) {
+      object.metadata.generation = current.metadata.generation ?? 1;
+      if (!isDeepStrictEqual(specOf(object), specOf(current))) object.metadata.generation += 1;
+    } else delete object.metadata.generation;
     const managed = recordUpdateManager(current, object, { manager: opts.fieldManager ?? "unknown", now: new Date().toISOString().replace(/\.\d+Z$/, "Z"), subresource: opts.subresource });
     if (expectedRv && expectedRv !== current.metadata.resourceVersion) throw errors.conflict(type.plural, name, type.group);
     // A write that changes nothing but bookkeeping is a no-op, as in kube-apiserver: same rv, no event.
@@ -325,6 +323,10 @@ export class Api {
     return { ...body, metadata: { ...body.metadata, creationTimestamp: null as unknown as string }, status: { allowed: true, reason: "the sandbox does not enforce RBAC" } };
   }
 }
+
+/** Kinds whose strategy keeps metadata.generation (custom resources always do). */
+const GENERATION_KINDS = new Set(["Deployment", "PodDisruptionBudget", "CustomResourceDefinition"]);
+const tracksGeneration = (type: ResourceType) => type.crd !== undefined || GENERATION_KINDS.has(type.kind);
 
 function specOf(obj: KubeObject): unknown {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;

@@ -71,6 +71,9 @@ function route(api: Api, segments: string[]): Route | undefined {
 }
 
 function parseBody(text: string, contentType: string): unknown {
+  if (contentType.includes("protobuf") || contentType.includes("cbor")) {
+    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+  }
   if (text.trim() === "") throw errors.badRequest("the request body is empty");
   try {
     return contentType.includes("yaml") ? YAML.parse(text) : JSON.parse(text);

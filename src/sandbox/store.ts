@@ -49,13 +49,17 @@ function fieldValue(obj: KubeObject, field: string): string {
   return node === undefined || node === null ? "" : String(node);
 }
 
+/** Byte order, as etcd keys sort (localeCompare would put "a-b" and "ab" differently). */
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function freeze<T>(value: T): T {
   return structuredClone(value);
 }
 
 export class Store {
   private rv = 0;
-  private buckets = new Map<string, Map<string, KubeObject>>();
+  /** storage key → namespace ("" for cluster-scoped) → name → object. */
+  private buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
   private history: StoreEvent[] = [];
   /** Oldest resourceVersion a watch may resume from; older ones get 410 Gone. */
   private floor = 0;
@@ -73,35 +77,41 @@ export class Store {
     return String(++this.rv);
   }
 
-  private bucket(key: string): Map<string, KubeObject> {
+  /** The per-namespace map an object lives in, created on demand. */
+  private slot(key: string, namespace: string | undefined): Map<string, KubeObject> {
     let b = this.buckets.get(key);
     if (!b) this.buckets.set(key, (b = new Map()));
-    return b;
+    let ns = b.get(namespace ?? "");
+    if (!ns) b.set(namespace ?? "", (ns = new Map()));
+    return ns;
   }
 
   get(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): KubeObject | undefined {
-    const found = this.buckets.get(storageKey(type))?.get(objKey(namespace, name));
+    const found = this.buckets.get(storageKey(type))?.get(namespace ?? "")?.get(name);
     return found ? freeze(found) : undefined;
   }
 
-  /** Sorted by namespace then name, as kube-apiserver lists. */
+  /** Sorted by namespace then name, as kube-apiserver lists. A namespace filter reads only that namespace. */
   list(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): KubeObject[] {
     const bucket = this.buckets.get(storageKey(type));
     if (!bucket) return [];
+    const spaces = filter.namespace !== undefined ? [bucket.get(filter.namespace) ?? new Map<string, KubeObject>()] : [...bucket.values()];
     const out: KubeObject[] = [];
-    for (const obj of bucket.values()) if (matchesFilter(obj, filter)) out.push(obj);
-    out.sort((a, b) => objKey(a.metadata.namespace, a.metadata.name!).localeCompare(objKey(b.metadata.namespace, b.metadata.name!)));
+    for (const space of spaces) for (const obj of space.values()) if (matchesFilter(obj, filter)) out.push(obj);
+    out.sort((a, b) => compareKeys(objKey(a.metadata.namespace, a.metadata.name!), objKey(b.metadata.namespace, b.metadata.name!)));
     return out.map(freeze);
   }
 
   count(type: Pick<ResourceType, "group" | "plural">): number {
-    return this.buckets.get(storageKey(type))?.size ?? 0;
+    let n = 0;
+    for (const space of this.buckets.get(storageKey(type))?.values() ?? []) n += space.size;
+    return n;
   }
 
   /** Stores a new object. The caller has filled name and metadata; this assigns rv. */
   insert(type: ResourceType, obj: KubeObject): KubeObject {
-    const bucket = this.bucket(storageKey(type));
-    const k = objKey(obj.metadata.namespace, obj.metadata.name!);
+    const bucket = this.slot(storageKey(type), obj.metadata.namespace);
+    const k = obj.metadata.name!;
     if (bucket.has(k)) throw errors.alreadyExists(type.plural, obj.metadata.name!, type.group);
     const stored = freeze(obj);
     stored.metadata.resourceVersion = this.nextResourceVersion();
@@ -112,8 +122,8 @@ export class Store {
 
   /** Replaces a stored object; `expectedRv` (when given) must match or it is a 409 Conflict. */
   replace(type: ResourceType, obj: KubeObject, expectedRv?: string): KubeObject {
-    const bucket = this.bucket(storageKey(type));
-    const k = objKey(obj.metadata.namespace, obj.metadata.name!);
+    const bucket = this.slot(storageKey(type), obj.metadata.namespace);
+    const k = obj.metadata.name!;
     const previous = bucket.get(k);
     if (!previous) throw errors.notFound(type.plural, obj.metadata.name!, type.group);
     if (expectedRv !== undefined && expectedRv !== "" && expectedRv !== previous.metadata.resourceVersion) {
@@ -127,8 +137,8 @@ export class Store {
   }
 
   remove(type: ResourceType, namespace: string | undefined, name: string, expected?: { uid?: string; resourceVersion?: string }): KubeObject {
-    const bucket = this.bucket(storageKey(type));
-    const k = objKey(namespace, name);
+    const bucket = this.slot(storageKey(type), namespace);
+    const k = name;
     const previous = bucket.get(k);
     if (!previous) throw errors.notFound(type.plural, name, type.group);
     if (expected?.uid && expected.uid !== previous.metadata.uid) {

@@ -1,0 +1,42 @@
+// Runs the real kubectl against a sandbox, the way a user would: default validation, a
+// per-test cache dir, no colour.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export const hasKubectl = Bun.which("kubectl") !== null;
+
+export interface Kubectl {
+  (args: string[], opts?: { stdin?: string }): Promise<KubectlResult>;
+  /** The kubeconfig file kubectl reads. */
+  kubeconfigPath: string;
+  /** Starts kubectl and returns the process, for long-running calls like `get --watch`. */
+  spawn(args: string[]): Bun.Subprocess<"ignore", "pipe", "pipe">;
+}
+
+export function kubectlFor(kubeconfigText: string): Kubectl {
+  const dir = mkdtempSync(join(tmpdir(), "mc-kubectl-"));
+  const kubeconfigPath = join(dir, "kubeconfig");
+  writeFileSync(kubeconfigPath, kubeconfigText, { mode: 0o600 });
+  const base = ["--kubeconfig", kubeconfigPath, "--cache-dir", join(dir, "cache")];
+  const env = { ...process.env, NO_COLOR: "1", HOME: dir, KUBECONFIG: "" };
+  const run = (async (args: string[], opts: { stdin?: string } = {}) => {
+    const proc = Bun.spawn(["kubectl", ...base, ...args], {
+      env,
+      stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { code, stdout, stderr };
+  }) as Kubectl;
+  run.kubeconfigPath = kubeconfigPath;
+  run.spawn = (args) => Bun.spawn(["kubectl", ...base, ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  return run;
+}

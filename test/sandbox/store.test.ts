@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import { parseLabelSelector } from "../../src/model/selector.ts";
+import { BUILTIN_TYPES } from "../../src/sandbox/resources.ts";
+import { Store, type StoreEvent } from "../../src/sandbox/store.ts";
+import { ApiError, type KubeObject } from "../../src/sandbox/types.ts";
+
+const services = BUILTIN_TYPES.find((t) => t.plural === "services")!;
+const configmaps = BUILTIN_TYPES.find((t) => t.plural === "configmaps")!;
+const svc = (namespace: string, name: string, labels: Record<string, string> = {}): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { namespace, name, labels },
+});
+
+describe("store", () => {
+  test("one resourceVersion increases across all types", () => {
+    const s = new Store();
+    const a = s.insert(services, svc("default", "a"));
+    const b = s.insert(configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "default", name: "b" } });
+    const a2 = s.replace(services, { ...a, spec: { x: 1 } });
+    expect(Number(b.metadata.resourceVersion)).toBe(Number(a.metadata.resourceVersion) + 1);
+    expect(Number(a2.metadata.resourceVersion)).toBe(Number(b.metadata.resourceVersion) + 1);
+  });
+
+  test("copies in and out: mutating a returned object does not change the store", () => {
+    const s = new Store();
+    const input = svc("default", "a", { x: "1" });
+    const out = s.insert(services, input);
+    input.metadata.labels!.x = "2";
+    out.metadata.labels!.x = "3";
+    expect(s.get(services, "default", "a")!.metadata.labels).toEqual({ x: "1" });
+  });
+
+  test("lists sorted by namespace then name, filtered by namespace and labels", () => {
+    const s = new Store();
+    for (const [ns, n, l] of [["b", "z", "web"], ["a", "y", "db"], ["a", "x", "web"]] as const) s.insert(services, svc(ns, n, { app: l }));
+    expect(s.list(services).map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(["a/x", "a/y", "b/z"]);
+    expect(s.list(services, { namespace: "a" }).map((o) => o.metadata.name)).toEqual(["x", "y"]);
+    expect(s.list(services, { labels: parseLabelSelector("app=web") }).map((o) => o.metadata.name)).toEqual(["x", "z"]);
+    expect(s.list(services, { fields: [{ field: "metadata.name", op: "!=", value: "x" }] }).map((o) => o.metadata.name)).toEqual(["y", "z"]);
+  });
+
+  test("a stale resourceVersion on replace is a 409 Conflict and changes nothing", () => {
+    const s = new Store();
+    const a = s.insert(services, svc("default", "a"));
+    s.replace(services, { ...a, spec: { v: 1 } }, a.metadata.resourceVersion);
+    const err = (() => {
+      try {
+        s.replace(services, { ...a, spec: { v: 2 } }, a.metadata.resourceVersion);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(409);
+    expect(s.get(services, "default", "a")!.spec).toEqual({ v: 1 });
+  });
+
+  test("creating a duplicate is 409 AlreadyExists; removing a missing object is 404", () => {
+    const s = new Store();
+    s.insert(services, svc("default", "a"));
+    expect(() => s.insert(services, svc("default", "a"))).toThrow(/already exists/);
+    expect(() => s.remove(services, "default", "nope")).toThrow(/not found/);
+  });
+
+  test("watch replays retained events after a resourceVersion, then streams live ones", () => {
+    const s = new Store();
+    const a = s.insert(services, svc("default", "a"));
+    s.insert(services, svc("default", "b"));
+    const seen: StoreEvent[] = [];
+    const stop = s.watch({ key: "/services", send: (e) => seen.push(e) }, Number(a.metadata.resourceVersion));
+    s.remove(services, "default", "a");
+    stop();
+    s.insert(services, svc("default", "c"));
+    expect(seen.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED b", "DELETED a"]);
+  });
+
+  test("a resume point older than the kept history is 410 Gone", () => {
+    const s = new Store(2);
+    const first = s.insert(services, svc("default", "a"));
+    for (const n of ["b", "c", "d"]) s.insert(services, svc("default", n));
+    expect(() => s.watch({ key: "/services", send: () => {} }, Number(first.metadata.resourceVersion))).toThrow(/too old resource version/);
+    const recent = s.resourceVersion;
+    s.forgetHistory();
+    expect(() => s.watch({ key: "/services", send: () => {} }, Number(recent) - 1)).toThrow(ApiError);
+    expect(() => s.watch({ key: "/services", send: () => {} }, Number(recent))).not.toThrow();
+  });
+
+  test("holds 20,000 objects and lists one namespace's share from its index", () => {
+    const s = new Store(1000);
+    for (let i = 0; i < 20_000; i++) s.insert(services, svc(`ns-${i % 100}`, `svc-${i}`));
+    expect(s.count(services)).toBe(20_000);
+    expect(s.list(services, { namespace: "ns-7" })).toHaveLength(200);
+  });
+});
