@@ -25,13 +25,14 @@ export default defineCommand({
     const flags = parseFlags(Flags, { name: args.name, port: args.port, tls: args.tls });
     const path = globals.kubeconfig;
     if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
+    // Listen for signals before saying ready, so a stop right after the ready line is clean.
+    const stopped = new Promise<void>((resolve) => {
+      process.once("SIGINT", () => resolve());
+      process.once("SIGTERM", () => resolve());
+    });
     const sb = await startSandbox({ name: flags.name, port: flags.port, tls: flags.tls, kubeconfigPath: path });
     logger("sandbox").info(`sandbox ${flags.name} ready at ${sb.url} (kubeconfig ${path})`);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    });
+    await stopped;
     await sb.stop();
   },
 });

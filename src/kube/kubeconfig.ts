@@ -71,7 +71,7 @@ export interface SelectedContext {
 export function parseKubeconfig(text: string, source: string, dir?: string): Kubeconfig {
   let raw: unknown;
   try {
-    raw = parseYaml(text, { prettyErrors: false });
+    raw = parseYaml(text);
   } catch (err) {
     throw new UserError(`${source}: not valid YAML${yamlWhere(err)}`);
   }
@@ -80,7 +80,8 @@ export function parseKubeconfig(text: string, source: string, dir?: string): Kub
   const parsed = v.safeParse(KubeconfigSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    throw new UserError(`${source}: ${issuePath(issue)}${issue.expected ? `: expected ${describeExpected(issue.expected)}` : ": invalid"}`);
+    const what = issue.received === "undefined" ? "missing" : issue.expected ? `expected ${describeExpected(issue.expected)}` : "invalid";
+    throw new UserError(`${source}: ${issuePath(issue)}: ${what}`);
   }
   const out = parsed.output;
   const config: Kubeconfig = {

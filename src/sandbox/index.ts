@@ -5,6 +5,7 @@ import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
 import { handle, type Faults } from "./server.ts";
 import { Store } from "./store.ts";
 import { makeCA, makeClientCert, makeServerCert, type Pem } from "./tls.ts";
+import { startTlsFront } from "./tls-front.ts";
 import { WatchHub } from "./watch.ts";
 
 export interface SandboxOptions {
@@ -65,28 +66,38 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const hub = new WatchHub(store, opts.bookmarkMs ?? 1000);
   const faults: Faults = { failRate: 0, delayMs: 0 };
   let address = "";
-  const server = Bun.serve({
-    hostname: host,
-    port: opts.port ?? 0,
-    idleTimeout: 60,
-    ...(serverCert && ca ? { tls: { cert: serverCert.cert, key: serverCert.key, ca: ca.cert, requestCert: true, rejectUnauthorized: false } } : {}),
-    fetch: (req, srv) =>
-      handle(
-        {
-          api,
-          hub,
-          adminTokens: new Set(token ? [token] : []),
-          faults,
-          serverAddress: () => address,
-          keepOpen: (r) => srv.timeout(r, 0),
-        },
-        req,
-      ),
-  });
-  const port = server.port!;
+  const listen = (hostname: string, port: number, certVerified: boolean) =>
+    Bun.serve({
+      hostname,
+      port,
+      idleTimeout: 60,
+      fetch: (req, srv) =>
+        handle(
+          {
+            api,
+            hub,
+            adminTokens: new Set(token ? [token] : []),
+            certVerified,
+            faults,
+            serverAddress: () => address,
+            keepOpen: (r) => srv.timeout(r, 0),
+          },
+          req,
+        ),
+    });
+  // Plain http serves directly; TLS goes through a front that checks client certificates and
+  // routes each connection to the listener that knows whether one was verified.
+  const servers = ca && serverCert ? [listen("127.0.0.1", 0, true), listen("127.0.0.1", 0, false)] : [listen(host, opts.port ?? 0, false)];
+  const front =
+    ca && serverCert
+      ? await startTlsFront({ host, port: opts.port ?? 0, serverCert, ca, certPort: servers[0]!.port!, tokenPort: servers[1]!.port! })
+      : undefined;
+  const port = front?.port ?? servers[0]!.port!;
   address = `${host}:${port}`;
   const url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const base: KubeconfigOptions = { name, server: url, token, caPem: ca?.cert };
+  // TLS kubeconfigs also carry a `<name>-cert` context that authenticates with a client certificate.
+  const certContext = ca ? await makeClientCert(ca, "sandbox-admin", ["system:masters"]) : undefined;
+  const base: KubeconfigOptions = { name, server: url, token, caPem: ca?.cert, certContext };
   const kubeconfig = writeKubeconfig(base);
   if (opts.kubeconfigPath) await Bun.write(opts.kubeconfigPath, kubeconfig, { mode: 0o600 });
   return {
@@ -112,7 +123,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     kubeconfigWith: (o) => writeKubeconfig({ ...base, ...o }),
     stop: async () => {
       hub.dropAll();
-      await server.stop(true);
+      await front?.stop();
+      await Promise.all(servers.map((s) => s.stop(true)));
     },
   };
 }

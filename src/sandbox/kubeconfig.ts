@@ -11,6 +11,8 @@ export interface KubeconfigOptions {
   caPem?: string;
   /** Client certificate and key PEM, for mTLS instead of (or with) a token. */
   clientCert?: { cert: string; key: string };
+  /** A second user and context `<name>-cert` that authenticate with this client certificate. */
+  certContext?: { cert: string; key: string };
 }
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
@@ -26,12 +28,19 @@ export function writeKubeconfig(o: KubeconfigOptions): string {
     user["client-certificate-data"] = b64(o.clientCert.cert);
     user["client-key-data"] = b64(o.clientCert.key);
   }
+  const users = [{ name: o.name, user }];
+  const contexts = [{ name: o.name, context: { cluster: o.name, user: o.name } }];
+  if (o.certContext) {
+    const certUser = `${o.name}-cert`;
+    users.push({ name: certUser, user: { "client-certificate-data": b64(o.certContext.cert), "client-key-data": b64(o.certContext.key) } });
+    contexts.push({ name: certUser, context: { cluster: o.name, user: certUser } });
+  }
   return YAML.stringify({
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: o.name, cluster }],
-    users: [{ name: o.name, user }],
-    contexts: [{ name: o.name, context: { cluster: o.name, user: o.name } }],
+    users,
+    contexts,
     "current-context": o.name,
     preferences: {},
   });

@@ -164,6 +164,12 @@ export class ApiError extends Error {
   }
 }
 
+/** kube-apiserver brackets several causes: `is invalid: [a: x, b: y]`. */
+function invalidCauses(causes: StatusCause[]): string {
+  const parts = causes.map((c) => `${c.field ? c.field + ": " : ""}${c.message}`);
+  return parts.length === 1 ? parts[0]! : `[${parts.join(", ")}]`;
+}
+
 /** Shorthand constructors with kube-apiserver's exact message shapes. */
 export const errors = {
   notFound: (resource: string, name: string, group = "") =>
@@ -188,7 +194,7 @@ export const errors = {
     new ApiError(
       422,
       "Invalid",
-      `${kind}${group ? "." + group : ""} "${name}" is invalid: ${causes.map((c) => `${c.field ? c.field + ": " : ""}${c.message}`).join(", ")}`,
+      `${kind}${group ? "." + group : ""} "${name}" is invalid: ${invalidCauses(causes)}`,
       { name, group: group || undefined, kind, causes },
     ),
   badRequest: (message: string) => new ApiError(400, "BadRequest", message),

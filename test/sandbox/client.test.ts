@@ -235,6 +235,15 @@ describe("TLS sandbox", () => {
     expect(ns.items.length).toBeGreaterThan(0);
   });
 
+  test("refuses a client with no credentials, or with a certificate from another CA, with 401", async () => {
+    const none = await failure(clientFor(tls.kubeconfigWith({ token: undefined, certContext: undefined })).listNamespace());
+    expect(none.code).toBe(401);
+    const { makeCA, makeClientCert } = await import("../../src/sandbox/tls.ts");
+    const foreign = await makeClientCert(await makeCA("elsewhere"), "mallory", ["system:masters"]);
+    const forged = await failure(clientFor(tls.kubeconfigWith({ token: undefined, clientCert: foreign, certContext: undefined })).listNamespace());
+    expect(forged.code).toBe(401);
+  });
+
   test("refuses a client that does not trust its CA", async () => {
     const other = await startSandbox({ name: "other", tls: true });
     try {

@@ -1,0 +1,74 @@
+// The informer's cache: objects by key (`ns/name`), frozen so no reader can mutate what others
+// see. Readers get the read-only view; only the informer replaces or changes entries.
+import { matchesLabels, parseLabelSelector, type LabelSelector } from "../model/selector.ts";
+import { objectKey, splitKey, type KubeObject } from "./types.ts";
+
+export interface ReadonlyCache<T extends KubeObject> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  getByKey(key: string): T | undefined;
+  /** Objects sorted by key, optionally those matching a label selector (string or parsed). */
+  list(selector?: string | LabelSelector): T[];
+  keys(): string[];
+  readonly size: number;
+}
+
+export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
+  private items = new Map<string, T>();
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.items.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  getByKey(key: string): T | undefined {
+    const { namespace, name } = splitKey(key);
+    return this.get(namespace, name);
+  }
+
+  list(selector?: string | LabelSelector): T[] {
+    const parsed = typeof selector === "string" ? parseLabelSelector(selector) : selector;
+    const out: T[] = [];
+    for (const key of this.keys()) {
+      const obj = this.items.get(key)!;
+      if (!parsed || matchesLabels(parsed, obj.metadata.labels)) out.push(obj);
+    }
+    return out;
+  }
+
+  keys(): string[] {
+    return [...this.items.keys()].sort();
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** Stores a (frozen) object; returns the one it replaced. */
+  put(obj: T): T | undefined {
+    const key = objectKey(obj);
+    const old = this.items.get(key);
+    this.items.set(key, deepFreeze(obj));
+    return old;
+  }
+
+  remove(key: string): T | undefined {
+    const old = this.items.get(key);
+    this.items.delete(key);
+    return old;
+  }
+
+  /** Swaps in a whole new set of objects (a relist); the old map is dropped, not cleared in place. */
+  replace(objects: Map<string, T>): Map<string, T> {
+    const old = this.items;
+    for (const obj of objects.values()) deepFreeze(obj);
+    this.items = objects;
+    return old;
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

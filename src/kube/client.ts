@@ -1,0 +1,264 @@
+// KubeClient: a small typed facade over one cluster — get/list/create/update/patch/delete/watch of
+// any resource named by apiVersion + kind + plural, each call with a timeout, each failure a
+// KubeError naming verb and target. No discovery round-trips: callers say what they mean.
+import { describeTarget, kubeError, type KubeVerb } from "./kube-error.ts";
+import { requestJson, requestStream, type Query, type RawRequest, type Transport } from "./transport.ts";
+import type { KubeList, KubeObject, ResourceType, WatchEvent } from "./types.ts";
+
+export const FIELD_MANAGER = "mc";
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's per-request timeout. */
+  timeoutMs?: number;
+}
+
+export interface ListOptions extends CallOptions {
+  /** Omit for all namespaces (namespaced types) or for cluster-scoped types. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface WriteOptions extends CallOptions {
+  fieldManager?: string;
+  dryRun?: boolean;
+  /** Write the status subresource instead of the object. */
+  subresource?: "status";
+}
+
+/** merge = RFC 7386 JSON merge patch; json = RFC 6902; strategic = Kubernetes strategic merge; apply = server-side apply. */
+export type PatchType = "merge" | "json" | "strategic" | "apply";
+
+export interface PatchOptions extends WriteOptions {
+  type?: PatchType;
+  /** Server-side apply only: take fields owned by other managers. */
+  force?: boolean;
+}
+
+export interface DeleteOptions extends CallOptions {
+  dryRun?: boolean;
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
+  preconditions?: { resourceVersion?: string; uid?: string };
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** Asks the server to end the watch after this long. */
+  timeoutSeconds?: number;
+  /** How long to wait for the response headers. */
+  connectTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface WatchStream<T> {
+  events: AsyncIterable<WatchEvent<T>>;
+  /** Ends the stream; `events` then finishes. */
+  cancel(): void;
+}
+
+const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml",
+};
+
+export class KubeClient {
+  constructor(
+    /** The name used in messages (`… on east`): the Link's cluster name or the context. */
+    readonly cluster: string,
+    /** The context's namespace, used when an object or call names none. */
+    readonly namespace: string,
+    private readonly transport: Transport,
+    readonly timeoutMs = 30_000,
+  ) {}
+
+  get server(): string {
+    return this.transport.server;
+  }
+
+  /** The same connection under another display name (e.g. the Link's target cluster name). */
+  named(cluster: string): KubeClient {
+    return new KubeClient(cluster, this.namespace, this.transport, this.timeoutMs);
+  }
+
+  get<T = KubeObject>(res: ResourceType, namespace: string | undefined, name: string, opts: CallOptions = {}): Promise<T> {
+    return this.call<T>("get", "GET", res, this.ns(res, namespace), name, opts);
+  }
+
+  async list<T = KubeObject>(res: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const namespace = res.namespaced ? opts.namespace : undefined;
+    const query: Query = {
+      labelSelector: opts.labelSelector || undefined,
+      fieldSelector: opts.fieldSelector || undefined,
+      limit: opts.limit,
+      continue: opts.continue,
+    };
+    const list = await this.call<{ items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(
+      "list", "GET", res, namespace, undefined, { ...opts, query },
+    );
+    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? "", continue: list.metadata?.continue || undefined };
+  }
+
+  create<T extends KubeObject>(res: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+    const namespace = this.ns(res, obj.metadata.namespace);
+    const body = res.namespaced ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
+    return this.call<T>("create", "POST", res, namespace, undefined, { ...opts, body, query: writeQuery(opts) }, obj.metadata.name);
+  }
+
+  /** PUT: replaces the object (or its status); `metadata.resourceVersion` makes it conditional. */
+  update<T extends KubeObject>(res: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
+    const name = requireName(obj, "update", res, this.cluster);
+    return this.call<T>("update", "PUT", res, this.ns(res, obj.metadata.namespace), name, {
+      ...opts,
+      body: obj,
+      query: writeQuery(opts),
+    });
+  }
+
+  patch<T = KubeObject>(res: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: PatchOptions = {}): Promise<T> {
+    const type = opts.type ?? "merge";
+    const query = { ...writeQuery(opts), force: type === "apply" && opts.force ? true : undefined };
+    return this.call<T>("patch", "PATCH", res, this.ns(res, namespace), name, {
+      ...opts,
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      query,
+    });
+  }
+
+  async delete(res: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<void> {
+    const body =
+      opts.propagationPolicy || opts.preconditions
+        ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: opts.propagationPolicy, preconditions: opts.preconditions }
+        : undefined;
+    await this.call("delete", "DELETE", res, this.ns(res, namespace), name, { ...opts, body, query: { dryRun: opts.dryRun ? "All" : undefined } });
+  }
+
+  /** Opens one watch stream; the informer supervises it. Events are parsed lines of the stream. */
+  async watch<T = KubeObject>(res: ResourceType, opts: WatchOptions = {}): Promise<WatchStream<T>> {
+    const namespace = res.namespaced ? opts.namespace : undefined;
+    const target = describeTarget({ plural: res.plural, cluster: this.cluster, namespace });
+    const stream = await requestStream(this.transport, {
+      verb: "watch",
+      target,
+      method: "GET",
+      path: resourcePath(res, namespace),
+      query: {
+        watch: true,
+        labelSelector: opts.labelSelector || undefined,
+        fieldSelector: opts.fieldSelector || undefined,
+        resourceVersion: opts.resourceVersion || undefined,
+        allowWatchBookmarks: opts.allowWatchBookmarks || undefined,
+        timeoutSeconds: opts.timeoutSeconds,
+      },
+      timeoutMs: opts.connectTimeoutMs ?? this.timeoutMs,
+      signal: opts.signal,
+    });
+    let cancelled = false;
+    return {
+      events: parseWatchLines<T>(stream.chunks, target, () => cancelled),
+      cancel: () => {
+        cancelled = true;
+        stream.cancel();
+      },
+    };
+  }
+
+  /** Any other GET (e.g. `/version`), with the same timeout and error mapping. */
+  getPath<T>(path: string, opts: CallOptions = {}): Promise<T> {
+    return requestJson<T>(this.transport, {
+      verb: "get",
+      target: `${path} on ${this.cluster}`,
+      method: "GET",
+      path,
+      timeoutMs: opts.timeoutMs ?? this.timeoutMs,
+      signal: opts.signal,
+    });
+  }
+
+  private ns(res: ResourceType, namespace: string | undefined): string | undefined {
+    return res.namespaced ? namespace || this.namespace : undefined;
+  }
+
+  private call<T>(
+    verb: KubeVerb,
+    method: RawRequest["method"],
+    res: ResourceType,
+    namespace: string | undefined,
+    name: string | undefined,
+    opts: CallOptions & { query?: Query; body?: unknown; contentType?: string; subresource?: string },
+    targetName = name,
+  ): Promise<T> {
+    const sub = opts.subresource ? `/${opts.subresource}` : "";
+    const plural = opts.subresource ? `${res.plural}/${opts.subresource}` : res.plural;
+    return requestJson<T>(this.transport, {
+      verb,
+      target: describeTarget({ plural, cluster: this.cluster, namespace, name: targetName }),
+      method,
+      path: resourcePath(res, namespace, name) + (name !== undefined ? sub : ""),
+      query: opts.query,
+      body: opts.body,
+      contentType: opts.contentType,
+      timeoutMs: opts.timeoutMs ?? this.timeoutMs,
+      signal: opts.signal,
+    });
+  }
+}
+
+/** `/api/v1/namespaces/ns/services/name`, `/apis/coordination.k8s.io/v1/leases`, … */
+export function resourcePath(res: ResourceType, namespace?: string, name?: string): string {
+  const base = res.apiVersion.includes("/") ? `/apis/${res.apiVersion}` : `/api/${res.apiVersion}`;
+  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  return `${base}${ns}/${res.plural}${name !== undefined ? `/${encodeURIComponent(name)}` : ""}`;
+}
+
+function writeQuery(opts: WriteOptions): Query {
+  return { fieldManager: opts.fieldManager ?? FIELD_MANAGER, dryRun: opts.dryRun ? "All" : undefined };
+}
+
+function requireName(obj: KubeObject, verb: KubeVerb, res: ResourceType, cluster: string): string {
+  const name = obj.metadata.name;
+  if (name) return name;
+  throw kubeError({ verb, target: describeTarget({ plural: res.plural, cluster }), code: 0, reason: "Unknown", detail: "object has no metadata.name" });
+}
+
+/** Splits a watch body into JSON lines; blank lines (keep-alives) are skipped, a garbled line ends the stream with an error. */
+async function* parseWatchLines<T>(
+  chunks: AsyncIterable<Uint8Array | string>,
+  target: string,
+  cancelled: () => boolean,
+): AsyncGenerator<WatchEvent<T>> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for await (const chunk of chunks) yield* splitLines(chunk);
+  } catch (err) {
+    if (cancelled()) return; // our own cancel: a clean end
+    throw err;
+  }
+
+  function* splitLines(chunk: Uint8Array | string): Generator<WatchEvent<T>> {
+    buffered += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (!line) continue;
+      let event: WatchEvent<T>;
+      try {
+        event = JSON.parse(line) as WatchEvent<T>;
+      } catch {
+        throw kubeError({ verb: "watch", target, code: 200, reason: "Unknown", detail: "garbled watch event" });
+      }
+      yield event;
+    }
+  }
+}

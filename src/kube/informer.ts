@@ -1,0 +1,344 @@
+// Informer: list, then watch from the list's resourceVersion, forever. A supervisor of its own
+// (client-node 1.4.0's ListWatch stops for good on connection errors and has no inactivity
+// timeout or backoff): on 410 Gone it relists and emits the differences; on any other drop or
+// error it re-watches from the last resourceVersion after a capped, jittered exponential backoff,
+// logging one line per transition (lost, recovered). Handlers get events synchronously and must
+// not block; a throwing or rejecting handler is logged, never fatal.
+import { formatError } from "../errors.ts";
+import { logger, type Logger } from "../log.ts";
+import { backoffDelay, type BackoffOptions } from "./backoff.ts";
+import { ObjectCache, type ReadonlyCache } from "./cache.ts";
+import type { KubeClient, WatchStream } from "./client.ts";
+import { sleep, systemClock, type Clock } from "./clock.ts";
+import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
+import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
+
+export interface InformerOptions<T extends KubeObject> {
+  client: KubeClient;
+  resource: ResourceType;
+  /** Omit to watch all namespaces. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** A watch with no event (bookmarks included) for this long is re-opened. Default 5 min. */
+  inactivityTimeoutMs?: number;
+  /** Server-side end of each watch; default a random 5–10 min, as client-go. */
+  watchTimeoutSeconds?: number;
+  /** Re-watch delays after failures. Default 500 ms doubling to 30 s, 20% jitter. */
+  backoff?: Partial<BackoffOptions>;
+  clock?: Clock;
+  log?: Logger;
+  /** Applied to each object before caching; default drops metadata.managedFields. */
+  transform?: (obj: T) => T;
+}
+
+export type InformerEvent<T> =
+  | { type: "added"; key: string; object: T }
+  | { type: "updated"; key: string; object: T; old: T }
+  | { type: "deleted"; key: string; object: T };
+
+export type InformerStatus =
+  | { state: "listing" }
+  | { state: "watching"; resourceVersion: string }
+  | { state: "backoff"; attempt: number; delayMs: number; error: KubeError }
+  | { state: "stopped" };
+
+export interface InformerCounters {
+  lists: number;
+  watches: number;
+  gone: number;
+  failures: number;
+  events: number;
+}
+
+const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.2 };
+type WatchOutcome = "gone" | "ended" | "idle" | "stopped";
+
+export class Informer<T extends KubeObject = KubeObject> {
+  readonly synced: Promise<void>;
+  readonly counters: InformerCounters = { lists: 0, watches: 0, gone: 0, failures: 0, events: 0 };
+  private readonly store = new ObjectCache<T>();
+  private readonly handlers = new Set<(e: InformerEvent<T>) => void>();
+  private readonly statusHandlers = new Set<(s: InformerStatus) => void>();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly backoff: BackoffOptions;
+  private readonly what: string;
+  private readonly stopper = new AbortController();
+  private resolveSynced!: () => void;
+  private rejectSynced!: (err: Error) => void;
+  private rv = "";
+  private isSynced = false;
+  private cancelWatch: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  /** Consecutive failed lists/watches; 0 while healthy. */
+  private failures = 0;
+  private goneStreak = 0;
+
+  constructor(private readonly opts: InformerOptions<T>) {
+    this.clock = opts.clock ?? systemClock;
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.what = describeTarget({ plural: opts.resource.plural, cluster: opts.client.cluster, namespace: opts.namespace });
+    this.log = opts.log ?? logger(`informer:${opts.client.cluster}`);
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.resolveSynced = resolve;
+      this.rejectSynced = reject;
+    });
+    this.synced.catch(() => {}); // rejected only by stop(); awaiting callers still see it
+  }
+
+  get cache(): ReadonlyCache<T> {
+    return this.store;
+  }
+  get hasSynced(): boolean {
+    return this.isSynced;
+  }
+  get resourceVersion(): string {
+    return this.rv;
+  }
+
+  /** Subscribes to add/update/delete events; returns the unsubscribe function. */
+  on(handler: (event: InformerEvent<T>) => void | Promise<void>): () => void {
+    const safe = (e: InformerEvent<T>) => {
+      try {
+        const out = handler(e);
+        if (out instanceof Promise) out.catch((err) => this.log.error(`handler for ${this.what} failed: ${formatError(err)}`));
+      } catch (err) {
+        this.log.error(`handler for ${this.what} failed: ${formatError(err)}`);
+      }
+    };
+    this.handlers.add(safe);
+    return () => this.handlers.delete(safe);
+  }
+
+  /** Subscribes to the keys (`ns/name`) of changed objects — what a work queue wants. */
+  onKey(handler: (key: string) => void): () => void {
+    return this.on((e) => handler(e.key));
+  }
+
+  /** Subscribes to state changes (listing, watching, backoff, stopped). */
+  onStatus(handler: (status: InformerStatus) => void): () => void {
+    this.statusHandlers.add(handler);
+    return () => this.statusHandlers.delete(handler);
+  }
+
+  start(): this {
+    this.loop ??= this.run();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    this.cancelWatch?.();
+    await this.loop;
+    if (!this.isSynced) this.rejectSynced(new Error(`informer for ${this.what} stopped before it synced`));
+    this.setStatus({ state: "stopped" });
+  }
+
+  private get stopped(): boolean {
+    return this.stopper.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let needList = true;
+    while (!this.stopped) {
+      let outcome: WatchOutcome;
+      try {
+        if (needList) {
+          await this.relist();
+          needList = false;
+          this.recovered();
+        }
+        const started = this.clock.now();
+        const result = await this.watchOnce();
+        outcome = result.outcome;
+        if (outcome === "stopped") break;
+        if (outcome === "gone") {
+          this.counters.gone++;
+          needList = true;
+          if (++this.goneStreak < 2) {
+            this.log.info(`resourceVersion of ${this.what} expired; relisting`);
+            continue;
+          }
+          throw kubeError({ verb: "watch", target: this.what, code: 410, reason: "Gone", detail: "expired again right after a relist" });
+        }
+        if (outcome === "idle") {
+          this.log.debug(`no event on ${this.what} in ${this.inactivityMs}ms; re-watching`);
+          continue;
+        }
+        const lasted = this.clock.now() - started;
+        if (lasted >= result.timeoutSeconds * 900) continue; // the server's watch timeout: routine
+        throw kubeError({ verb: "watch", target: this.what, code: 0, reason: "Unreachable", detail: "stream closed by the server" });
+      } catch (err) {
+        if (this.stopped) break;
+        const error = toKubeError(err, needList ? "list" : "watch", this.what);
+        const attempt = ++this.failures;
+        this.counters.failures++;
+        const delayMs = backoffDelay(attempt, this.backoff);
+        if (attempt === 1) this.log.warn(`${error.message}; retrying in ${delayMs}ms`);
+        else this.log.debug(`${error.message}; retry ${attempt} in ${delayMs}ms`);
+        this.setStatus({ state: "backoff", attempt, delayMs, error });
+        await sleep(this.clock, delayMs, this.stopper.signal);
+      }
+    }
+  }
+
+  /** A list or a watch event got through: the failure streak (if any) is over. */
+  private recovered(): void {
+    if (this.failures === 0) return;
+    const n = this.failures;
+    this.failures = 0;
+    this.log.info(`${this.what} recovered after ${n} failed attempt${n === 1 ? "" : "s"}`);
+  }
+
+  private get inactivityMs(): number {
+    return this.opts.inactivityTimeoutMs ?? 300_000;
+  }
+
+  private get watchSeconds(): number {
+    return this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+  }
+
+  /** Lists and swaps the cache, emitting what changed since the last state (everything, the first time). */
+  private async relist(): Promise<void> {
+    this.setStatus({ state: "listing" });
+    const { client, resource, namespace, labelSelector, fieldSelector } = this.opts;
+    const list = await client.list<T>(resource, { namespace, labelSelector, fieldSelector, signal: this.stopper.signal });
+    this.counters.lists++;
+    const next = new Map<string, T>();
+    for (const item of list.items) {
+      const obj = this.prepare(item);
+      next.set(objectKey(obj), obj);
+    }
+    const old = this.store.replace(next);
+    this.rv = list.resourceVersion;
+    for (const [key, obj] of next) {
+      const before = old.get(key);
+      if (!before) this.emit({ type: "added", key, object: obj });
+      else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit({ type: "updated", key, object: obj, old: before });
+    }
+    for (const [key, before] of old) if (!next.has(key)) this.emit({ type: "deleted", key, object: before });
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.log.debug(`synced ${next.size} ${this.what}`);
+      this.resolveSynced();
+    }
+  }
+
+  /** One watch stream from the current resourceVersion, until it ends, goes silent, expires or we stop. */
+  private async watchOnce(): Promise<{ outcome: WatchOutcome; events: number; timeoutSeconds: number }> {
+    const { client, resource, namespace, labelSelector, fieldSelector } = this.opts;
+    const abort = new AbortController();
+    this.cancelWatch = () => abort.abort();
+    let idle = false;
+    let cancelTimer = () => {};
+    let events = 0;
+    const timeoutSeconds = this.watchSeconds;
+    const done = (outcome: WatchOutcome) => ({ outcome, events, timeoutSeconds });
+    try {
+      let stream: WatchStream<T>;
+      try {
+        stream = await client.watch<T>(resource, {
+          namespace,
+          labelSelector,
+          fieldSelector,
+          resourceVersion: this.rv,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          signal: abort.signal,
+        });
+      } catch (err) {
+        if (err instanceof KubeError && err.isGone) return done("gone"); // 410 as the response itself
+        throw err;
+      }
+      this.counters.watches++;
+      this.cancelWatch = () => stream.cancel();
+      if (this.stopped) return done("stopped");
+      const arm = () => {
+        cancelTimer();
+        cancelTimer = this.clock.setTimer(this.inactivityMs, () => {
+          idle = true;
+          stream.cancel();
+        });
+      };
+      arm();
+      this.setStatus({ state: "watching", resourceVersion: this.rv });
+      try {
+        for await (const event of stream.events) {
+          arm();
+          if (events++ === 0 && event.type !== "ERROR") {
+            this.goneStreak = 0;
+            this.recovered();
+          }
+          if (event.type === "ERROR") {
+            const status = parseStatus(event.object);
+            if (status?.code === 410) return { ...done("gone"), events: events - 1 };
+            throw kubeError({
+              verb: "watch",
+              target: this.what,
+              code: status?.code ?? 500,
+              reason: (status?.reason ?? "InternalError") as KubeReason,
+              detail: status?.message,
+            });
+          }
+          this.apply(event.type, event.object);
+        }
+      } catch (err) {
+        if (this.stopped) return done("stopped");
+        if (idle) return done("idle");
+        throw err;
+      } finally {
+        stream.cancel();
+      }
+      if (this.stopped) return done("stopped");
+      return done(idle ? "idle" : "ended");
+    } finally {
+      cancelTimer();
+      this.cancelWatch = undefined;
+    }
+  }
+
+  private apply(type: string, raw: T): void {
+    const rv = raw?.metadata?.resourceVersion;
+    if (type === "BOOKMARK") {
+      if (rv) this.rv = rv;
+      return;
+    }
+    this.counters.events++;
+    const obj = this.prepare(raw);
+    const key = objectKey(obj);
+    if (type === "DELETED") {
+      const old = this.store.remove(key);
+      if (old) this.emit({ type: "deleted", key, object: obj });
+    } else if (type === "ADDED" || type === "MODIFIED") {
+      const old = this.store.getByKey(key);
+      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return; // replayed on resume
+      this.store.put(obj);
+      this.emit(old ? { type: "updated", key, object: obj, old } : { type: "added", key, object: obj });
+    }
+    if (rv) this.rv = rv;
+  }
+
+  private prepare(obj: T): T {
+    if (this.opts.transform) return this.opts.transform(obj);
+    if (obj.metadata?.managedFields) {
+      const { managedFields: _drop, ...metadata } = obj.metadata;
+      return { ...obj, metadata };
+    }
+    return obj;
+  }
+
+  private emit(event: InformerEvent<T>): void {
+    for (const h of this.handlers) h(event);
+  }
+
+  private setStatus(status: InformerStatus): void {
+    for (const h of this.statusHandlers) {
+      try {
+        h(status);
+      } catch (err) {
+        this.log.error(`status handler for ${this.what} failed: ${formatError(err)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// The shapes the kube layer speaks: resource types named by apiVersion + kind + plural, objects
+// with metadata, lists, watch events. Plain data; no client-node types leak out of src/kube/.
+
+/** A resource type, enough to build its URLs without discovery. */
+export interface ResourceType {
+  /** `v1` for core, `group/version` otherwise. */
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: Array<Record<string, unknown>>;
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface KubeList<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  /** The object; a `kind: Status` for ERROR; only metadata.resourceVersion for BOOKMARK. */
+  object: T;
+}
+
+/** `ns/name` for namespaced objects, `name` otherwise — the key of caches and queues. */
+export function objectKey(obj: { metadata: { namespace?: string; name?: string } }): string {
+  const { namespace, name } = obj.metadata;
+  return namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
+}
+
+/** The inverse of objectKey. */
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

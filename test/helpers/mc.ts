@@ -1,0 +1,45 @@
+// Runs the real `mc` entry point as a subprocess, as a user's shell would.
+import { join } from "node:path";
+
+export const MC = join(import.meta.dir, "..", "..", "cmd", "mc.ts");
+
+export interface McResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function mc(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<McResult> {
+  const proc = Bun.spawn(["bun", MC, ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+/** Starts a long-running `mc` command and resolves once stderr shows `ready`. */
+export async function mcUntil(args: string[], ready: RegExp): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "pipe">; match: RegExpMatchArray; stderr: () => string }> {
+  const proc = Bun.spawn(["bun", MC, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  let text = "";
+  const reader = proc.stderr.getReader();
+  for (;;) {
+    const m = text.match(ready);
+    if (m) {
+      // keep draining so the child never blocks on a full pipe
+      (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          text += new TextDecoder().decode(value);
+        }
+      })();
+      return { proc, match: m, stderr: () => text };
+    }
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`mc ${args.join(" ")} exited before ready: ${text}`);
+    text += new TextDecoder().decode(value);
+  }
+}
