@@ -42,7 +42,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<KubeClient> {
   const loaded = loadKubeconfig(opts, env);
   if (loaded) return connectSelected(selectContext(loaded.config, loaded.source, opts.context), loaded.source, opts);
   if (env.KUBERNETES_SERVICE_HOST) return connectInCluster(opts);
-  throw new UserError("no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
+  throw new UserError("no kubeconfig found; pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
 }
 
 /** Connects with kubeconfig text already in hand; `source` names it in errors. */

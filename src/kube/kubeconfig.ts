@@ -80,8 +80,9 @@ export function parseKubeconfig(text: string, source: string, dir?: string): Kub
   const parsed = v.safeParse(KubeconfigSchema, raw);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const what = issue.received === "undefined" ? "missing" : issue.expected ? `expected ${describeExpected(issue.expected)}` : "invalid";
-    throw new UserError(`${source}: ${issuePath(issue)}: ${what}`);
+    // "<path> must be …", not "<path>: …": a path ending in `token:` would read as a secret to redact().
+    const what = issue.received === "undefined" ? "is missing" : issue.expected ? `must be ${describeExpected(issue.expected)}` : "is invalid";
+    throw new UserError(`${source}: ${issuePath(issue)} ${what}`);
   }
   const out = parsed.output;
   const config: Kubeconfig = {

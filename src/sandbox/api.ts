@@ -13,6 +13,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
   fieldValidation?: FieldValidation;
+  /** The body comes from server-side apply, whose managedFields are already computed. */
+  applied?: boolean;
 }
 
 export interface WriteResult {
@@ -181,7 +183,7 @@ export class Api {
     else delete object.metadata.generation;
     delete object.metadata.resourceVersion;
     delete object.metadata.deletionTimestamp;
-    const managed = recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
+    const managed = opts.applied ? object : recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
     if (opts.dryRun) return { object: this.served(type, managed), warnings, created: true };
     const stored = this.store.insert(type, managed);
     this.store.countWrite("create");
@@ -213,7 +215,7 @@ export class Api {
       object.metadata.generation = current.metadata.generation ?? 1;
       if (!isDeepStrictEqual(specOf(object), specOf(current))) object.metadata.generation += 1;
     } else delete object.metadata.generation;
-    const managed = recordUpdateManager(current, object, { manager: opts.fieldManager ?? "unknown", now: new Date().toISOString().replace(/\.\d+Z$/, "Z"), subresource: opts.subresource });
+    const managed = opts.applied ? object : recordUpdateManager(current, object, { manager: opts.fieldManager ?? "unknown", now: new Date().toISOString().replace(/\.\d+Z$/, "Z"), subresource: opts.subresource });
     if (expectedRv && expectedRv !== current.metadata.resourceVersion) throw errors.conflict(type.plural, name, type.group);
     // A write that changes nothing but bookkeeping is a no-op, as in kube-apiserver: same rv, no event.
     if (sameContent(managed, current)) return { object: this.served(type, current), warnings };
@@ -245,8 +247,8 @@ export class Api {
       }
       applied.metadata.name = name;
       const merged = serverSideApply(current ? this.served(type, current) : undefined, applied, { manager, force: opts.force ?? false, builtin, now, subresource: opts.subresource });
-      if (!current) return this.create(type, namespace, merged, { ...opts, fieldManager: manager });
-      return this.update(type, namespace, name, merged, { ...opts, verb: "patch", fieldManager: manager });
+      if (!current) return this.create(type, namespace, merged, { ...opts, fieldManager: manager, applied: true });
+      return this.update(type, namespace, name, merged, { ...opts, verb: "patch", fieldManager: manager, applied: true });
     }
     if (!current) throw errors.notFound(type.plural, name, type.group);
     const patched = applyPatch(this.served(type, current), body, patchType, { builtin });

@@ -177,7 +177,7 @@ describe("a bad kubeconfig is one line naming what is wrong", () => {
   });
 
   test("no kubeconfig anywhere and not in a pod", async () => {
-    expect(await userError(() => connect({ env: noEnv }))).toBe("no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
+    expect(await userError(() => connect({ env: noEnv }))).toBe("no kubeconfig found; pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
   });
 
   test("missing context", async () => {
@@ -205,7 +205,7 @@ describe("a bad kubeconfig is one line naming what is wrong", () => {
     const cfg = YAML.parse(east.kubeconfig);
     cfg.users[0].user.token = { nested: east.token };
     const path = file("type.yaml", YAML.stringify(cfg));
-    expect(await userError(() => connect({ kubeconfig: path, env: noEnv }))).toBe(`kubeconfig ${path}: users[0].user.token: expected a string`);
+    expect(await userError(() => connect({ kubeconfig: path, env: noEnv }))).toBe(`kubeconfig ${path}: users[0].user.token must be a string`);
   });
 
   test("a referenced certificate file that does not exist", async () => {

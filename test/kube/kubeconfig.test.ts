@@ -69,12 +69,12 @@ describe("parseKubeconfig", () => {
 
   test("a field of the wrong type names its path, not its value", () => {
     const text = kubeconfig({ users: [{ name: "u", user: { token: 12345678 } }] });
-    expect(errorOf(() => parseKubeconfig(text, "kubeconfig a"))).toBe("kubeconfig a: users[0].user.token: expected a string");
+    expect(errorOf(() => parseKubeconfig(text, "kubeconfig a"))).toBe("kubeconfig a: users[0].user.token must be a string");
   });
 
   test("an entry without a name is named by its index", () => {
     const text = kubeconfig({ clusters: [{ cluster: { server: "https://x" } }] });
-    expect(errorOf(() => parseKubeconfig(text, "kubeconfig a"))).toBe("kubeconfig a: clusters[0].name: missing");
+    expect(errorOf(() => parseKubeconfig(text, "kubeconfig a"))).toBe("kubeconfig a: clusters[0].name is missing");
   });
 
   test("a document that is not a mapping is rejected", () => {
