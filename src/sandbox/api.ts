@@ -63,15 +63,15 @@ export class Api {
     return this.served(type, obj);
   }
 
-  list(type: ResourceType, filter: ListFilter): KubeObject[] {
-    return this.store.list(type, filter).map((o) => this.served(type, o));
+  /** Read-only objects (shared with the store): serialise them, do not change them. */
+  list(type: ResourceType, filter: ListFilter): readonly KubeObject[] {
+    return this.store.scan(type, filter).map((o) => this.served(type, o));
   }
 
   /** Custom resources are stored once and served at every version (no conversion needed). */
   served(type: ResourceType, obj: KubeObject): KubeObject {
-    obj.apiVersion = apiVersionOf(type);
-    obj.kind = type.kind;
-    return obj;
+    const apiVersion = apiVersionOf(type);
+    return obj.apiVersion === apiVersion && obj.kind === type.kind ? obj : { ...obj, apiVersion, kind: type.kind };
   }
 
   private checkIdentity(type: ResourceType, namespace: string | undefined, body: KubeObject): void {

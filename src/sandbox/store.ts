@@ -29,8 +29,6 @@ export interface Watcher extends ListFilter {
 
 export type WriteVerb = "create" | "update" | "patch" | "delete";
 
-const objKey = (namespace: string | undefined, name: string) => `${namespace ?? ""}/${name}`;
-
 export function matchesFilter(obj: KubeObject, f: ListFilter): boolean {
   if (f.namespace !== undefined && obj.metadata.namespace !== f.namespace) return false;
   if (f.labels && !matchesLabels(f.labels, obj.metadata.labels)) return false;
@@ -52,8 +50,9 @@ function fieldValue(obj: KubeObject, field: string): string {
 /** Byte order, as etcd keys sort (localeCompare would put "a-b" and "ab" differently). */
 const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Stored objects are plain JSON, so a JSON round trip is a faithful (and fast) deep copy. */
 function freeze<T>(value: T): T {
-  return structuredClone(value);
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 export class Store {
@@ -93,13 +92,18 @@ export class Store {
 
   /** Sorted by namespace then name, as kube-apiserver lists. A namespace filter reads only that namespace. */
   list(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): KubeObject[] {
+    return this.scan(type, filter).map(freeze);
+  }
+
+  /** Like `list`, but the stored objects themselves: callers must treat them as read-only. */
+  scan(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): readonly KubeObject[] {
     const bucket = this.buckets.get(storageKey(type));
     if (!bucket) return [];
     const spaces = filter.namespace !== undefined ? [bucket.get(filter.namespace) ?? new Map<string, KubeObject>()] : [...bucket.values()];
     const out: KubeObject[] = [];
     for (const space of spaces) for (const obj of space.values()) if (matchesFilter(obj, filter)) out.push(obj);
-    out.sort((a, b) => compareKeys(objKey(a.metadata.namespace, a.metadata.name!), objKey(b.metadata.namespace, b.metadata.name!)));
-    return out.map(freeze);
+    out.sort((a, b) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!));
+    return out;
   }
 
   count(type: Pick<ResourceType, "group" | "plural">): number {

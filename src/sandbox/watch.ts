@@ -91,7 +91,7 @@ export class WatchHub {
         const rv = req.resourceVersion;
         try {
           if (rv === undefined || rv === "" || rv === "0" || req.sendInitialEvents) {
-            for (const obj of store.list(req.type, req)) write("ADDED", req.render(obj));
+            for (const obj of store.scan(req.type, req)) write("ADDED", req.render(obj));
             unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send });
             if (req.sendInitialEvents) bookmark({ "k8s.io/initial-events-end": "true" });
           } else {
