@@ -7,14 +7,14 @@ import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { UserError } from "../errors.ts";
+import { KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../model/labels.ts";
 import { KubeClient } from "./client.ts";
 import { KubeError } from "./kube-error.ts";
 import { mergeKubeconfigs, parseKubeconfig, selectContext, type Kubeconfig, type SelectedContext } from "./kubeconfig.ts";
 import { resources } from "./resources.ts";
 import type { Transport } from "./transport.ts";
 
-/** The Secret type Linkerd gives credentials Secrets (data key `kubeconfig`). Move to src/model/labels.ts. */
-export const REMOTE_KUBECONFIG_SECRET_TYPE = "mirror.linkerd.io/remote-kubeconfig";
+export { REMOTE_KUBECONFIG_SECRET_TYPE };
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface ConnectOptions {
@@ -95,9 +95,9 @@ export async function connectFromSecret(
   if (secret.type !== REMOTE_KUBECONFIG_SECRET_TYPE) {
     throw new UserError(`${where}: type is "${secret.type ?? ""}", want ${REMOTE_KUBECONFIG_SECRET_TYPE}`);
   }
-  const data = secret.data?.kubeconfig;
-  if (!data) throw new UserError(`${where}: has no data.kubeconfig`);
-  if (!isBase64(data)) throw new UserError(`${where}: data.kubeconfig is not base64`);
+  const data = secret.data?.[KUBECONFIG_DATA_KEY];
+  if (!data) throw new UserError(`${where}: has no data.${KUBECONFIG_DATA_KEY}`);
+  if (!isBase64(data)) throw new UserError(`${where}: data.${KUBECONFIG_DATA_KEY} is not base64`);
   const text = Buffer.from(data, "base64").toString("utf8");
   return connectKubeconfigText(text, `kubeconfig in ${where}`, opts);
 }
@@ -217,6 +217,10 @@ function transportFor(kc: KubeConfig, server: string): Transport {
       (init.headers as unknown as Headers | undefined)?.forEach((value, key) => (headers[key] = value));
       cached = { at: Date.now(), value: { agent: init.agent, headers } };
       return cached.value;
+    },
+    invalidate() {
+      cached = undefined;
+      tokenCache.clear();
     },
   };
 }

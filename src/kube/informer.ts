@@ -4,14 +4,15 @@
 // error it re-watches from the last resourceVersion after a capped, jittered exponential backoff,
 // logging one line per transition (lost, recovered). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
-import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "./backoff.ts";
 import { ObjectCache, type ReadonlyCache } from "./cache.ts";
 import type { KubeClient, WatchStream } from "./client.ts";
 import { sleep, systemClock, type Clock } from "./clock.ts";
+import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
 import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
 import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
+export type { InformerCounters, InformerEvent, InformerStatus } from "./informer-events.ts";
 
 export interface InformerOptions<T extends KubeObject> {
   client: KubeClient;
@@ -32,25 +33,6 @@ export interface InformerOptions<T extends KubeObject> {
   transform?: (obj: T) => T;
 }
 
-export type InformerEvent<T> =
-  | { type: "added"; key: string; object: T }
-  | { type: "updated"; key: string; object: T; old: T }
-  | { type: "deleted"; key: string; object: T };
-
-export type InformerStatus =
-  | { state: "listing" }
-  | { state: "watching"; resourceVersion: string }
-  | { state: "backoff"; attempt: number; delayMs: number; error: KubeError }
-  | { state: "stopped" };
-
-export interface InformerCounters {
-  lists: number;
-  watches: number;
-  gone: number;
-  failures: number;
-  events: number;
-}
-
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.2 };
 type WatchOutcome = "gone" | "ended" | "idle" | "stopped";
 
@@ -58,8 +40,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly synced: Promise<void>;
   readonly counters: InformerCounters = { lists: 0, watches: 0, gone: 0, failures: 0, events: 0 };
   private readonly store = new ObjectCache<T>();
-  private readonly handlers = new Set<(e: InformerEvent<T>) => void>();
-  private readonly statusHandlers = new Set<(s: InformerStatus) => void>();
+  private readonly events: Fanout<InformerEvent<T>>;
+  private readonly statuses: Fanout<InformerStatus>;
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly backoff: BackoffOptions;
@@ -80,6 +62,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.what = describeTarget({ plural: opts.resource.plural, cluster: opts.client.cluster, namespace: opts.namespace });
     this.log = opts.log ?? logger(`informer:${opts.client.cluster}`);
+    this.events = new Fanout((m) => this.log.error(`handler for ${this.what} failed: ${m}`));
+    this.statuses = new Fanout((m) => this.log.error(`status handler for ${this.what} failed: ${m}`));
     this.synced = new Promise<void>((resolve, reject) => {
       this.resolveSynced = resolve;
       this.rejectSynced = reject;
@@ -97,29 +81,19 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.rv;
   }
 
-  /** Subscribes to add/update/delete events; returns the unsubscribe function. */
+  /** Subscribes to add/update/delete events (called synchronously; must not block); returns the unsubscribe function. */
   on(handler: (event: InformerEvent<T>) => void | Promise<void>): () => void {
-    const safe = (e: InformerEvent<T>) => {
-      try {
-        const out = handler(e);
-        if (out instanceof Promise) out.catch((err) => this.log.error(`handler for ${this.what} failed: ${formatError(err)}`));
-      } catch (err) {
-        this.log.error(`handler for ${this.what} failed: ${formatError(err)}`);
-      }
-    };
-    this.handlers.add(safe);
-    return () => this.handlers.delete(safe);
+    return this.events.add(handler);
   }
 
   /** Subscribes to the keys (`ns/name`) of changed objects — what a work queue wants. */
   onKey(handler: (key: string) => void): () => void {
-    return this.on((e) => handler(e.key));
+    return this.events.add((e) => handler(e.key));
   }
 
   /** Subscribes to state changes (listing, watching, backoff, stopped). */
   onStatus(handler: (status: InformerStatus) => void): () => void {
-    this.statusHandlers.add(handler);
-    return () => this.statusHandlers.delete(handler);
+    return this.statuses.add(handler);
   }
 
   start(): this {
@@ -142,7 +116,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   private async run(): Promise<void> {
     let needList = true;
     while (!this.stopped) {
-      let outcome: WatchOutcome;
       try {
         if (needList) {
           await this.relist();
@@ -151,7 +124,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         }
         const started = this.clock.now();
         const result = await this.watchOnce();
-        outcome = result.outcome;
+        const outcome = result.outcome;
         if (outcome === "stopped") break;
         if (outcome === "gone") {
           this.counters.gone++;
@@ -329,16 +302,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private emit(event: InformerEvent<T>): void {
-    for (const h of this.handlers) h(event);
+    this.events.emit(event);
   }
 
   private setStatus(status: InformerStatus): void {
-    for (const h of this.statusHandlers) {
-      try {
-        h(status);
-      } catch (err) {
-        this.log.error(`status handler for ${this.what} failed: ${formatError(err)}`);
-      }
-    }
+    this.statuses.emit(status);
   }
 }

@@ -7,7 +7,7 @@ import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
 import type { KubeClient } from "./client.ts";
 import { sleep, systemClock, type Clock } from "./clock.ts";
-import { isNotFound } from "./kube-error.ts";
+import { isConflict, isNotFound } from "./kube-error.ts";
 import { decideLease, observe, releasedSpec, type LeaseSpec, type Observation } from "./lease-record.ts";
 import { resources } from "./resources.ts";
 import type { KubeObject } from "./types.ts";
@@ -52,7 +52,6 @@ export class LeaderElector {
   private readonly log: Logger;
   private readonly stopSignal = new AbortController();
   private observed: Observation | undefined;
-  private current: LeaseObject | undefined;
   private leading = false;
   private loop: Promise<void> | undefined;
 
@@ -148,18 +147,19 @@ export class LeaderElector {
       const now = this.clock.now();
       this.noteHolder(lease?.spec, now);
       const decision = decideLease(lease?.spec, this.observed!, now, this.identity, this.leaseDurationMs);
+      let written: LeaseObject;
       if (decision.action === "create") {
-        this.current = await client.create<LeaseObject>(
+        written = await client.create<LeaseObject>(
           resources.lease,
           { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace }, spec: decision.spec },
           call,
         );
       } else if (decision.action === "update" && lease) {
-        this.current = await client.update<LeaseObject>(resources.lease, { ...lease, spec: decision.spec }, call);
+        written = await client.update<LeaseObject>(resources.lease, { ...lease, spec: decision.spec }, call);
       } else {
         return false;
       }
-      this.noteHolder(this.current?.spec, this.clock.now());
+      this.noteHolder(written.spec, this.clock.now());
       ok = true;
       return true;
     } catch (err) {
@@ -179,14 +179,26 @@ export class LeaderElector {
     }
   }
 
+  /**
+   * Steps down: re-reads the lease (a renew cut short by stop() may have landed) and, while it is
+   * still ours, writes it back with no holder. A conflict means it changed under us: read again.
+   */
   private async release(): Promise<void> {
-    const lease = this.current;
-    if (!lease?.spec || lease.spec.holderIdentity !== this.identity) return;
-    try {
-      await this.opts.client.update(resources.lease, { ...lease, spec: releasedSpec(lease.spec, this.clock.now()) }, { timeoutMs: this.renewDeadlineMs });
-      this.log.info(`${this.where}: released`);
-    } catch (err) {
-      this.log.warn(`${this.where}: release failed: ${formatError(err)}`);
+    const { client, namespace, name } = this.opts;
+    const call = { timeoutMs: this.renewDeadlineMs };
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        const lease = await client.get<LeaseObject>(resources.lease, namespace, name, call);
+        if (!lease.spec || lease.spec.holderIdentity !== this.identity) return;
+        await client.update(resources.lease, { ...lease, spec: releasedSpec(lease.spec, this.clock.now()) }, call);
+        this.log.info(`${this.where}: released`);
+        return;
+      } catch (err) {
+        if (isConflict(err) && attempt < 3) continue;
+        if (isNotFound(err)) return;
+        this.log.warn(`${this.where}: release failed: ${formatError(err)}`);
+        return;
+      }
     }
   }
 }

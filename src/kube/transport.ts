@@ -12,6 +12,8 @@ export interface Transport {
   readonly server: string;
   /** The agent (TLS) and headers (auth) for the next request. */
   fetchOptions(): Promise<{ agent?: unknown; headers: Record<string, string> }>;
+  /** Drops cached credentials (after a 401: a rotated token, an expired exec credential). */
+  invalidate?(): void;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -43,6 +45,7 @@ export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> 
     const res = await send(t, req, deadline.signal);
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) {
+      if (res.status === 401) t.invalidate?.();
       throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
     }
     if (!text) return undefined as T;
@@ -65,6 +68,7 @@ export async function requestStream(t: Transport, req: RawRequest): Promise<Stre
   try {
     const res = await send(t, req, controller.signal);
     if (res.status < 200 || res.status >= 300) {
+      if (res.status === 401) t.invalidate?.();
       const text = await res.text();
       throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
     }
@@ -79,9 +83,10 @@ export async function requestStream(t: Transport, req: RawRequest): Promise<Stre
       },
     };
   } catch (err) {
+    const error = deadline.explain(err, req); // before our own abort below, which is only cleanup
     deadline.release();
     controller.abort();
-    throw deadline.explain(err, req);
+    throw error;
   }
 }
 

@@ -39,9 +39,7 @@ describe("mc root command", () => {
 
 describe("global flags", () => {
   test("are found before or after the subcommand, with = or a separate value", () => {
-    globals.context = undefined;
-    globals.kubeconfig = undefined;
-    globals.verbose = false;
+    Object.assign(globals, { context: undefined, kubeconfig: undefined, verbose: false });
     expect(extractGlobals(["--context", "east", "link", "--cluster-name", "east"])).toEqual(["link", "--cluster-name", "east"]);
     expect(globals.context).toBe("east");
     expect(extractGlobals(["link", "--kubeconfig=/k", "-v", "--cluster-name", "east"])).toEqual(["link", "--cluster-name", "east"]);

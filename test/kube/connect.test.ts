@@ -162,6 +162,18 @@ describe("connect", () => {
     const direct = await connectInCluster({ env, serviceAccountDir: sa });
     expect(direct.server).toBe(`https://127.0.0.1:${east.port}`);
   });
+
+  test("a rotated token file is picked up after a 401", async () => {
+    const sa = join(dir, "rotating");
+    file("rotating/token", "stale-token");
+    file("rotating/ca.crt", east.ca!.cert);
+    const env = { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(east.port) };
+    const client = await connectInCluster({ env, serviceAccountDir: sa });
+    expect(client.namespace).toBe("default"); // no namespace file
+    expect((await reaches(client).catch((e: unknown) => e)) as KubeError).toMatchObject({ code: 401 });
+    file("rotating/token", east.token!);
+    expect(await reaches(client)).toContain("default");
+  });
 });
 
 describe("a bad kubeconfig is one line naming what is wrong", () => {

@@ -57,7 +57,7 @@ function candidate(identity: string, namespace: string, extra: Partial<LeaderEle
         check();
       }),
       `${identity} leading (${n})`,
-      5000,
+      4000,
     );
   const moreAttempts = (n: number) =>
     within(new Promise<void>((resolve) => attemptWaiters.push({ at: attempts + n, resolve })), `${n} more attempts of ${identity}`);
