@@ -6,6 +6,7 @@ import type { Api } from "./api.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { openapiDocument, openapiIndex } from "./openapi.ts";
 import { patchTypeFromContentType } from "./patch.ts";
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "./protobuf.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { ApiError, apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 import type { WatchHub } from "./watch.ts";
@@ -72,10 +73,23 @@ function route(api: Api, segments: string[]): Route | undefined {
   return { type, namespace, name: rest[1], subresource: rest[2] };
 }
 
-function parseBody(text: string, contentType: string): unknown {
-  if (contentType.includes("protobuf") || contentType.includes("cbor")) {
-    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+/** A request body as kube-apiserver decodes it: JSON, YAML, or Kubernetes protobuf (kubectl's typed clients send it). */
+async function readBody(req: Request, contentType: string): Promise<unknown> {
+  if (contentType.startsWith(PROTOBUF_CONTENT_TYPE)) {
+    try {
+      return decodeKubeProtobuf(new Uint8Array(await req.arrayBuffer()));
+    } catch (err) {
+      if (err instanceof ProtobufDecodeError && err.reason === "UnsupportedType") throw errors.unsupportedMediaType(err.message);
+      throw errors.badRequest(`the request body could not be decoded: ${(err as Error).message}`);
+    }
   }
+  if (contentType.includes("cbor")) {
+    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+  }
+  return parseBody(await req.text(), contentType);
+}
+
+function parseBody(text: string, contentType: string): unknown {
   if (text.trim() === "") throw errors.badRequest("the request body is empty");
   try {
     return contentType.includes("yaml") ? YAML.parse(text) : JSON.parse(text);
@@ -202,12 +216,12 @@ async function serveResource(ctx: HandlerContext, req: Request, url: URL, r: Rou
   const fieldValidation = fieldValidationOf(q);
   const contentType = req.headers.get("content-type") ?? "application/json";
   if (method === "POST" && name === undefined) {
-    const body = parseBody(await req.text(), contentType) as KubeObject;
+    const body = (await readBody(req, contentType)) as KubeObject;
     const result = api.create(type, namespace, body, { dryRun, fieldManager, fieldValidation });
     return json(result.object, type.kind === "SelfSubjectAccessReview" ? 201 : 201, warningHeaders(result.warnings));
   }
   if (method === "PUT" && name !== undefined) {
-    const body = parseBody(await req.text(), contentType) as KubeObject;
+    const body = (await readBody(req, contentType)) as KubeObject;
     const result = api.update(type, namespace, name, body, { dryRun, fieldManager, fieldValidation, subresource: subresource as "status" | undefined });
     return json(result.object, 200, warningHeaders(result.warnings));
   }
@@ -220,8 +234,14 @@ async function serveResource(ctx: HandlerContext, req: Request, url: URL, r: Rou
     return json(result.object, result.created ? 201 : 200, warningHeaders(result.warnings));
   }
   if (method === "DELETE") {
-    const text = await req.text();
-    const opts = text.trim() ? (parseBody(text, "json") as { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] }) : {};
+    const raw = new Uint8Array(await req.arrayBuffer());
+    type DeleteBody = { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: string[] };
+    const opts: DeleteBody =
+      raw.length === 0
+        ? {}
+        : contentType.startsWith(PROTOBUF_CONTENT_TYPE)
+          ? (decodeKubeProtobuf(raw) as unknown as DeleteBody)
+          : (parseBody(new TextDecoder().decode(raw), "json") as DeleteBody);
     const dry = dryRun || (opts.dryRun ?? []).includes("All");
     if (name === undefined) {
       const labels = parseLabelSelector(q.get("labelSelector") ?? "");

@@ -105,6 +105,19 @@ describe.skipIf(!hasKubectl)("kubectl against the sandbox", () => {
     expect(out).toMatch(/^NAME\s+STATUS\s+AGE\nmade-by-kubectl\s+Active\s+\d+s\n$/);
   });
 
+  test("kubectl create makes configmaps, secrets, deployments and services (protobuf bodies)", async () => {
+    expect(await ok(["create", "configmap", "made", "-n", "demo", "--from-literal=a=b"])).toBe("configmap/made created\n");
+    expect(await ok(["create", "secret", "generic", "made", "-n", "demo", "--from-literal=k=v"])).toBe("secret/made created\n");
+    expect(await ok(["create", "deployment", "made", "-n", "demo", "--image=nginx", "--replicas=2", "--port=80"])).toBe("deployment.apps/made created\n");
+    expect(await ok(["create", "service", "clusterip", "made", "-n", "demo", "--tcp=80:8080"])).toBe("service/made created\n");
+    const secret = await getJson(["get", "secret", "made", "-n", "demo"]);
+    expect(Buffer.from(secret.data.k, "base64").toString()).toBe("v");
+    const svc = await getJson(["get", "service", "made", "-n", "demo"]);
+    expect(svc.spec.ports[0]).toMatchObject({ port: 80, targetPort: 8080, protocol: "TCP" });
+    expect((await getJson(["get", "deployment", "made", "-n", "demo"])).spec.replicas).toBe(2);
+    for (const kind of ["configmap", "secret", "deployment", "service"]) await ok(["delete", kind, "made", "-n", "demo"]);
+  });
+
   test("auth can-i answers yes", async () => {
     expect(await ok(["auth", "can-i", "list", "services"])).toBe("yes\n");
   });
