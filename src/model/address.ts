@@ -1,0 +1,20 @@
+// Gateway addresses and ports as users and Links write them. Pure.
+import { isIP } from "node:net";
+import { isDns1123Subdomain } from "./names.ts";
+
+/** An IPv4/IPv6 literal or a DNS hostname (what a load balancer reports, e.g. EKS). */
+export function isAddress(text: string): boolean {
+  return isIP(text) !== 0 || isDns1123Subdomain(text.toLowerCase());
+}
+
+/** Splits `a,b , c` into trimmed entries; empty entries are kept (as "") so callers can reject them. */
+export function splitList(text: string): string[] {
+  return text.split(",").map((s) => s.trim());
+}
+
+/** A port number 1–65535 written as decimal digits; undefined otherwise. */
+export function parsePort(text: string): number | undefined {
+  if (!/^\d{1,5}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1 && n <= 65535 ? n : undefined;
+}

@@ -1,0 +1,85 @@
+// Go duration strings (`3s`, `1m30s`, `1.5h`, `500ms`), as Link specs carry them: parsed to
+// milliseconds once, written back the way Go's time.Duration.String() does. Pure.
+
+const UNIT_NS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  "\u00b5s": 1e3, // µ MICRO SIGN
+  "\u03bcs": 1e3, // μ GREEK SMALL LETTER MU
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+
+export class DurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DurationError";
+  }
+}
+
+/**
+ * Parses a Go duration (time.ParseDuration): an optional sign and one or more decimal numbers,
+ * each with a unit (ns, us, µs, ms, s, m, h); `"0"` alone is allowed. Returns milliseconds.
+ */
+export function parseDuration(text: string): number {
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith("-") || rest.startsWith("+")) {
+    sign = rest.startsWith("-") ? -1 : 1;
+    rest = rest.slice(1);
+  }
+  if (rest === "0") return 0;
+  if (rest === "") throw new DurationError(`invalid duration ${JSON.stringify(text)}`);
+  let ns = 0;
+  while (rest !== "") {
+    const m = /^(\d*)(?:\.(\d*))?([a-zµμ]*)/u.exec(rest);
+    const whole = m?.[1] ?? "";
+    const frac = m?.[2] ?? "";
+    const unit = m?.[3] ?? "";
+    if (!m || (whole === "" && frac === "")) throw new DurationError(`invalid duration ${JSON.stringify(text)}`);
+    if (unit === "") throw new DurationError(`missing unit in duration ${JSON.stringify(text)}`);
+    const scale = UNIT_NS[unit];
+    if (scale === undefined) throw new DurationError(`unknown unit "${unit}" in duration ${JSON.stringify(text)}`);
+    ns += Number(`${whole || "0"}.${frac || "0"}`) * scale;
+    rest = rest.slice(m[0].length);
+  }
+  return (sign * ns) / 1e6;
+}
+
+/** Whether `text` parses as a Go duration. */
+export function isDuration(text: string): boolean {
+  try {
+    parseDuration(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Go's time.Duration.String(): `0s`, `500ms`, `3s`, `1m0s`, `1h2m3.5s`. */
+export function formatDuration(ms: number): string {
+  let ns = Math.round(ms * 1e6);
+  if (ns === 0) return "0s";
+  const sign = ns < 0 ? "-" : "";
+  ns = Math.abs(ns);
+  if (ns < 1e3) return `${sign}${ns}ns`;
+  if (ns < 1e6) return `${sign}${fraction(ns, 1e3)}µs`;
+  if (ns < 1e9) return `${sign}${fraction(ns, 1e6)}ms`;
+  const hours = Math.floor(ns / 3600e9);
+  const minutes = Math.floor((ns % 3600e9) / 60e9);
+  const seconds = fraction(ns % 60e9, 1e9);
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+/** `value / unit` with the fraction's trailing zeros trimmed: 1500/1000 → "1.5". */
+function fraction(value: number, unit: number): string {
+  const whole = Math.floor(value / unit);
+  const rest = value % unit;
+  if (rest === 0) return String(whole);
+  const digits = String(unit).length - 1;
+  return `${whole}.${String(rest).padStart(digits, "0").replace(/0+$/, "")}`;
+}

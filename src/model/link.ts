@@ -1,0 +1,297 @@
+// The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
+// once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
+// defaults applied (a Link read from a cluster that does not default still gets them) — and
+// a bad Link rejected with the field path and the fix (SPEC §1, §11, §12). Pure.
+import * as v from "valibot";
+import { UserError } from "../errors.ts";
+import { isAddress, parsePort, splitList } from "./address.ts";
+import { DurationError, parseDuration } from "./duration.ts";
+import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
+import { fromSelectorObject, matchesLabels, SelectorError, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
+
+/** The Link resource, shaped like src/kube's ResourceType (model imports nothing from src/kube). */
+export const linkResource = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, plural: "links", namespaced: true } as const;
+
+export interface GatewaySpec {
+  /** `spec.gatewayAddress` split on commas: IPs or hostnames. */
+  addresses: string[];
+  port: number;
+  /** mTLS identity of the gateway proxy; "" when the Link names none. */
+  identity: string;
+}
+
+export interface ProbeSpec {
+  path: string;
+  port: number;
+  periodMs: number;
+  timeoutMs: number;
+  failureThreshold: number;
+}
+
+/** mc's `status.gateway`, as the controller writes it. */
+export interface GatewayStatus {
+  alive?: boolean;
+  latency?: { p50?: string; p95?: string; p99?: string };
+  lastProbeTime?: string;
+  consecutiveFailures?: number;
+  lastTransitionTime?: string;
+}
+
+export interface Link {
+  apiVersion: string;
+  name: string;
+  namespace: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  annotations: Record<string, string>;
+  targetClusterName: string;
+  targetClusterDomain: string;
+  targetClusterLinkerdNamespace: string;
+  clusterCredentialsSecret: string;
+  /** null: a gateway-less link (remote discovery / federated only). */
+  gateway: GatewaySpec | null;
+  /** null: no probing (no `probeSpec.path`). */
+  probe: ProbeSpec | null;
+  /** null selects nothing — a missing or empty selector never means "everything" (SPEC §1.2). */
+  selector: LabelSelector | null;
+  remoteDiscoverySelector: LabelSelector | null;
+  federatedServiceSelector: LabelSelector | null;
+  excludedAnnotations: string[];
+  excludedLabels: string[];
+  /** The status as stored; the controller owns it. */
+  status: { gateway?: GatewayStatus; mirrorServices?: unknown[]; federatedServices?: unknown[]; [key: string]: unknown };
+}
+
+/** A Link that cannot be used: `field` is its path (`spec.probeSpec.period`), the message says the fix. */
+export class LinkError extends UserError {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = "LinkError";
+  }
+}
+
+/** Whether labels are selected; a null selector selects nothing. */
+export function isSelectedBy(selector: LabelSelector | null, labels: Record<string, string> | undefined): boolean {
+  return selector !== null && matchesLabels(selector, labels);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The schema. Every scalar of a Link spec is a string, ports and numbers included.
+
+const QUOTE = "(every Link spec value is a string: quote it)";
+const text = (what: string) => v.optional(v.string(`must be a string ${QUOTE}`), what);
+const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
+
+const duration = (example: string) =>
+  v.pipe(
+    v.string(`must be a string ${QUOTE}`),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        const ms = parseDuration(dataset.value);
+        if (ms > 0) return ms;
+        addIssue({ message: `must be a positive duration, e.g. "${example}"` });
+      } catch (err) {
+        if (!(err instanceof DurationError)) throw err;
+        const bare = /^\d+$/.test(dataset.value) ? ` (a bare number has no unit: write "${dataset.value}s")` : "";
+        addIssue({ message: `must be a Go duration such as "${example}"${bare}` });
+      }
+      return NEVER;
+    }),
+  );
+
+const port = (example: string) =>
+  v.pipe(
+    v.string(`must be a string ${QUOTE}`),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const n = parsePort(dataset.value);
+      if (n !== undefined) return n;
+      addIssue({ message: `must be a port number 1-65535 written as a string, e.g. "${example}"` });
+      return NEVER;
+    }),
+  );
+
+const selector = v.optional(
+  v.pipe(
+    v.looseObject(
+      {
+        matchLabels: v.optional(v.record(v.string(), v.string("must be a string label value")), {}),
+        matchExpressions: v.optional(
+          v.array(
+            v.looseObject({
+              key: v.string("is required: the label key"),
+              operator: v.picklist(["In", "NotIn", "Exists", "DoesNotExist"], "must be one of In, NotIn, Exists, DoesNotExist"),
+              values: v.optional(v.array(v.string("must be a string")), []),
+            }),
+            "must be a list of {key, operator, values}",
+          ),
+          [],
+        ),
+      },
+      "must be a label selector {matchLabels, matchExpressions}",
+    ),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        const parsed = fromSelectorObject(dataset.value as LabelSelectorObject);
+        return parsed.length === 0 ? null : parsed;
+      } catch (err) {
+        addIssue({ message: err instanceof SelectorError ? err.message : "is not a valid label selector" });
+        return NEVER;
+      }
+    }),
+  ),
+  undefined,
+);
+
+const ProbeSchema = v.optional(
+  v.looseObject(
+    {
+      path: optionalText,
+      port: v.optional(v.union([v.literal(""), port("4191")], `must be a port number 1-65535 written as a string, e.g. "4191"`), ""),
+      period: v.optional(v.union([v.literal(""), duration("3s")], `must be a Go duration such as "3s"`), ""),
+      // CRD defaults: timeout 30s, failureThreshold "3".
+      timeout: v.optional(duration("30s"), "30s"),
+      failureThreshold: v.optional(
+        v.pipe(v.string(`must be a string ${QUOTE}`), v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`), v.transform(Number)),
+        "3",
+      ),
+    },
+    "must be an object {path, port, period, timeout, failureThreshold}",
+  ),
+  {},
+);
+
+const stringList = v.optional(v.array(v.string("must be a string"), "must be a list of strings"), []);
+
+const SpecSchema = v.looseObject(
+  {
+    targetClusterName: v.pipe(
+      text(""),
+      v.nonEmpty("is required: the target cluster's name (mc link sets it from --cluster-name)"),
+      v.check(isDns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-'; at most 63)"),
+    ),
+    targetClusterDomain: v.pipe(text(DEFAULT_CLUSTER_DOMAIN), v.transform((s) => s || DEFAULT_CLUSTER_DOMAIN)),
+    targetClusterLinkerdNamespace: v.pipe(text(DEFAULT_LINKERD_NAMESPACE), v.transform((s) => s || DEFAULT_LINKERD_NAMESPACE)),
+    clusterCredentialsSecret: v.pipe(
+      text(""),
+      v.nonEmpty("is required: the Secret with the target's kubeconfig, usually cluster-credentials-<cluster> (re-run mc link)"),
+    ),
+    gatewayAddress: v.pipe(
+      optionalText,
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        if (dataset.value.trim() === "") return [];
+        const list = splitList(dataset.value);
+        const bad = list.find((a) => !isAddress(a));
+        if (bad === undefined) return list;
+        addIssue({ message: `must be comma-separated IPs or hostnames, e.g. "203.0.113.10,gw.example.com"; ${JSON.stringify(bad)} is neither` });
+        return NEVER;
+      }),
+    ),
+    gatewayPort: v.optional(v.union([v.literal(""), port("4143")], `must be a port number 1-65535 written as a string, e.g. "4143"`), ""),
+    gatewayIdentity: optionalText,
+    probeSpec: ProbeSchema,
+    selector,
+    remoteDiscoverySelector: selector,
+    federatedServiceSelector: selector,
+    excludedAnnotations: stringList,
+    excludedLabels: stringList,
+  },
+  "must be an object",
+);
+
+const LinkSchema = v.looseObject({
+  apiVersion: v.picklist(
+    LINK_VERSIONS.map((ver) => `${LINK_GROUP}/${ver}`),
+    `must be one of ${LINK_VERSIONS.map((ver) => `${LINK_GROUP}/${ver}`).join(", ")}`,
+  ),
+  kind: v.literal(LINK_KIND, `must be ${LINK_KIND}`),
+  metadata: v.looseObject(
+    {
+      name: v.pipe(v.string("is required"), v.nonEmpty("is required")),
+      namespace: v.optional(v.string(), ""),
+      uid: v.optional(v.string()),
+      resourceVersion: v.optional(v.string()),
+      generation: v.optional(v.number()),
+      creationTimestamp: v.optional(v.string()),
+      annotations: v.optional(v.record(v.string(), v.string()), {}),
+    },
+    "must be an object",
+  ),
+  spec: SpecSchema,
+  status: v.optional(v.looseObject({}), {}),
+});
+
+type Parsed = v.InferOutput<typeof LinkSchema>;
+
+/** Parses a Link object of any served version; throws LinkError naming the field and the fix. */
+export function parseLink(obj: unknown): Link {
+  const result = v.safeParse(LinkSchema, obj);
+  const where = describe(obj);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const field = (issue.path ?? []).map((p) => (typeof p.key === "number" ? `[${p.key}]` : `.${String(p.key)}`)).join("").replace(/^\./, "");
+    throw new LinkError(`${where}: ${field || "top level"}: ${issue.message}${got(issue.input)}`, field);
+  }
+  return toLink(result.output, where);
+}
+
+function toLink(p: Parsed, where: string): Link {
+  const s = p.spec;
+  const fail = (field: string, message: string) => new LinkError(`${where}: ${field}: ${message}`, field);
+  let gateway: GatewaySpec | null = null;
+  if (s.gatewayAddress.length > 0 || s.gatewayPort !== "") {
+    if (s.gatewayAddress.length === 0) throw fail("spec.gatewayAddress", "is required when spec.gatewayPort is set: the gateway's IPs or hostnames (re-run mc link, or mc link --gateway-addresses)");
+    if (s.gatewayPort === "") throw fail("spec.gatewayPort", "is required when spec.gatewayAddress is set: the gateway's mc-gateway port, e.g. \"4143\"");
+    gateway = { addresses: s.gatewayAddress, port: s.gatewayPort, identity: s.gatewayIdentity };
+  }
+  let probe: ProbeSpec | null = null;
+  const ps = s.probeSpec;
+  if (ps.path !== "") {
+    if (!ps.path.startsWith("/")) throw fail("spec.probeSpec.path", `must start with "/", e.g. "/ready"${got(ps.path)}`);
+    if (ps.port === "") throw fail("spec.probeSpec.port", "is required when spec.probeSpec.path is set: the gateway's mc-probe port, e.g. \"4191\"");
+    if (ps.period === "") throw fail("spec.probeSpec.period", "is required when spec.probeSpec.path is set: a Go duration, e.g. \"3s\"");
+    probe = { path: ps.path, port: ps.port, periodMs: ps.period, timeoutMs: ps.timeout, failureThreshold: ps.failureThreshold };
+  }
+  const m = p.metadata;
+  return {
+    apiVersion: p.apiVersion,
+    name: m.name,
+    namespace: m.namespace,
+    ...(m.uid !== undefined && { uid: m.uid }),
+    ...(m.resourceVersion !== undefined && { resourceVersion: m.resourceVersion }),
+    ...(m.generation !== undefined && { generation: m.generation }),
+    ...(m.creationTimestamp !== undefined && { creationTimestamp: m.creationTimestamp }),
+    annotations: m.annotations,
+    targetClusterName: s.targetClusterName,
+    targetClusterDomain: s.targetClusterDomain,
+    targetClusterLinkerdNamespace: s.targetClusterLinkerdNamespace,
+    clusterCredentialsSecret: s.clusterCredentialsSecret,
+    gateway,
+    probe,
+    selector: s.selector ?? null,
+    remoteDiscoverySelector: s.remoteDiscoverySelector ?? null,
+    federatedServiceSelector: s.federatedServiceSelector ?? null,
+    excludedAnnotations: s.excludedAnnotations,
+    excludedLabels: s.excludedLabels,
+    status: p.status as Link["status"],
+  };
+}
+
+/** `Link linkerd-multicluster/east`, from whatever metadata the object has. */
+function describe(obj: unknown): string {
+  const meta = (obj as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+  const name = typeof meta?.name === "string" ? meta.name : "";
+  const ns = typeof meta?.namespace === "string" && meta.namespace ? `${meta.namespace}/` : "";
+  return name ? `Link ${ns}${name}` : "Link";
+}
+
+/** `, got "3"` for scalars; nothing for objects or absent values. */
+function got(input: unknown): string {
+  if (input === undefined || input === "") return "";
+  if (typeof input === "string" || typeof input === "number" || typeof input === "boolean" || input === null) return `, got ${JSON.stringify(input)}`;
+  return "";
+}

@@ -1,0 +1,76 @@
+// Object names and defaults, as Linkerd spells them (SPEC §2.4, §3, §4). Pure.
+
+/** The extension namespace: Links, credentials Secrets, gateway and controllers live here. */
+export const DEFAULT_NAMESPACE = "linkerd-multicluster";
+/** Linkerd's control-plane namespace (`-L/--linkerd-namespace`). */
+export const DEFAULT_LINKERD_NAMESPACE = "linkerd";
+/** The ConfigMap in the Linkerd namespace holding the control plane's values. */
+export const LINKERD_CONFIG = "linkerd-config";
+/** The gateway Deployment, Service and ServiceAccount on the target. */
+export const GATEWAY_NAME = "linkerd-gateway";
+/** The remote-access ServiceAccount (and ClusterRole/Binding) a source's controller uses on the target. */
+export const DEFAULT_REMOTE_ACCESS_SA = "linkerd-service-mirror-remote-access-default";
+/** Gateway Service port names, read by `mc link`. */
+export const GATEWAY_PORT_NAME = "mc-gateway";
+export const PROBE_PORT_NAME = "mc-probe";
+/** The controller's admin port (metrics, ready) and its name (LATEST, #14111). */
+export const ADMIN_PORT = 9999;
+export const ADMIN_PORT_NAME = "svcmi-admin";
+/** Default cluster and trust domains when linkerd-config is not read. */
+export const DEFAULT_CLUSTER_DOMAIN = "cluster.local";
+export const DEFAULT_TRUST_DOMAIN = "cluster.local";
+
+/** Link's group, kind and versions. v1alpha3 is storage and what mc writes. */
+export const LINK_GROUP = "multicluster.linkerd.io";
+export const LINK_KIND = "Link";
+export const LINK_VERSIONS = ["v1alpha1", "v1alpha2", "v1alpha3"] as const;
+export type LinkVersion = (typeof LINK_VERSIONS)[number];
+export const LINK_API_VERSION = `${LINK_GROUP}/v1alpha3`;
+export const LINK_CRD_NAME = `links.${LINK_GROUP}`;
+
+/** Secret `cluster-credentials-<c>`: the target's kubeconfig, in the extension and the Linkerd namespace. */
+export const credentialsSecretName = (cluster: string): string => `cluster-credentials-${cluster}`;
+/** Deployment and ServiceAccount of the per-link controller. */
+export const serviceMirrorName = (cluster: string): string => `linkerd-service-mirror-${cluster}`;
+/** ClusterRole/Binding for local services, endpoints and namespaces. */
+export const localResourcesAccessName = (cluster: string): string => `linkerd-service-mirror-access-local-resources-${cluster}`;
+/** Role/Binding for the credentials Secret, Links, Link status and the Lease. */
+export const readRemoteCredsName = (cluster: string): string => `linkerd-service-mirror-read-remote-creds-${cluster}`;
+/** The probe Service (and the gateway-mirror Endpoints the controller writes) for a link. */
+export const probeGatewayName = (cluster: string): string => `probe-gateway-${cluster}`;
+/** The controller's leader-election Lease. */
+export const leaseName = (cluster: string): string => `service-mirror-write-${cluster}`;
+/** The token Secret of a remote-access ServiceAccount. */
+export const tokenSecretName = (serviceAccount: string): string => `${serviceAccount}-token`;
+/** The mirror of target Service `svc` from `cluster`. */
+export const mirrorName = (svc: string, cluster: string): string => `${svc}-${cluster}`;
+/** `<gw>.<ns>.serviceaccount.identity.<linkerdNs>.<trustDomain>`: the gateway proxy's mTLS identity. */
+export const gatewayIdentity = (o: { gateway: string; namespace: string; linkerdNamespace: string; trustDomain: string }): string =>
+  `${o.gateway}.${o.namespace}.serviceaccount.identity.${o.linkerdNamespace}.${o.trustDomain}`;
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Namespaces, Services and cluster names: lowercase letters, digits and '-', at most 63. */
+export function isDns1123Label(text: string): boolean {
+  return text.length <= 63 && DNS1123_LABEL.test(text);
+}
+
+/** Most object names and domains: dot-separated DNS-1123 labels, at most 253. */
+export function isDns1123Subdomain(text: string): boolean {
+  return text.length <= 253 && DNS1123_SUBDOMAIN.test(text);
+}
+
+/**
+ * The longest object name mc derives from a cluster name is the ClusterRole
+ * `linkerd-service-mirror-access-local-resources-<c>` (no length limit), but the Service
+ * `probe-gateway-<c>` must stay a 63-character label, and so must `<svc>-<c>` mirrors.
+ */
+export const MAX_CLUSTER_NAME = 63 - "probe-gateway-".length;
+
+/** `mc link` selector defaults (SPEC §4.1): gateway mode, remote discovery, federated members. */
+export const DEFAULT_SELECTOR = "mirror.linkerd.io/exported=true";
+export const DEFAULT_REMOTE_DISCOVERY_SELECTOR = "mirror.linkerd.io/exported=remote-discovery";
+export const DEFAULT_FEDERATED_SERVICE_SELECTOR = "mirror.linkerd.io/federated=member";
+/** The image of `mc serve` that `mc link` puts in the controller Deployment. */
+export const defaultImage = (version: string): string => `ghcr.io/mc-project/mc:${version}`;

@@ -1,0 +1,123 @@
+// Valibot schemas for values people type on the command line (and the messages that say the
+// fix): cluster names, ports, selectors, address lists, key lists. Each takes the flag's raw
+// string and outputs the parsed value. Pure.
+import * as v from "valibot";
+import { isAddress, parsePort, splitList } from "./address.ts";
+import { isDns1123Label, isDns1123Subdomain, MAX_CLUSTER_NAME } from "./names.ts";
+import { parseLabelSelector, SelectorError } from "./selector.ts";
+
+/** A cluster name: a DNS-1123 label short enough for `probe-gateway-<name>`. */
+export const clusterName = v.pipe(
+  v.string("is required"),
+  v.nonEmpty("is required: the target cluster's name, e.g. --cluster-name east"),
+  v.check(isDns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-')"),
+  v.maxLength(MAX_CLUSTER_NAME, `must be at most ${MAX_CLUSTER_NAME} characters (probe-gateway-<name> must fit in 63)`),
+);
+
+/** A namespace name. */
+export const namespace = v.pipe(
+  v.string(),
+  v.nonEmpty("is required: a namespace name"),
+  v.check(isDns1123Label, "must be a namespace name (lowercase letters, digits, '-')"),
+);
+
+/** An object name (ServiceAccount, Service). */
+export const objectName = v.pipe(
+  v.string(),
+  v.nonEmpty("is required: an object name"),
+  v.check(isDns1123Subdomain, "must be a DNS-1123 name (lowercase letters, digits, '-', '.')"),
+);
+
+/** A DNS domain such as cluster.local. */
+export const domain = v.pipe(v.string(), v.check(isDns1123Subdomain, "must be a DNS domain such as cluster.local"));
+
+/** A port 1–65535. */
+export const port = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const n = parsePort(dataset.value.trim());
+    if (n !== undefined) return n;
+    addIssue({ message: "must be a port number from 1 to 65535" });
+    return NEVER;
+  }),
+);
+
+/** A port, or "" / "0" for "not set". */
+export const optionalPort = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const text = dataset.value.trim();
+    if (text === "" || text === "0") return undefined;
+    const n = parsePort(text);
+    if (n !== undefined) return n;
+    addIssue({ message: "must be a port number from 1 to 65535" });
+    return NEVER;
+  }),
+);
+
+/** A whole number from `min` up. */
+export const wholeNumber = (min: number, what: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,6}$/, `must be a whole number of ${what}`),
+    v.transform(Number),
+    v.minValue(min, `must be at least ${min} (${what})`),
+  );
+
+/** A label selector in kubectl's syntax; parsed. */
+export const selector = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return parseLabelSelector(dataset.value);
+    } catch (err) {
+      if (!(err instanceof SelectorError)) throw err;
+      addIssue({ message: `${err.message} (use kubectl's selector syntax, e.g. mirror.linkerd.io/exported=true)` });
+      return NEVER;
+    }
+  }),
+);
+
+/** Comma-separated IPs or hostnames; "" = none. */
+export const addressList = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    if (dataset.value.trim() === "") return [];
+    const list = splitList(dataset.value);
+    const bad = list.find((a) => !isAddress(a));
+    if (bad === undefined) return list;
+    addIssue({ message: `must be comma-separated IPs or hostnames, e.g. 203.0.113.10,gw.example.com; ${JSON.stringify(bad)} is neither` });
+    return NEVER;
+  }),
+);
+
+const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?|\*)$/;
+
+/** Comma-separated label/annotation keys, or `prefix/*` patterns; repeated flags add up. */
+export const keyList = v.pipe(
+  v.union([v.string(), v.array(v.string())]),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const list = [dataset.value]
+      .flat()
+      .flatMap(splitList)
+      .filter((k) => k !== "");
+    const bad = list.find((k) => !LABEL_KEY.test(k) || k === "*");
+    if (bad === undefined) return list;
+    addIssue({ message: `must be comma-separated keys such as example.com/owner, or prefixes such as argocd.argoproj.io/*; ${JSON.stringify(bad)} is neither` });
+    return NEVER;
+  }),
+);
+
+/** An http(s) URL (`--api-server-address`); "" = not set. */
+export const serverUrl = v.pipe(
+  v.string(),
+  v.check((s) => s === "" || /^https?:\/\/[^\s/]+/.test(s), "must be an http(s) URL such as https://203.0.113.10:6443"),
+  v.transform((s) => s.replace(/\/+$/, "") || undefined),
+);
+
+/** A container image reference. */
+export const image = v.pipe(v.string(), v.regex(/^[^\s]+$/, "must be an image reference such as ghcr.io/mc-project/mc:0.1.0"));
+
+/** One of a fixed set, with the choices in the message. */
+export const oneOf = <const T extends string>(choices: readonly T[]) =>
+  v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
