@@ -3,6 +3,8 @@
 
 // --- mirror.linkerd.io/* (Linkerd's SvcMirrorPrefix) -------------------------------------------
 
+/** Prefix of Linkerd's mirror keys: remote labels under it are never copied to mirrors. */
+export const SVC_MIRROR_PREFIX = "mirror.linkerd.io";
 /** Label a target Service carries to be exported: `true` = gateway mode, `remote-discovery` = flat mode. */
 export const EXPORTED = "mirror.linkerd.io/exported";
 /** Label `member` on a target or local Service: joins the federated Service `<svc>-federated`. */

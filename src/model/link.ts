@@ -84,13 +84,15 @@ export function isSelectedBy(selector: LabelSelector | null, labels: Record<stri
 // The schema. Every scalar of a Link spec is a string, ports and numbers included.
 
 const QUOTE = "(every Link spec value is a string: quote it)";
-const text = (what: string) => v.optional(v.string(`must be a string ${QUOTE}`), what);
+const text = (fallback: string) => v.optional(v.string(`must be a string ${QUOTE}`), fallback);
 const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
 
-const duration = (example: string) =>
+/** A Go duration → ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
+const duration = (example: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      if (dataset.value === "" && emptyAs !== undefined) return emptyAs;
       try {
         const ms = parseDuration(dataset.value);
         if (ms > 0) return ms;
@@ -104,10 +106,12 @@ const duration = (example: string) =>
     }),
   );
 
-const port = (example: string) =>
+/** A port string → number; with `emptyAs`, "" gives that value instead (for fields checked later). */
+const port = (example: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      if (dataset.value === "" && emptyAs !== undefined) return emptyAs;
       const n = parsePort(dataset.value);
       if (n !== undefined) return n;
       addIssue({ message: `must be a port number 1-65535 written as a string, e.g. "${example}"` });
@@ -151,8 +155,8 @@ const ProbeSchema = v.optional(
   v.looseObject(
     {
       path: optionalText,
-      port: v.optional(v.union([v.literal(""), port("4191")], `must be a port number 1-65535 written as a string, e.g. "4191"`), ""),
-      period: v.optional(v.union([v.literal(""), duration("3s")], `must be a Go duration such as "3s"`), ""),
+      port: v.optional(port("4191", 0), ""),
+      period: v.optional(duration("3s", 0), ""),
       // CRD defaults: timeout 30s, failureThreshold "3".
       timeout: v.optional(duration("30s"), "30s"),
       failureThreshold: v.optional(
@@ -191,7 +195,7 @@ const SpecSchema = v.looseObject(
         return NEVER;
       }),
     ),
-    gatewayPort: v.optional(v.union([v.literal(""), port("4143")], `must be a port number 1-65535 written as a string, e.g. "4143"`), ""),
+    gatewayPort: v.optional(port("4143", 0), ""),
     gatewayIdentity: optionalText,
     probeSpec: ProbeSchema,
     selector,
@@ -221,7 +225,11 @@ const LinkSchema = v.looseObject({
     },
     "must be an object",
   ),
-  spec: SpecSchema,
+  spec: v.pipe(
+    v.optional(v.unknown(), null),
+    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "is required: an object with the link's fields (re-run mc link)"),
+    SpecSchema,
+  ),
   status: v.optional(v.looseObject({}), {}),
 });
 
@@ -243,17 +251,17 @@ function toLink(p: Parsed, where: string): Link {
   const s = p.spec;
   const fail = (field: string, message: string) => new LinkError(`${where}: ${field}: ${message}`, field);
   let gateway: GatewaySpec | null = null;
-  if (s.gatewayAddress.length > 0 || s.gatewayPort !== "") {
+  if (s.gatewayAddress.length > 0 || s.gatewayPort !== 0) {
     if (s.gatewayAddress.length === 0) throw fail("spec.gatewayAddress", "is required when spec.gatewayPort is set: the gateway's IPs or hostnames (re-run mc link, or mc link --gateway-addresses)");
-    if (s.gatewayPort === "") throw fail("spec.gatewayPort", "is required when spec.gatewayAddress is set: the gateway's mc-gateway port, e.g. \"4143\"");
+    if (s.gatewayPort === 0) throw fail("spec.gatewayPort", "is required when spec.gatewayAddress is set: the gateway's mc-gateway port, e.g. \"4143\"");
     gateway = { addresses: s.gatewayAddress, port: s.gatewayPort, identity: s.gatewayIdentity };
   }
   let probe: ProbeSpec | null = null;
   const ps = s.probeSpec;
   if (ps.path !== "") {
     if (!ps.path.startsWith("/")) throw fail("spec.probeSpec.path", `must start with "/", e.g. "/ready"${got(ps.path)}`);
-    if (ps.port === "") throw fail("spec.probeSpec.port", "is required when spec.probeSpec.path is set: the gateway's mc-probe port, e.g. \"4191\"");
-    if (ps.period === "") throw fail("spec.probeSpec.period", "is required when spec.probeSpec.path is set: a Go duration, e.g. \"3s\"");
+    if (ps.port === 0) throw fail("spec.probeSpec.port", "is required when spec.probeSpec.path is set: the gateway's mc-probe port, e.g. \"4191\"");
+    if (ps.period === 0) throw fail("spec.probeSpec.period", "is required when spec.probeSpec.path is set: a Go duration, e.g. \"3s\"");
     probe = { path: ps.path, port: ps.port, periodMs: ps.period, timeoutMs: ps.timeout, failureThreshold: ps.failureThreshold };
   }
   const m = p.metadata;
@@ -291,7 +299,7 @@ function describe(obj: unknown): string {
 
 /** `, got "3"` for scalars; nothing for objects or absent values. */
 function got(input: unknown): string {
-  if (input === undefined || input === "") return "";
-  if (typeof input === "string" || typeof input === "number" || typeof input === "boolean" || input === null) return `, got ${JSON.stringify(input)}`;
+  if (input === undefined || input === null || input === "") return "";
+  if (typeof input === "string" || typeof input === "number" || typeof input === "boolean") return `, got ${JSON.stringify(input)}`;
   return "";
 }

@@ -28,6 +28,8 @@ export type LinkVersion = (typeof LINK_VERSIONS)[number];
 export const LINK_API_VERSION = `${LINK_GROUP}/v1alpha3`;
 export const LINK_CRD_NAME = `links.${LINK_GROUP}`;
 
+/** `controllerName` of the Link status entries the service mirror writes (SPEC §1.3). */
+export const MIRROR_CONTROLLER_NAME = "linkerd.io/service-mirror";
 /** Secret `cluster-credentials-<c>`: the target's kubeconfig, in the extension and the Linkerd namespace. */
 export const credentialsSecretName = (cluster: string): string => `cluster-credentials-${cluster}`;
 /** Deployment and ServiceAccount of the per-link controller. */

@@ -8,7 +8,7 @@ import { parseLabelSelector, SelectorError } from "./selector.ts";
 
 /** A cluster name: a DNS-1123 label short enough for `probe-gateway-<name>`. */
 export const clusterName = v.pipe(
-  v.string("is required"),
+  v.string("is required: the target cluster's name, e.g. --cluster-name east"),
   v.nonEmpty("is required: the target cluster's name, e.g. --cluster-name east"),
   v.check(isDns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-')"),
   v.maxLength(MAX_CLUSTER_NAME, `must be at most ${MAX_CLUSTER_NAME} characters (probe-gateway-<name> must fit in 63)`),

@@ -109,6 +109,11 @@ const VALIDATORS: ReadonlyMap<string, Validator> = new Map(
  * `x-` keys for vendor extensions): known wherever they appear in a CustomResourceDefinition.
  */
 const CRD_SCHEMA_EXTENSIONS: ReadonlySet<string> = new Set([
+  // JSONSchemaProps annotations the generated validator leaves out but kube-apiserver accepts.
+  "description",
+  "title",
+  "example",
+  "externalDocs",
   "x-kubernetes-preserve-unknown-fields",
   "x-kubernetes-embedded-resource",
   "x-kubernetes-int-or-string",

@@ -1,0 +1,51 @@
+// `mc install` and `mc allow`: what they read from the cluster before rendering (linkerd-config
+// for the trust domain; for allow, that the account does not exist yet). `ignoreCluster` skips
+// every read and uses the given values.
+import { UserError } from "../errors.ts";
+import { connect, isNotFound, resources } from "../kube/index.ts";
+import { renderAllow, renderInstall, type InstallOptions } from "../manifests/install.ts";
+import type { Manifest } from "../manifests/meta.ts";
+import { DEFAULT_TRUST_DOMAIN } from "../model/names.ts";
+import { readLinkerdConfig } from "./target.ts";
+
+export interface ClusterAccess {
+  ignoreCluster: boolean;
+  kubeconfig?: string;
+  context?: string;
+}
+
+export interface BuildInstallOptions extends Omit<InstallOptions, "trustDomain">, ClusterAccess {
+  /** `--identity-trust-domain`: wins over linkerd-config. */
+  trustDomain?: string;
+}
+
+export async function buildInstall(o: BuildInstallOptions): Promise<Manifest[]> {
+  let trustDomain = o.trustDomain ?? DEFAULT_TRUST_DOMAIN;
+  if (!o.ignoreCluster) {
+    const client = await connect({ kubeconfig: o.kubeconfig, context: o.context });
+    const config = await readLinkerdConfig(client, o.linkerdNamespace, ", or --ignore-cluster to render from flags and defaults");
+    trustDomain = o.trustDomain ?? config.trustDomain;
+  }
+  return renderInstall({ ...o, trustDomain });
+}
+
+export interface BuildAllowOptions extends ClusterAccess {
+  namespace: string;
+  serviceAccount: string;
+  version: string;
+}
+
+export async function buildAllow(o: BuildAllowOptions): Promise<Manifest[]> {
+  if (!o.ignoreCluster) {
+    const client = await connect({ kubeconfig: o.kubeconfig, context: o.context });
+    try {
+      await client.get(resources.serviceAccount, o.namespace, o.serviceAccount);
+      throw new UserError(
+        `ServiceAccount ${o.namespace}/${o.serviceAccount} already exists on ${client.cluster}: choose another --service-account-name, or pass --ignore-cluster to render it anyway`,
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return renderAllow(o);
+}

@@ -1,0 +1,119 @@
+// `mc unlink`: find, in the source cluster, every object `mc link` (and its controller) made for
+// one link, and every mirror of that cluster, so `kubectl delete -f -` removes exactly those
+// (SPEC §8). What to look for comes from the link renderer (owned.ts); each candidate is read
+// and kept only if it is there and carries the labels (or type) mc gave it, so another link's
+// objects and same-named foreign ones stay.
+import { UserError } from "../errors.ts";
+import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
+import * as L from "../model/labels.ts";
+import { linkResource } from "../model/link.ts";
+import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
+
+export interface UnlinkOptions {
+  clusterName: string;
+  /** Namespace of the Link, its Secret and its controller. */
+  namespace: string;
+  /** Linkerd's namespace, where the Secret copy for the destination controller lives. */
+  linkerdNamespace: string;
+  /** Only the controller (Deployment, RBAC, ServiceAccount, probe Service): keep Link, Secrets, Lease and mirrors. */
+  onlyController: boolean;
+}
+
+export interface UnlinkPlan {
+  /** In deletion order: the controller first, then the Link (which stops any controller), then the rest. */
+  objects: ObjectRef[];
+  /** Same-named objects that are not ours (labels or type differ), left alone; one line each. */
+  leftAlone: string[];
+}
+
+/** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
+const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "Endpoints", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
+
+export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<UnlinkPlan> {
+  await requireLink(client, o);
+  const c = o.clusterName;
+  const candidates = linkObjects(o).filter((x) => !o.onlyController || x.part === "controller");
+  const found = new Map<string, ObjectRef>();
+  const leftAlone: string[] = [];
+  const add = (obj: KubeObject, res: { apiVersion: string; kind: string }) => {
+    const ref = refOf({ ...obj, apiVersion: res.apiVersion, kind: res.kind });
+    found.set(refKey(ref), ref);
+  };
+  await Promise.all(
+    candidates.map(async (cand) => {
+      const ref = refOf(cand.manifest);
+      const res = resourceOf({ ...ref, namespaced: ref.namespace !== undefined });
+      const obj = await getOrUndefined(client.get<KubeObject & { type?: string }>(res, ref.namespace, ref.name));
+      if (!obj) return;
+      const problem = ownershipProblem(cand, obj, c);
+      if (problem) leftAlone.push(`${describeRef(ref)} ${problem}: left alone`);
+      else add(obj, res);
+    }),
+  );
+  if (!o.onlyController) {
+    const mine = `${L.MIRRORED_SERVICE}=true,${L.CLUSTER_NAME}=${c}`;
+    const [secrets, services, endpoints] = await Promise.all([
+      client.list(resources.secret, { namespace: o.linkerdNamespace, labelSelector: `${L.MC_CLUSTER_NAME}=${c}` }),
+      client.list(resources.service, { labelSelector: mine }),
+      client.list(resources.endpoints, { labelSelector: mine }),
+    ]);
+    for (const s of secrets.items) add(s, resources.secret);
+    for (const s of services.items) add(s, resources.service);
+    for (const e of endpoints.items) add(e, resources.endpoints);
+  }
+  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort() };
+}
+
+/** Why an object with a rendered name is not ours; "" when it is. */
+function ownershipProblem(cand: LinkObject, obj: KubeObject & { type?: string }, cluster: string): string {
+  const m = cand.manifest;
+  if (m.kind === "Secret" && !m.metadata.labels) {
+    return obj.type === L.REMOTE_KUBECONFIG_SECRET_TYPE ? "" : `has type "${obj.type ?? ""}", not ${L.REMOTE_KUBECONFIG_SECRET_TYPE}`;
+  }
+  if (m.kind === "Link") return "";
+  // The controller labels the probe Service's Endpoints with the cluster name only.
+  const want = m.kind === "Endpoints" ? { [L.CLUSTER_NAME]: cluster } : (m.metadata.labels ?? {});
+  const have = obj.metadata.labels ?? {};
+  const wrong = Object.entries(want).find(([k, v]) => have[k] !== v);
+  return wrong ? `is not labelled ${wrong[0]}=${wrong[1]}` : "";
+}
+
+/** The Link must exist; if not, say which ones do. */
+async function requireLink(client: KubeClient, o: UnlinkOptions): Promise<void> {
+  try {
+    await client.get(linkResource, o.namespace, o.clusterName);
+    return;
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  let names: string[] = [];
+  try {
+    names = (await client.list<KubeObject>(linkResource)).items.map((l) => `${l.metadata.namespace}/${l.metadata.name}`).sort();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  const exist = names.length ? `Links on ${client.cluster}: ${names.join(", ")}` : `there are no Links on ${client.cluster}`;
+  throw new UserError(`--cluster-name: no Link ${o.namespace}/${o.clusterName}; ${exist} (pass one of their names, or --namespace)`);
+}
+
+export function sortForDeletion(refs: ObjectRef[]): ObjectRef[] {
+  const rank = (r: ObjectRef) => {
+    const i = ORDER.indexOf(r.kind);
+    return i < 0 ? ORDER.length : i;
+  };
+  return refs.sort((a, b) => rank(a) - rank(b) || (a.namespace ?? "").localeCompare(b.namespace ?? "") || a.name.localeCompare(b.name));
+}
+
+async function getOrUndefined<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Stub manifests (apiVersion, kind, name, namespace) for `kubectl delete -f -`. */
+export function toStubs(refs: readonly ObjectRef[]): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
+  return refs.map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace !== undefined && { namespace: r.namespace }) } }));
+}

@@ -1,0 +1,41 @@
+// `mc install`: everything a cluster that is linked *to* runs (SPEC §3): the extension
+// namespace, the gateway and its policy, the remote-access account, and the Link CRD (which a
+// source cluster needs too). Pure: options in, objects out, in apply order.
+import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
+import { renderLinkCrd } from "./crd.ts";
+import { renderGateway, type GatewayOptions } from "./gateway.ts";
+import { createdBy, extensionLabels, type Manifest } from "./meta.ts";
+import { renderRemoteAccess } from "./remote-access.ts";
+
+export interface InstallOptions {
+  namespace: string;
+  linkerdNamespace: string;
+  /** Linkerd's identity trust domain (from linkerd-config): part of the gateway identity. */
+  trustDomain: string;
+  /** null: no gateway (`--gateway=false`). */
+  gateway: GatewayOptions | null;
+  /** Remote-access ServiceAccounts to create; empty with `--service-mirror-credentials=false`. */
+  remoteAccessAccounts: string[];
+  /** mc's version, for `linkerd.io/created-by`. */
+  version: string;
+}
+
+export function renderNamespace(name: string): Manifest {
+  // linkerd-init needs capabilities, so the extension namespace admits privileged pods.
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: extensionLabels({ [POD_SECURITY_ENFORCE]: "privileged" }) } };
+}
+
+export function renderInstall(o: InstallOptions): Manifest[] {
+  const context = { namespace: o.namespace, linkerdNamespace: o.linkerdNamespace, trustDomain: o.trustDomain, version: o.version };
+  return [
+    renderNamespace(o.namespace),
+    ...(o.gateway ? renderGateway(o.gateway, context) : []),
+    ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version })),
+    renderLinkCrd(createdBy(o.version)),
+  ];
+}
+
+/** `mc allow`: the namespace and one more remote-access account (SPEC §8). */
+export function renderAllow(o: { namespace: string; serviceAccount: string; version: string }): Manifest[] {
+  return [renderNamespace(o.namespace), ...renderRemoteAccess(o)];
+}

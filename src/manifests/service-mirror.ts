@@ -1,0 +1,130 @@
+// The service mirror controller for one link (SPEC §4.4 item 4; mc keeps Linkerd's PR4710 model of
+// one controller per Link, emitted by `mc link`): RBAC for local mirrors, RBAC for its own Secret,
+// Link, Link status and Lease, its ServiceAccount, the Deployment running `mc serve`, and the
+// probe Service whose Endpoints the controller points at the target's gateway.
+import * as L from "../model/labels.ts";
+import {
+  ADMIN_PORT,
+  ADMIN_PORT_NAME,
+  credentialsSecretName,
+  LINK_GROUP,
+  leaseName,
+  localResourcesAccessName,
+  PROBE_PORT_NAME,
+  probeGatewayName,
+  readRemoteCredsName,
+  serviceMirrorName,
+} from "../model/names.ts";
+import { LINKERD_UID } from "./gateway.ts";
+import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta.ts";
+
+export type LogFormat = "plain" | "json";
+
+export interface ControllerOptions {
+  image: string;
+  logLevel: string;
+  logFormat: LogFormat;
+  /** `--event-requeue-limit`: retries of a failing key before giving up. */
+  retryLimit: number;
+  /** HA: 3 replicas (one leader), anti-affinity, maxUnavailable 1, PodDisruptionBudget. */
+  ha: boolean;
+}
+
+export interface ServiceMirrorOptions {
+  clusterName: string;
+  namespace: string;
+  /** The target gateway's probe port; null for a gateway-less link (no probe Service). */
+  probePort: number | null;
+  controller: ControllerOptions;
+  version: string;
+}
+
+const RBAC = "rbac.authorization.k8s.io/v1";
+
+export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
+  const c = o.clusterName;
+  const ns = o.namespace;
+  const name = serviceMirrorName(c);
+  const labels = { [L.COMPONENT]: L.COMPONENT_SERVICE_MIRROR, [L.CLUSTER_NAME]: c };
+  const meta = (n: string, namespaced = true) => ({ name: n, ...(namespaced && { namespace: ns }), labels, version: o.version });
+  const subjects = [{ kind: "ServiceAccount", name, namespace: ns }];
+  const pods = { [L.COMPONENT]: L.COMPONENT_SERVICE_MIRROR_POD, [L.CLUSTER_NAME]: c };
+  const ctl = o.controller;
+  const args = [
+    "serve",
+    `--namespace=${ns}`,
+    `--log-level=${ctl.logLevel}`,
+    `--log-format=${ctl.logFormat}`,
+    `--event-requeue-limit=${ctl.retryLimit}`,
+    ...(o.probePort !== null ? [`--probe-service=${probeGatewayName(c)}`] : []),
+    c,
+  ];
+  const out: Manifest[] = [
+    object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
+      rules: [
+        { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update", "patch"] },
+        { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
+        // mc reports a same-named foreign Service as an Event on it.
+        { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      ],
+    }),
+    object(RBAC, "ClusterRoleBinding", meta(localResourcesAccessName(c), false), {
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: localResourcesAccessName(c) },
+      subjects,
+    }),
+    object(RBAC, "Role", meta(readRemoteCredsName(c)), {
+      rules: [
+        { apiGroups: [""], resources: ["secrets"], resourceNames: [credentialsSecretName(c)], verbs: ["list", "get", "watch"] },
+        { apiGroups: [LINK_GROUP], resources: ["links"], verbs: ["list", "get", "watch"] },
+        { apiGroups: [LINK_GROUP], resources: ["links/status"], verbs: ["update", "patch"] },
+        // create cannot be limited by name; everything else touches only this link's Lease.
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [leaseName(c)], verbs: ["get", "update", "patch"] },
+      ],
+    }),
+    object(RBAC, "RoleBinding", meta(readRemoteCredsName(c)), {
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: readRemoteCredsName(c) },
+      subjects,
+    }),
+    object("v1", "ServiceAccount", meta(name)),
+    object("apps/v1", "Deployment", meta(name), {
+      spec: {
+        replicas: ctl.ha ? 3 : 1,
+        revisionHistoryLimit: 10,
+        selector: { matchLabels: pods },
+        ...(ctl.ha && { strategy: { rollingUpdate: { maxUnavailable: 1 } } }),
+        template: {
+          metadata: {
+            annotations: { [L.INJECT]: "enabled", [L.SAFE_TO_EVICT]: "true", [L.PROXY_WAIT_BEFORE_EXIT]: "0" },
+            labels: { [L.EXTENSION]: L.EXTENSION_NAME, ...pods },
+          },
+          spec: {
+            ...(ctl.ha && { affinity: antiAffinity(pods) }),
+            containers: [
+              {
+                name: "service-mirror",
+                image: ctl.image,
+                args,
+                ports: [{ containerPort: ADMIN_PORT, name: ADMIN_PORT_NAME }],
+                readinessProbe: { httpGet: { path: "/ready", port: ADMIN_PORT_NAME } },
+                livenessProbe: { httpGet: { path: "/live", port: ADMIN_PORT_NAME }, periodSeconds: 10, failureThreshold: 3 },
+                securityContext: restrictedContainer(LINKERD_UID),
+              },
+            ],
+            securityContext: { seccompProfile: { type: "RuntimeDefault" } },
+            serviceAccountName: name,
+          },
+        },
+      },
+    }),
+  ];
+  if (ctl.ha) out.push(object("policy/v1", "PodDisruptionBudget", meta(name), { spec: { maxUnavailable: 1, selector: { matchLabels: pods } } }));
+  if (o.probePort !== null) {
+    out.push(
+      object("v1", "Service", { ...meta(probeGatewayName(c)), labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c } }, {
+        spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
+      }),
+    );
+  }
+  return out;
+}
