@@ -26,7 +26,11 @@ export interface ProberOptions {
   targets: () => string[];
   /** Called on every liveness transition (never for a probe that changes nothing). */
   onLiveness: (alive: boolean) => void;
-  /** Writes `status.gateway` on the Link (a status-subresource merge patch). */
+  /**
+   * Writes `status.gateway` on the Link (a status-subresource merge patch). `gateway` is the
+   * whole new value: a field it lacks (`latency` once no probe succeeded for a minute) must be
+   * removed, so merge-patch `gatewayStatusPatch(gateway)` from ./status.ts, which nulls them.
+   */
   writeStatus: (gateway: GatewayStatus) => Promise<void>;
   metrics: Metrics;
   log: Logger;

@@ -1,0 +1,55 @@
+// What `mc gateways` shows for each probed Link: its status.gateway as the controller wrote it,
+// judged fresh or stale against the reader's clock, and the number of mirrored services. Pure.
+import type { GatewayStatus, Link } from "../model/link.ts";
+
+/** A status is stale once its last probe is older than 3 probe periods, and never sooner than this. */
+export const MIN_STALE_MS = 30_000;
+
+export interface GatewayRow {
+  clusterName: string;
+  /** The last reported liveness; false when the Link never reported. */
+  alive: boolean;
+  /** No fresh report: the controller stopped, is not running, or has not probed yet. */
+  stale: boolean;
+  numberOfServices: number;
+  /** As written in status.gateway (`12ms`); null when absent. */
+  latency: { p50: string | null; p95: string | null; p99: string | null };
+  lastProbeTime: string | null;
+}
+
+/** How old a status may be before it is stale: max(3 × period, 30 s). */
+export function staleAfterMs(periodMs: number): number {
+  return Math.max(3 * periodMs, MIN_STALE_MS);
+}
+
+/** Whether a status no longer says anything about now; a missing or unreadable probe time is stale. */
+export function isStale(status: GatewayStatus | undefined, periodMs: number, now: number): boolean {
+  const at = status?.lastProbeTime === undefined ? Number.NaN : Date.parse(status.lastProbeTime);
+  if (Number.isNaN(at)) return true;
+  return now - at > staleAfterMs(periodMs);
+}
+
+export function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayRow {
+  const status = link.status.gateway;
+  const periodMs = link.probe?.periodMs ?? 0;
+  return {
+    clusterName: link.targetClusterName,
+    alive: status?.alive === true,
+    stale: isStale(status, periodMs, now),
+    numberOfServices,
+    latency: { p50: status?.latency?.p50 ?? null, p95: status?.latency?.p95 ?? null, p99: status?.latency?.p99 ?? null },
+    lastProbeTime: status?.lastProbeTime ?? null,
+  };
+}
+
+/**
+ * One row per Link that probes a gateway (a gateway-less Link has no gateway to show, as
+ * Linkerd skips clusters whose gateway_enabled is not 1), sorted by cluster name.
+ */
+export function gatewayRows(links: readonly Link[], serviceCounts: ReadonlyMap<string, number>, now: number): GatewayRow[] {
+  return links
+    .filter((l) => l.probe !== null)
+    .map((l) => ({ key: `${l.targetClusterName}\u0000${l.name}`, row: gatewayRow(l, serviceCounts.get(l.targetClusterName) ?? 0, now) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((x) => x.row);
+}

@@ -1,0 +1,76 @@
+// The gateway liveness state machine: (state, probe outcome) → (state, transition). Pure: no
+// clock, no I/O. SPEC §6.1, with two deliberate fixes (docs/decisions.md, 2026-12-02):
+// - The prober starts *alive*, as the controller does (Linkerd #8590: no fail-fast before the
+//   first probe). Linkerd's worker starts not-alive while its watcher starts alive, so a gateway
+//   that is dead from the start is never reported dead there; here it is, after the threshold.
+// - `consecutiveFailures` keeps counting past the threshold (Linkerd does too) and resets on
+//   the first success; one success flips a dead gateway back to alive.
+
+/** Why a probe failed. A round over several targets fails when any target fails. */
+export type ProbeFailure =
+  | { kind: "status"; status: number }
+  | { kind: "timeout"; timeoutMs: number }
+  | { kind: "transport"; message: string }
+  | { kind: "no-targets" };
+
+/** One probe round's outcome, at clock time `at` (epoch ms). */
+export type ProbeOutcome = { ok: true; at: number; latencyMs: number } | { ok: false; at: number; failure: ProbeFailure };
+
+export interface LivenessState {
+  alive: boolean;
+  consecutiveFailures: number;
+  /** Probe rounds seen so far. */
+  probes: number;
+  /** Epoch ms of the last probe; undefined before the first. */
+  lastProbeAt?: number;
+  /**
+   * Epoch ms when `alive` last changed, or when the first probe established it (as a
+   * Kubernetes condition's lastTransitionTime); undefined before the first probe.
+   */
+  lastTransitionAt?: number;
+}
+
+export type Transition = "became-dead" | "became-alive";
+
+export interface LivenessStep {
+  state: LivenessState;
+  /** Set only when `alive` flipped: the controller hears exactly these. */
+  transition?: Transition;
+}
+
+/** Before any probe: assumed alive, like the controller's endpoints. */
+export function initialLiveness(): LivenessState {
+  return { alive: true, consecutiveFailures: 0, probes: 0 };
+}
+
+/**
+ * The next state after one probe round. Below `failureThreshold` consecutive failures nothing
+ * changes but the count; at the threshold an alive gateway becomes dead; one success makes a
+ * dead gateway alive again. A timeout is a failure like any other.
+ */
+export function nextLiveness(state: LivenessState, outcome: ProbeOutcome, failureThreshold: number): LivenessStep {
+  const threshold = Math.max(1, Math.floor(failureThreshold));
+  const first = state.probes === 0;
+  const consecutiveFailures = outcome.ok ? 0 : state.consecutiveFailures + 1;
+  const alive = outcome.ok ? true : state.alive && consecutiveFailures < threshold;
+  const flipped = alive !== state.alive;
+  // The first probe always sets it, so after one probe it is always defined.
+  const lastTransitionAt = flipped || first ? outcome.at : state.lastTransitionAt;
+  const next: LivenessState = { alive, consecutiveFailures, probes: state.probes + 1, lastProbeAt: outcome.at };
+  if (lastTransitionAt !== undefined) next.lastTransitionAt = lastTransitionAt;
+  return flipped ? { state: next, transition: alive ? "became-alive" : "became-dead" } : { state: next };
+}
+
+/** `HTTP 500`, `timeout after 1000ms`, `connection refused`: for logs and errors. */
+export function describeFailure(f: ProbeFailure): string {
+  switch (f.kind) {
+    case "status":
+      return `HTTP ${f.status}`;
+    case "timeout":
+      return `no answer within ${f.timeoutMs}ms`;
+    case "transport":
+      return f.message;
+    case "no-targets":
+      return "no address to probe";
+  }
+}
