@@ -1,55 +1,12 @@
-// Makes a sandbox look like a cluster that runs Linkerd's control plane: namespace `linkerd`,
-// the `linkerd-config` ConfigMap (Helm values under data.values, as Linkerd writes it), and
-// minimal policy.linkerd.io CRDs (test/fixtures/linkerd-policy-crds.yaml). In-process, through
-// the sandbox's API, so it costs no kubectl round-trips. Calling it again updates linkerd-config.
-import YAML from "yaml";
-import policyCrds from "../fixtures/linkerd-policy-crds.yaml" with { type: "text" };
+// Test view of the fake Linkerd control plane (src/sandbox/linkerd.ts) plus `installMc`, which
+// makes a sandbox a target ready for `mc link`.
 import type { Manifest } from "../../src/manifests/meta.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
+import { fakeLinkerd, FAKE_ANCHORS, type FakeLinkerdOptions } from "../../src/sandbox/linkerd.ts";
 import { applyObjects } from "./apply.ts";
 
-export interface FakeLinkerdOptions {
-  trustDomain?: string;
-  clusterDomain?: string;
-  /** PEM of the identity trust anchors. */
-  anchors?: string;
-  linkerdNamespace?: string;
-  /** Leave out linkerd-config (to test what happens without it). */
-  withoutConfig?: boolean;
-}
-
-export const TEST_ANCHORS = "-----BEGIN CERTIFICATE-----\nMIIBfake-trust-anchor-for-tests\n-----END CERTIFICATE-----\n";
-
-export function fakeLinkerd(sb: Sandbox, o: FakeLinkerdOptions = {}): void {
-  const ns = o.linkerdNamespace ?? "linkerd";
-  const write = { fieldManager: "fake-linkerd" };
-  const type = (group: string, version: string, plural: string) => {
-    const t = sb.api.registry.find(group, version, plural);
-    if (!t) throw new Error(`sandbox serves no ${group}/${version} ${plural}`);
-    return t;
-  };
-  const crds = type("apiextensions.k8s.io", "v1", "customresourcedefinitions");
-  for (const crd of YAML.parseAllDocuments(policyCrds as string).map((d) => d.toJS())) {
-    if (!sb.store.get(crds, undefined, crd.metadata.name)) sb.api.create(crds, undefined, crd, write);
-  }
-  const namespaces = type("", "v1", "namespaces");
-  if (!sb.store.get(namespaces, undefined, ns)) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }, write);
-  if (o.withoutConfig) return;
-  const values = {
-    clusterDomain: o.clusterDomain ?? "cluster.local",
-    identityTrustDomain: o.trustDomain ?? "cluster.local",
-    identityTrustAnchorsPEM: o.anchors ?? TEST_ANCHORS,
-    linkerdVersion: "edge-26.8.1",
-  };
-  applyObjects(sb, [
-    {
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "linkerd-config", namespace: ns, labels: { "linkerd.io/control-plane-component": "controller" } },
-      data: { values: YAML.stringify(values) },
-    },
-  ]);
-}
+export { fakeLinkerd, type FakeLinkerdOptions };
+export const TEST_ANCHORS = FAKE_ANCHORS;
 
 /**
  * A target ready for `mc link`: fakeLinkerd plus what `mc install` renders (gateway, remote
