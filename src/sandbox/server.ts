@@ -5,6 +5,7 @@ import { parseFieldSelector, parseLabelSelector, SelectorError } from "../model/
 import type { Api } from "./api.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { openapiDocument, openapiIndex } from "./openapi.ts";
+import { serveOpenapiV2 } from "./openapi-v2.ts";
 import { patchTypeFromContentType } from "./patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "./protobuf.ts";
 import { toTable, wantsTable } from "./table.ts";
@@ -127,7 +128,7 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
     if (!isAuthorized(ctx, req)) return statusResponse(errors.unauthorized());
     if (url.pathname === "/version") return json(SERVER_VERSION);
-    const discovery = serveDiscovery(ctx, segments, url);
+    const discovery = serveDiscovery(ctx, segments, url, req);
     if (discovery) return discovery;
     if (ctx.faults.delayMs > 0) await Bun.sleep(ctx.faults.delayMs);
     if (ctx.faults.failRate > 0 && Math.random() < ctx.faults.failRate) {
@@ -143,7 +144,7 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
   }
 }
 
-function serveDiscovery(ctx: HandlerContext, s: string[], url: URL): Response | undefined {
+function serveDiscovery(ctx: HandlerContext, s: string[], url: URL, req: Request): Response | undefined {
   const { api } = ctx;
   if (s[0] === "api" && s.length === 1) return json(apiVersions(ctx.serverAddress()));
   if (s[0] === "api" && s.length === 2) return jsonOr404(apiResourceList(api.registry, s[1]!));
@@ -155,6 +156,7 @@ function serveDiscovery(ctx: HandlerContext, s: string[], url: URL): Response | 
     const gv = s[2] === "api" ? s.slice(3).join("/") : s.slice(3).join("/");
     return jsonOr404(openapiDocument(gv, api.registry.typesIn(gv)));
   }
+  if (s[0] === "openapi" && s[1] === "v2" && s.length === 2) return serveOpenapiV2(api.registry, req);
   if (s[0] === "openapi" || url.pathname === "/swagger.json") return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
   return undefined;
 }
