@@ -9,13 +9,11 @@ import { extractGlobals, globalArgs, globals } from "./globals.ts";
 const subCommands = {
   sandbox: () => import("./sandbox.ts").then((m) => m.default),
   demo: () => import("./demo.ts").then((m) => m.default),
+  serve: () => import("./serve.ts").then((m) => m.default),
   gateways: () => import("./gateways.ts").then((m) => m.default),
   install: () => import("./install.ts").then((m) => m.default),
   allow: () => import("./allow.ts").then((m) => m.default),
   link: () => import("./link.ts").then((m) => m.default),
-  unlink: () => import("./unlink.ts").then((m) => m.default),
-  uninstall: () => import("./uninstall.ts").then((m) => m.default),
-  check: () => import("./check.ts").then((m) => m.default),
 };
 
 export const main = defineCommand({

@@ -5,20 +5,37 @@ import { redact } from "./errors.ts";
 export type LogLevel = "error" | "warn" | "info" | "debug" | "trace";
 const LEVELS: Record<LogLevel, number> = { error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
 
+export type LogFormat = "plain" | "json";
+
 let level: LogLevel = "info";
+let format: LogFormat = "plain";
 let root: ConsolaInstance = make();
+
+/** One JSON object per line on stderr: `{"time","level","component","msg"}` (for `--log-format json`). */
+const jsonReporter = {
+  log(entry: { type: string; tag?: string; args: unknown[]; date: Date }) {
+    const msg = entry.args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
+    process.stderr.write(`${JSON.stringify({ time: entry.date.toISOString(), level: entry.type, component: entry.tag || undefined, msg })}\n`);
+  },
+};
 
 function make(): ConsolaInstance {
   return createConsola({
     level: LEVELS[level],
     stdout: process.stderr,
     stderr: process.stderr,
+    ...(format === "json" ? { reporters: [jsonReporter] } : {}),
     formatOptions: { date: false, colors: !process.env.NO_COLOR && process.stderr.isTTY === true },
   });
 }
 
 export function setLogLevel(next: LogLevel): void {
   level = next;
+  root = make();
+}
+
+export function setLogFormat(next: LogFormat): void {
+  format = next;
   root = make();
 }
 

@@ -206,7 +206,11 @@ export class Api {
       next = { ...current, status: body.status };
     } else {
       next = body;
-      if (type.subresources.status) next.status = current.status;
+      // The main resource never changes the status; an object without one stays without one.
+      if (type.subresources.status) {
+        if (current.status === undefined) delete next.status;
+        else next.status = current.status;
+      }
     }
     const { object, warnings } = this.admit(type, next, current, opts.fieldValidation ?? "Ignore");
     object.metadata.uid = current.metadata.uid;

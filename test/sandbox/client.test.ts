@@ -129,6 +129,29 @@ describe("sandbox semantics through client-node", () => {
     expect(await failure(core.readNamespacedConfigMap({ namespace: "gone", name: "c" }))).toMatchObject({ code: 404 });
   });
 
+  test("updating a custom resource that has no status yet keeps it without one", async () => {
+    const crds = sb.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
+    sb.api.create(crds, undefined, {
+      apiVersion: "apiextensions.k8s.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "gadgets.example.com" },
+      spec: {
+        group: "example.com",
+        scope: "Namespaced",
+        names: { kind: "Gadget", plural: "gadgets" },
+        versions: [{ name: "v1", served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "string" } } }, status: { type: "object", properties: { ok: { type: "boolean" } } } } } } }],
+      },
+    }, {});
+    const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+    await custom.createNamespacedCustomObject({ group: "example.com", version: "v1", namespace: "t", plural: "gadgets", body: { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { size: "s" } } });
+    const patched = (await custom.patchNamespacedCustomObject(
+      { group: "example.com", version: "v1", namespace: "t", plural: "gadgets", name: "g", body: { spec: { size: "m" } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    )) as { spec: { size: string }; status?: unknown };
+    expect(patched.spec.size).toBe("m");
+    expect(patched.status).toBeUndefined();
+  });
+
   test("selfsubjectaccessreviews answer allowed", async () => {
     const authz = kc.makeApiClient(k8s.AuthorizationV1Api);
     const r = await authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: "list", resource: "services" } } } });

@@ -1,0 +1,297 @@
+// MirrorController: one Link's service mirror, wired. Remote informers (exported Services and
+// their Endpoints, selected by the Link), local informers (Services, our Endpoints, Namespaces)
+// and the gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest. Start
+// waits for every cache before the first key runs, so an empty cache is never mistaken for
+// "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
+import { formatError } from "../errors.ts";
+import { createWriter, splitKey, systemClock, WorkQueue, type BackoffOptions, type Clock, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { logger, type Logger } from "../log.ts";
+import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
+import type { Link } from "../model/link.ts";
+import { probeGatewayName, serviceMirrorName } from "../model/names.ts";
+import type { GatewayProber, ProberFactory } from "../prober/types.ts";
+import { eventRecorder } from "./events.ts";
+import { createExecutor } from "./execute.ts";
+import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
+import { LinkStatusWriter } from "./link-status.ts";
+import { Outcomes } from "./outcomes.ts";
+import { byHeadlessMirror, reconcileGatewayMirror, reconcileService, type ReconcileContext } from "./reconcile.ts";
+import { allInformers, allKeys, createSources, wireSources, type Sources } from "./sources.ts";
+import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
+import { LocalView } from "./view.ts";
+
+export interface MirrorControllerOptions {
+  link: Link;
+  /** The Link's namespace: the probe Service's Endpoints and the Link status are written there. */
+  namespace: string;
+  local: KubeClient;
+  remote: KubeClient;
+  /** Default `probe-gateway-<cluster>`. */
+  probeService?: string;
+  /** Probe the gateway addresses themselves rather than the probe Service (outside a cluster). */
+  probeDirect?: boolean;
+  enableHeadless?: boolean;
+  enableNamespaceCreation?: boolean;
+  /** Retries of a failing key before it is reported (`--event-requeue-limit`, default 3). */
+  requeueLimit?: number;
+  /** Keys reconciled at once (never one key twice at once). Default 4. */
+  workers?: number;
+  /** `--endpoint-refresh-period`, default 1 min. */
+  refreshPeriodMs?: number;
+  resolver?: Resolver;
+  proberFactory?: ProberFactory;
+  metrics?: Metrics;
+  /** Drives the refresh timer and status times; default the system clock. */
+  clock?: Clock;
+  log?: Logger;
+  /** Tests: keys wait for `drain()` / `processNext()` instead of running as they arrive. */
+  manual?: boolean;
+  informerBackoff?: Partial<BackoffOptions>;
+  queueBackoff?: Partial<BackoffOptions>;
+  statusCap?: number;
+}
+
+/** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
+const RESOLVE_RETRY_MS = 5_000;
+
+export class MirrorController {
+  readonly link: Link;
+  readonly cluster: string;
+  readonly informers: Sources;
+  readonly synced: Promise<void>;
+  readonly outcomes: Outcomes;
+  private readonly opts: MirrorControllerOptions;
+  private readonly queue: WorkQueue<string>;
+  private readonly status: LinkStatusWriter;
+  private readonly addresses: GatewayAddresses | undefined;
+  private readonly metrics: Metrics;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly ctx: ReconcileContext;
+  private readonly gatewayRef: { namespace: string; name: string };
+  private readonly views: Array<LocalView<KubeObject>>;
+  private readonly prober: GatewayProber | undefined;
+  private resolveSynced!: () => void;
+  private rejectSynced!: (err: Error) => void;
+  private isAlive = true;
+  private hasSynced = false;
+  private stopped = false;
+  private cancelRefresh = () => {};
+  private running: Promise<void> | undefined;
+  /** The refresh in progress (or the last one), for tests that advance the clock. */
+  refreshing: Promise<void> = Promise.resolve();
+
+  constructor(opts: MirrorControllerOptions) {
+    this.opts = opts;
+    this.link = opts.link;
+    this.cluster = opts.link.targetClusterName;
+    const c = this.cluster;
+    this.metrics = opts.metrics ?? createMetrics();
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.log ?? logger(`mirror:${c}`);
+    const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
+    const { link } = opts;
+    this.status = new LinkStatusWriter({
+      writer,
+      namespace: opts.namespace,
+      name: link.name,
+      cluster: c,
+      metrics: this.metrics,
+      log: this.log,
+      current: link.status.mirrorServices,
+      cap: opts.statusCap,
+    });
+    this.addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, this.log) : undefined;
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.resolveSynced = resolve;
+      this.rejectSynced = reject;
+    });
+    this.synced.catch(() => {});
+
+    this.informers = createSources({ link, local: opts.local, remote: opts.remote, backoff: opts.informerBackoff });
+    const services = new LocalView(this.informers.services, byHeadlessMirror(c));
+    const endpoints = new LocalView(this.informers.endpoints);
+    this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
+    this.outcomes = new Outcomes(c, this.clock, this.metrics);
+    this.queue = new WorkQueue<string>((key) => this.reconcile(key), {
+      requeueLimit: opts.requeueLimit ?? 3,
+      workers: opts.workers ?? 4,
+      backoff: opts.queueBackoff,
+      log: this.log,
+      onGiveUp: (key, err) => this.gaveUp(key, err),
+    });
+    const probeService = opts.probeService || probeGatewayName(c);
+    this.ctx = {
+      link: opts.link,
+      cluster: c,
+      namespace: opts.namespace,
+      probeService,
+      enableHeadless: opts.enableHeadless ?? false,
+      enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
+      remoteServices: this.informers.remoteServices?.cache ?? null,
+      remoteEndpoints: this.informers.remoteEndpoints?.cache ?? null,
+      services,
+      endpoints,
+      namespaces: this.informers.namespaces.cache,
+      gateway: () => this.gateway,
+      alive: () => this.isAlive,
+      execute: createExecutor({ writer, services, endpoints, metrics: this.metrics, cluster: c }),
+      outcomes: this.outcomes,
+      remoteEvent: eventRecorder(createWriter(opts.remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
+      localEvent: eventRecorder(writer, serviceMirrorName(c), this.clock, this.log),
+      failuresChanged: () => this.enqueue(STATUS_KEY),
+      log: this.log,
+    };
+    this.gatewayRef = { namespace: opts.namespace, name: probeService };
+    wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics);
+    const probe = opts.link.probe;
+    this.prober =
+      probe && opts.proberFactory
+        ? opts.proberFactory({
+            link: opts.link,
+            targets: () => (opts.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
+            onLiveness: (alive) => this.setAlive(alive),
+            writeStatus: (gateway) => this.status.writeGateway(gateway),
+            metrics: this.metrics,
+            log: logger(`probe:${c}`),
+          })
+        : undefined;
+  }
+
+  private get allInformers(): Array<Informer<KubeObject>> {
+    return allInformers(this.informers);
+  }
+
+  get isSynced(): boolean {
+    return this.hasSynced;
+  }
+  get alive(): boolean {
+    return this.isAlive;
+  }
+  get gateway(): ResolvedGateway | null {
+    const g = this.link.gateway;
+    return g ? { addresses: this.gatewayAddresses, port: g.port, identity: g.identity } : null;
+  }
+  get gatewayAddresses(): string[] {
+    return this.addresses?.addresses ?? [];
+  }
+  get probe(): GatewayProber | undefined {
+    return this.prober;
+  }
+
+  /** What became of a target Service (`ns/name`). */
+  outcome(key: string): MirrorState | undefined {
+    return this.outcomes.stateOf(key);
+  }
+
+  /** Starts the informers; keys run once every cache has synced (`synced`). Returns at once. */
+  start(): this {
+    if (this.running) return this;
+    for (const i of this.allInformers) i.start();
+    this.running = this.run();
+    return this;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.addresses?.refresh();
+      await Promise.all(this.allInformers.map((i) => i.synced));
+    } catch (err) {
+      this.rejectSynced(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (this.stopped) return;
+    this.hasSynced = true;
+    const exported = this.informers.remoteServices?.cache.size ?? 0;
+    if (this.link.selector && !this.link.gateway) this.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
+    this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
+    this.enqueueAll();
+    this.enqueue(STATUS_KEY);
+    if (!this.opts.manual) this.queue.start();
+    this.prober?.start();
+    this.scheduleRefresh();
+    this.resolveSynced();
+  }
+
+  /** Stops everything; mirrors stay as they are. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.cancelRefresh();
+    await this.prober?.stop();
+    await this.queue.stop();
+    await Promise.all(this.allInformers.map((i) => i.stop()));
+    for (const v of this.views) v.close();
+    this.rejectSynced(new Error(`mirror of ${this.cluster} stopped`));
+    await this.running;
+  }
+
+  /** Processes every queued key (retries included) until none is left. */
+  drain(): Promise<void> {
+    return this.queue.drain();
+  }
+
+  processNext(): Promise<boolean> {
+    return this.queue.processNext();
+  }
+
+  /** What the refresh timer does: re-resolve the gateway, count a repair, requeue every key. */
+  async refresh(): Promise<void> {
+    if (this.stopped) return;
+    this.metrics.endpointRepairs.inc({ target_cluster_name: this.cluster });
+    await this.addresses?.refresh();
+    if (!this.hasSynced) return;
+    this.enqueueAll();
+    this.enqueue(STATUS_KEY); // a status write that failed for good gets another chance
+  }
+
+  /** Gateway liveness from the prober: a change requeues every key (endpoints move to/from notReadyAddresses). */
+  setAlive(alive: boolean): void {
+    if (alive === this.isAlive) return;
+    this.isAlive = alive;
+    if (alive) this.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
+    else this.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
+    if (this.hasSynced) this.enqueueAll();
+  }
+
+  private scheduleRefresh(): void {
+    if (this.stopped) return;
+    const period = this.opts.refreshPeriodMs ?? 60_000;
+    const delay = this.addresses?.isFailing ? Math.min(RESOLVE_RETRY_MS, period) : period;
+    this.cancelRefresh = this.clock.setTimer(delay, () => {
+      this.refreshing = this.refresh()
+        .catch((err: unknown) => this.log.error(`refresh failed: ${formatError(err)}`))
+        .finally(() => this.scheduleRefresh());
+    });
+  }
+
+  private enqueue(key: string): void {
+    this.queue.add(key);
+    this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
+  }
+
+  private enqueueAll(): void {
+    for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.enqueue(k);
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const end = this.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
+    try {
+      if (key === GATEWAY_KEY) await reconcileGatewayMirror(this.ctx);
+      else if (key === STATUS_KEY) await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
+      else {
+        const { namespace = "", name } = splitKey(key);
+        await reconcileService(this.ctx, namespace, name);
+      }
+    } finally {
+      end();
+      this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
+    }
+  }
+
+  private gaveUp(key: string, err: unknown): void {
+    if (key === GATEWAY_KEY || key === STATUS_KEY) return;
+    const t = this.outcomes.record(key, { state: "problem", problem: { reason: "Error", message: formatError(err) } });
+    if (t.failuresChanged) this.enqueue(STATUS_KEY);
+  }
+}

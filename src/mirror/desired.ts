@@ -1,0 +1,160 @@
+// desiredMirror: what the source cluster should hold for one target Service — the mirror
+// Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or
+// nothing, or a problem to report. Pure: plain objects in, plain objects out (SPEC §5.4–§5.12).
+import { isSelectedBy, type Link } from "../model/link.ts";
+import { CLUSTER_NAME, REMOTE_GATEWAY_IDENTITY } from "../model/labels.ts";
+import { mirrorName, PROBE_PORT_NAME } from "../model/names.ts";
+import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
+import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
+import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
+import type { EndpointsObject, MirrorProblem, ResolvedGateway, ServiceObject } from "./types.ts";
+
+export interface RemoteState {
+  /** The target Service; undefined when it is gone (or not selected). */
+  service: ServiceObject | undefined;
+  endpoints: EndpointsObject | undefined;
+}
+
+export interface DesiredOptions {
+  enableHeadless: boolean;
+  enableNamespaceCreation: boolean;
+  /** Whether the Service's namespace exists in the source cluster. */
+  namespaceExists: boolean;
+  /** Kind of the mirror that exists now, if any: a headless mirror stays headless while its target has no endpoints. */
+  currentMirror?: "headless" | "clusterIP";
+}
+
+export interface NamespaceObject {
+  apiVersion: "v1";
+  kind: "Namespace";
+  metadata: { name: string; labels: Record<string, string> };
+}
+
+/** An Event to write on the target Service (Linkerd writes these to the target cluster). */
+export interface RemoteEvent {
+  reason: "ServiceMirroringSkipped";
+  message: string;
+}
+
+export interface DesiredMirror {
+  namespace: string;
+  /** The target Service's name and the mirror's. */
+  remoteName: string;
+  mirrorName: string;
+  /** null: no mirror should exist (not exported, or it cannot be made). */
+  service: ServiceObject | null;
+  /** The Endpoints of a regular mirror; null for none, and for headless mirrors (see `headless`). */
+  endpoints: EndpointsObject | null;
+  headless: HeadlessDesired | null;
+  createNamespace: NamespaceObject | null;
+  /** Exported but not mirrored: why. */
+  problem: MirrorProblem | null;
+  remoteEvent: RemoteEvent | null;
+}
+
+export const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
+export const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
+
+/** Is this target Service exported by the Link? A missing or empty selector exports nothing. */
+export function isExported(link: Link, svc: ServiceObject | undefined): boolean {
+  return svc !== undefined && isSelectedBy(link.selector, svc.metadata.labels);
+}
+
+export function isHeadlessService(svc: ServiceObject | undefined): boolean {
+  return svc?.spec?.clusterIP === "None";
+}
+
+/** Whether the target has at least one ready endpoint (Linkerd's "non-empty"). */
+export function hasReadyEndpoints(ep: EndpointsObject | undefined): boolean {
+  return (ep?.subsets ?? []).some((s) => (s.addresses?.length ?? 0) > 0);
+}
+
+export function desiredMirror(
+  link: Link,
+  remote: RemoteState,
+  gateway: ResolvedGateway | null,
+  alive: boolean,
+  opts: DesiredOptions,
+  key: { namespace: string; name: string },
+): DesiredMirror {
+  const cluster = link.targetClusterName;
+  const out: DesiredMirror = {
+    namespace: key.namespace,
+    remoteName: key.name,
+    mirrorName: mirrorName(key.name, cluster),
+    service: null,
+    endpoints: null,
+    headless: null,
+    createNamespace: null,
+    problem: null,
+    remoteEvent: null,
+  };
+  const svc = remote.service;
+  if (!svc || !isExported(link, svc) || !gateway) return out;
+  if (!opts.namespaceExists) {
+    if (!opts.enableNamespaceCreation) {
+      out.problem = { reason: "MissingNamespace", message: `namespace ${key.namespace} does not exist in the source cluster` };
+      out.remoteEvent = { reason: "ServiceMirroringSkipped", message: MISSING_NAMESPACE_MESSAGE };
+      return out;
+    }
+    out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster) } };
+  }
+  if ((svc.spec?.ports ?? []).length === 0) {
+    out.problem = { reason: "InvalidService", message: "object spec has no exposed ports" };
+    out.remoteEvent = { reason: "ServiceMirroringSkipped", message: NO_PORTS_MESSAGE };
+    out.createNamespace = null;
+    return out;
+  }
+  const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
+  const labels = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster);
+  const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, {
+    fqName,
+    resourceVersion: svc.metadata.resourceVersion ?? "",
+  });
+  const meta = { name: out.mirrorName, namespace: key.namespace };
+  const ports = mirrorPorts(svc.spec?.ports);
+
+  const kind = opts.enableHeadless && isHeadlessService(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
+  if (kind === "wait") {
+    out.createNamespace = null;
+    return out; // a headless target with no endpoints yet: nothing to mirror until it has some
+  }
+  out.service = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { ...meta, labels, annotations },
+    spec: { ports, ...(kind === "headless" && { clusterIP: "None" }) },
+  };
+  const epAnnotations = endpointsAnnotations(fqName, gateway.identity);
+  if (kind === "headless") {
+    out.headless = desiredHeadless({ link, svc, endpoints: remote.endpoints, gateway, alive, mirrorName: out.mirrorName, labels, annotations: epAnnotations });
+    return out;
+  }
+  const subsets = hasReadyEndpoints(remote.endpoints) ? gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), alive) : [];
+  out.endpoints = { apiVersion: "v1", kind: "Endpoints", metadata: { ...meta, labels, annotations: epAnnotations }, subsets };
+  return out;
+}
+
+/** Headless targets: per-pod mirrors when any address has a hostname, a regular mirror otherwise. */
+function headlessKind(ep: EndpointsObject | undefined, current: DesiredOptions["currentMirror"]): "headless" | "clusterIP" | "wait" {
+  const all = (ep?.subsets ?? []).flatMap((s) => [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])]);
+  if (all.length === 0) return current ?? "wait";
+  return hostnamesOf(all).length > 0 ? "headless" : "clusterIP";
+}
+
+/** The gateway mirror: Endpoints of the probe Service pointing at the gateway, always ready (SPEC §5.10). */
+export function desiredGatewayMirror(link: Link, gateway: ResolvedGateway | null, probeService: string, namespace: string): EndpointsObject | null {
+  if (!gateway || !link.probe) return null;
+  const ports = [{ name: PROBE_PORT_NAME, protocol: "TCP", port: link.probe.port }];
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: {
+      name: probeService,
+      namespace,
+      labels: { [CLUSTER_NAME]: link.targetClusterName },
+      annotations: gateway.identity ? { [REMOTE_GATEWAY_IDENTITY]: gateway.identity } : {},
+    },
+    subsets: gatewaySubsets(gateway, ports, true),
+  };
+}

@@ -1,0 +1,30 @@
+// Queue keys: every watched object maps to the `ns/name` of the target Service it is about
+// (a mirror `web-east` → `ns/web`, an endpoint mirror → its headless mirror's target), or to
+// the gateway mirror's key. Pure.
+import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../model/labels.ts";
+import { GATEWAY_KEY, type Meta } from "./types.ts";
+
+/** `web-east` → `web` for cluster `east`; undefined when the name has no such suffix. */
+export function remoteNameOf(mirror: string, cluster: string): string | undefined {
+  const suffix = `-${cluster}`;
+  return mirror.length > suffix.length && mirror.endsWith(suffix) ? mirror.slice(0, -suffix.length) : undefined;
+}
+
+/**
+ * The key of a local Service or Endpoints: the gateway mirror's, or the target Service's whose
+ * mirror (or endpoint mirror) it is or could be. Foreign objects named `<x>-<cluster>` map too,
+ * so the key is re-evaluated when one appears or goes away.
+ */
+export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }): string | undefined {
+  const namespace = meta.namespace ?? "";
+  const name = meta.name ?? "";
+  if (namespace === gateway.namespace && name === gateway.name) return GATEWAY_KEY;
+  const headlessOf = meta.labels?.[CLUSTER_NAME] === cluster ? meta.labels?.[HEADLESS_MIRROR_SVC_NAME] : undefined;
+  const remote = remoteNameOf(headlessOf ?? name, cluster);
+  return remote === undefined ? undefined : `${namespace}/${remote}`;
+}
+
+/** The key of a target Service or its Endpoints. */
+export function keyOfRemote(meta: Meta): string {
+  return `${meta.namespace ?? ""}/${meta.name ?? ""}`;
+}

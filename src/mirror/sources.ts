@@ -1,0 +1,90 @@
+// What the mirror watches, and how each change becomes a queue key. Remote: the exported
+// Services and their Endpoints (server-side selected by the Link's selector — Endpoints carry
+// their Service's labels — so a Service that loses its export label leaves the cache, which is
+// what unexport means). Local: all Services (so a foreign same-named Service is seen), our
+// Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
+// namespace appears).
+import { Informer, resources, type BackoffOptions, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
+import { logger } from "../log.ts";
+import type { Metrics } from "../metrics.ts";
+import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";
+import type { Link } from "../model/link.ts";
+import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
+import { keyOfLocal, keyOfRemote } from "./keys.ts";
+import type { Eps, Svc } from "./reconcile.ts";
+import { GATEWAY_KEY } from "./types.ts";
+
+export interface Sources {
+  /** Absent when the Link exports nothing (no selector, or no gateway). */
+  remoteServices?: Informer<Svc>;
+  remoteEndpoints?: Informer<Eps>;
+  services: Informer<Svc>;
+  endpoints: Informer<Eps>;
+  namespaces: Informer<KubeObject>;
+}
+
+export function createSources(o: { link: Link; local: KubeClient; remote: KubeClient; backoff?: Partial<BackoffOptions> }): Sources {
+  const c = o.link.targetClusterName;
+  const log = logger(`informer:${c}`);
+  const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string) =>
+    new Informer<T>({ client, resource, labelSelector, log, backoff: o.backoff });
+  const selector = o.link.gateway && o.link.selector ? formatLabelSelector(o.link.selector) : undefined;
+  return {
+    ...(selector !== undefined && {
+      remoteServices: inf<Svc>(o.remote, resources.service, selector),
+      remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, selector),
+    }),
+    services: inf<Svc>(o.local, resources.service),
+    endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
+    namespaces: inf<KubeObject>(o.local, resources.namespace),
+  };
+}
+
+export function allInformers(s: Sources): Array<Informer<KubeObject>> {
+  return Object.values(s) as Array<Informer<KubeObject>>;
+}
+
+type Gateway = { namespace: string; name: string };
+
+/** Subscribes `enqueue` to every change, and counts watch restarts per resource. */
+export function wireSources(s: Sources, cluster: string, gateway: Gateway, enqueue: (key: string) => void, metrics: Metrics): void {
+  s.remoteServices?.onKey(enqueue);
+  s.remoteEndpoints?.onKey(enqueue);
+  for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
+    local.on((e) => {
+      const key = keyOfLocal(e.object.metadata, cluster, gateway);
+      if (key) enqueue(key);
+    });
+  }
+  s.namespaces.on((e) => {
+    if (e.type === "updated") return;
+    for (const svc of s.remoteServices?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+  });
+  const named: Array<[Informer<KubeObject> | undefined, string]> = [
+    [s.remoteServices as Informer<KubeObject> | undefined, "services"],
+    [s.remoteEndpoints as Informer<KubeObject> | undefined, "endpoints"],
+    [s.services as Informer<KubeObject>, "services"],
+    [s.endpoints as Informer<KubeObject>, "endpoints"],
+    [s.namespaces, "namespaces"],
+  ];
+  for (const [informer, resource] of named) {
+    informer?.onStatus((st) => {
+      if (st.state === "backoff") metrics.watchRestarts.inc({ target_cluster_name: cluster, resource });
+    });
+  }
+}
+
+/** Every key there is, sorted: exported Services, our mirrors (orphans included), the gateway mirror. */
+export function allKeys(s: Sources, cluster: string, gateway: Gateway): string[] {
+  const keys = new Set<string>(s.remoteServices?.cache.keys() ?? []);
+  const ours: LabelSelector = [
+    { key: MIRRORED_SERVICE, op: "=", value: "true" },
+    { key: CLUSTER_NAME, op: "=", value: cluster },
+  ];
+  for (const obj of [...s.services.cache.list(ours), ...s.endpoints.cache.list()]) {
+    const k = keyOfLocal(obj.metadata, cluster, gateway);
+    if (k) keys.add(k);
+  }
+  keys.add(GATEWAY_KEY);
+  return [...keys].sort();
+}

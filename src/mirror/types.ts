@@ -1,0 +1,84 @@
+// The shapes the mirror reads and writes: just the parts of Services, Endpoints and Namespaces
+// it looks at, as plain data compatible with the kube layer's KubeObject. Pure.
+
+export interface Meta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port: number;
+  targetPort?: number | string;
+  [key: string]: unknown;
+}
+
+export interface ServiceObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Meta;
+  spec?: {
+    ports?: ServicePort[];
+    clusterIP?: string;
+    selector?: Record<string, string> | null;
+    type?: string;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+export interface EndpointAddress {
+  ip: string;
+  hostname?: string;
+  [key: string]: unknown;
+}
+
+export interface EndpointPort {
+  name?: string;
+  protocol?: string;
+  port: number;
+  [key: string]: unknown;
+}
+
+export interface EndpointSubset {
+  addresses?: EndpointAddress[];
+  notReadyAddresses?: EndpointAddress[];
+  ports?: EndpointPort[];
+  [key: string]: unknown;
+}
+
+export interface EndpointsObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Meta;
+  subsets?: EndpointSubset[] | null;
+  [key: string]: unknown;
+}
+
+/** The target's gateway as the mirror uses it: resolved IPs (sorted), the gateway port, its identity. */
+export interface ResolvedGateway {
+  addresses: string[];
+  port: number;
+  /** "" when the Link names none. */
+  identity: string;
+}
+
+/** Why a target Service has no (up-to-date) mirror: Linkerd's status reasons (SPEC §1.3). */
+export type FailureReason = "MissingNamespace" | "InvalidService" | "Error";
+
+export interface MirrorProblem {
+  reason: FailureReason;
+  message: string;
+  /** The local object involved (a foreign same-named Service), for status `localRef`. */
+  localRef?: { namespace: string; name: string };
+}
+
+/** Queue keys: `ns/name` of target Services, plus these (no `/`, never a Service key). */
+export const GATEWAY_KEY = "@gateway";
+export const STATUS_KEY = "@status";

@@ -1,0 +1,113 @@
+// `mc serve` as a process, against two `mc sandbox` processes, checked with kubectl: a Service
+// exported in east appears in west through a (fake) gateway that the prober finds alive, and
+// disappears when unexported; SIGTERM stops it cleanly. Plus the one-line flag errors.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderLinkCrd } from "../../src/manifests/crd.ts";
+import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { MC, mc, mcUntil } from "../helpers/mc.ts";
+import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mc-serve-cmd-"));
+const procs: Bun.Subprocess[] = [];
+const servers: Array<{ stop(): void }> = [];
+afterAll(() => {
+  for (const p of procs) p.kill();
+  for (const s of servers) s.stop();
+});
+
+async function sandbox(name: string) {
+  const path = join(dir, `${name}.kubeconfig`);
+  const run = await mcUntil(["sandbox", "--name", name, "--port", "0", "--kubeconfig", path], new RegExp(`sandbox ${name} ready at (\\S+)`));
+  procs.push(run.proc);
+  return { path, kubeconfig: readFileSync(path, "utf8"), kubectl: kubectlFor(readFileSync(path, "utf8")) };
+}
+
+/** A long-running mc whose stderr can be awaited line by line, more than once. */
+function spawnMc(args: string[]) {
+  const proc = Bun.spawn(["bun", MC, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  procs.push(proc);
+  let text = "";
+  const waiters: Array<() => void> = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) {
+      text += decoder.decode(chunk);
+      for (const w of waiters.splice(0)) w();
+    }
+    for (const w of waiters.splice(0)) w();
+  })();
+  const until = (re: RegExp, what = String(re)) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${text}`)), 20_000);
+      const check = () => {
+        const m = text.match(re);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m);
+        } else if (proc.exitCode !== null) {
+          clearTimeout(timer);
+          reject(new Error(`mc exited (${proc.exitCode}) before ${what}; stderr:\n${text}`));
+        } else waiters.push(check);
+      };
+      check();
+    });
+  return { proc, until, stderr: () => text };
+}
+
+async function ok(kubectl: Kubectl, args: string[], stdin?: string): Promise<string> {
+  const r = await kubectl(args, stdin === undefined ? {} : { stdin });
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+const json = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n");
+
+describe("mc serve (subprocess)", () => {
+  test.skipIf(!hasKubectl)("mirrors an exported Service from one mc sandbox into another through an alive gateway, removes it when unexported, and stops on SIGTERM", async () => {
+    const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(new URL(req.url).pathname === "/ready" ? "ok" : "no", { status: new URL(req.url).pathname === "/ready" ? 200 : 404 }) });
+    servers.push(gateway);
+    const [east, west] = await Promise.all([sandbox("east"), sandbox("west")]);
+    await ok(east.kubectl, ["create", "namespace", "ns1"]);
+    await ok(east.kubectl, ["apply", "-f", "-"], json(remoteService({ name: "web" }), remoteEndpoints({ name: "web" })));
+    await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
+    await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
+    await ok(west.kubectl, ["create", "namespace", "ns1"]);
+    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+    await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
+
+    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", "east"]);
+    const [, admin] = await serve.until(/admin server listening on (http:\/\/127\.0\.0\.1:\d+)/, "the admin server");
+    await serve.until(/mirrored ns1\/web as ns1\/web-east/, "the mirror");
+    const svc = JSON.parse(await ok(west.kubectl, ["get", "service", "web-east", "-n", "ns1", "-o", "json"]));
+    expect(svc.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east" });
+    expect(svc.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(["port1:555", "port2:666"]);
+    const ep = JSON.parse(await ok(west.kubectl, ["get", "endpoints", "web-east", "-n", "ns1", "-o", "json"]));
+    expect(ep.subsets).toEqual([{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "port1", port: 4143, protocol: "TCP" }, { name: "port2", port: 4143, protocol: "TCP" }] }]);
+    await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
+    expect(await (await fetch(`${admin}/ready`)).text()).toBe("ok\n");
+    expect(await (await fetch(`${admin}/metrics`)).text()).toContain('gateway_alive{target_cluster_name="east"} 1');
+
+    await ok(east.kubectl, ["label", "service", "web", "-n", "ns1", "mirror.linkerd.io/exported-"]);
+    await ok(west.kubectl, ["wait", "--for=delete", "service/web-east", "-n", "ns1", "--timeout=20s"]);
+    expect((await west.kubectl(["get", "endpoints", "web-east", "-n", "ns1"])).code).not.toBe(0);
+
+    serve.proc.kill("SIGTERM");
+    expect(await serve.proc.exited).toBe(0);
+    expect(serve.stderr()).not.toMatch(/eyJ|Bearer/);
+  }, 40_000);
+
+  test("flag mistakes are one line naming the flag, with exit code 1", async () => {
+    const cases: Array<[string[], string]> = [
+      [["serve"], "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n"],
+      [["serve", "east", "--log-format=xml"], 'error: --log-format: must be one of plain, json, got "xml"\n'],
+      [["serve", "east", "--event-requeue-limit=-1"], 'error: --event-requeue-limit: must be a whole number of retries, got "-1"\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      const r = await mc(args);
+      expect({ code: r.code, stderr: r.stderr, stdout: r.stdout }).toEqual({ code: 1, stderr, stdout: "" });
+    }
+  });
+});

@@ -1,0 +1,148 @@
+// Two sandboxes (east = target, west = source) with real clients, the Link CRD applied in west,
+// and a steppable MirrorController: tests change a cluster, wait until the controller's cache
+// has seen that change (an event, never a sleep), drain the queue, then assert.
+import { connectKubeconfigText, resources, type Informer, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
+import type { Logger } from "../../src/log.ts";
+import { renderLinkCrd } from "../../src/manifests/crd.ts";
+import { MirrorController, type MirrorControllerOptions } from "../../src/mirror/controller.ts";
+import type { LinkSupervisor, SupervisorState } from "../../src/mirror/supervisor.ts";
+import type { EndpointsObject } from "../../src/mirror/types.ts";
+import { linkResource, parseLink } from "../../src/model/link.ts";
+import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { within } from "../kube/helpers.ts";
+import { fakeResolver, linkObject, type LinkFixture } from "./fixtures.ts";
+
+export const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+export interface Pair {
+  east: Sandbox;
+  west: Sandbox;
+  /** Clients named after their clusters (as the controller names them in messages). */
+  eastClient: KubeClient;
+  westClient: KubeClient;
+  controllers: MirrorController[];
+  stop(): Promise<void>;
+}
+
+export async function clientFor(sb: Sandbox, name = sb.name): Promise<KubeClient> {
+  return connectKubeconfigText(sb.kubeconfig, `kubeconfig ${name}`, { name, timeoutMs: 5000 });
+}
+
+/** Creates namespaces that do not exist yet. */
+export async function ensureNamespaces(client: KubeClient, names: string[]): Promise<void> {
+  for (const name of names) {
+    try {
+      await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    } catch {
+      // already there
+    }
+  }
+}
+
+export async function startPair(opts: { namespaces?: string[] } = {}): Promise<Pair> {
+  const [east, west] = await Promise.all([startSandbox({ name: "east" }), startSandbox({ name: "west" })]);
+  const [eastClient, westClient] = await Promise.all([clientFor(east), clientFor(west)]);
+  await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
+  const namespaces = opts.namespaces ?? ["ns1", "ns2"];
+  await ensureNamespaces(eastClient, namespaces);
+  await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, ...namespaces]);
+  const pair: Pair = {
+    east,
+    west,
+    eastClient,
+    westClient,
+    controllers: [],
+    async stop() {
+      await Promise.all(pair.controllers.map((c) => c.stop()));
+      await Promise.all([east.stop(), west.stop()]);
+    },
+  };
+  return pair;
+}
+
+/** Creates the Link in west and starts a manual (steppable) controller for it; resolves once synced and drained. */
+export async function startController(pair: Pair, fixture: LinkFixture = {}, opts: Partial<MirrorControllerOptions> = {}): Promise<MirrorController> {
+  const obj = await pair.westClient.create(linkResource, linkObject(fixture));
+  const link = parseLink(obj);
+  const ctl = new MirrorController({
+    link,
+    namespace: link.namespace,
+    local: pair.westClient,
+    remote: pair.eastClient,
+    manual: true,
+    resolver: fakeResolver({}),
+    log: quiet,
+    queueBackoff: { initialMs: 5, maxMs: 40 },
+    informerBackoff: { initialMs: 20, maxMs: 200 },
+    ...opts,
+  });
+  pair.controllers.push(ctl);
+  ctl.start();
+  await within(ctl.synced, "the controller to sync");
+  await ctl.drain();
+  return ctl;
+}
+
+/** Total successful writes a sandbox has served. */
+export function writes(sb: Sandbox): number {
+  const w = sb.store.writes;
+  return w.create + w.update + w.patch + w.delete;
+}
+
+/**
+ * Resolves once the informer's cache holds `obj` at its resourceVersion (or, for `gone`, no
+ * longer holds it). Since the controller subscribed first, its key is queued by then.
+ */
+export function cached<T extends KubeObject>(informer: Informer<T> | undefined, obj: KubeObject, gone = false): Promise<void> {
+  if (!informer) throw new Error("no such informer");
+  const { namespace, name = "" } = obj.metadata;
+  const done = () => {
+    const have = informer.cache.get(namespace, name);
+    return gone ? have === undefined : have?.metadata.resourceVersion === obj.metadata.resourceVersion;
+  };
+  if (done()) return Promise.resolve();
+  return within(
+    new Promise<void>((resolve) => {
+      const off = informer.on(() => {
+        if (done()) {
+          off();
+          resolve();
+        }
+      });
+    }),
+    `${gone ? "deletion of" : ""} ${obj.kind ?? "object"} ${namespace}/${name} in the cache`,
+  );
+}
+
+/** Reads an object from a sandbox's store (no HTTP, no write counted). */
+export function read(sb: Sandbox, plural: "services" | "endpoints" | "events" | "namespaces", namespace: string | undefined, name: string): KubeObject | undefined {
+  return sb.store.get({ group: "", plural }, namespace, name) as KubeObject | undefined;
+}
+
+export function readEndpoints(sb: Sandbox, namespace: string, name: string): EndpointsObject | undefined {
+  return read(sb, "endpoints", namespace, name) as EndpointsObject | undefined;
+}
+
+export function list(sb: Sandbox, plural: "services" | "endpoints" | "events", namespace?: string): KubeObject[] {
+  return sb.store.list({ group: "", plural }, namespace === undefined ? {} : { namespace }) as KubeObject[];
+}
+
+export function readLink(sb: Sandbox, name = "east"): KubeObject | undefined {
+  return sb.store.get({ group: "multicluster.linkerd.io", plural: "links" }, DEFAULT_NAMESPACE, name) as KubeObject | undefined;
+}
+
+/** Resolves once the supervisor reaches `state` (at once if it is there already). */
+export function untilStatus(s: LinkSupervisor, state: SupervisorState): Promise<void> {
+  if (s.status === state) return Promise.resolve();
+  return within(
+    new Promise<void>((resolve) => {
+      const off = s.onStatus((now) => {
+        if (now !== state) return;
+        off();
+        resolve();
+      });
+    }),
+    `the supervisor to be ${state}`,
+  );
+}

@@ -1,0 +1,154 @@
+import { describe, expect, test } from "bun:test";
+import { desiredMirror } from "../../src/mirror/desired.ts";
+import { planEndpointMirrors, planGatewayMirror, planMirror, type MirrorOp } from "../../src/mirror/plan.ts";
+import type { EndpointsObject, ServiceObject } from "../../src/mirror/types.ts";
+import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
+
+const gateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
+const opts = { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true };
+const key = { namespace: "ns1", name: "service-one" };
+
+/** What the API server would hand back for a desired object: defaults filled, uid and resourceVersion set. */
+function stored<T extends ServiceObject | EndpointsObject>(obj: T, rv = "100"): T {
+  const out = structuredClone(obj);
+  out.metadata.uid = `uid-${out.metadata.name}`;
+  out.metadata.resourceVersion = rv;
+  const spec = (out as ServiceObject).spec;
+  if (out.kind === "Service" && spec) {
+    spec.type = "ClusterIP";
+    spec.clusterIP ??= "10.96.0.10";
+    for (const p of spec.ports ?? []) p.targetPort ??= p.port;
+  }
+  return out;
+}
+
+const verbs = (ops: MirrorOp[]) => ops.map((op) => `${op.verb} ${op.kind}`);
+
+function desiredFor(svc = remoteService(), alive = true) {
+  return desiredMirror(link(), { service: svc, endpoints: remoteEndpoints() }, gateway, alive, opts, key);
+}
+
+describe("plan for a mirror", () => {
+  test("a new mirror is two creates: the Service, then its Endpoints", () => {
+    const d = desiredFor();
+    expect(verbs(planMirror(d, {}, "east").ops)).toEqual(["create Service", "create Endpoints"]);
+  });
+
+  test("a mirror that matches, with server defaults filled in, needs no write", () => {
+    const d = desiredFor();
+    const actual = { service: stored(d.service!), endpoints: stored(d.endpoints!) };
+    expect(planMirror(d, actual, "east")).toEqual({ ops: [], conflict: null });
+  });
+
+  test("changed ports update both the Service and the Endpoints (Linkerd: updates service ports on both service and endpoints)", () => {
+    const before = desiredFor();
+    const actual = { service: stored(before.service!), endpoints: stored(before.endpoints!) };
+    const after = desiredFor(remoteService({ ports: [{ name: "port1", port: 111 }, { name: "port3", port: 333 }], resourceVersion: "8" }));
+    const { ops } = planMirror(after, actual, "east");
+    expect(verbs(ops)).toEqual(["update Service", "update Endpoints"]);
+    const svc = ops[0]!.verb === "update" ? (ops[0]!.object as ServiceObject) : undefined;
+    expect(svc?.spec?.ports).toEqual([{ name: "port1", protocol: "TCP", port: 111 }, { name: "port3", protocol: "TCP", port: 333 }]);
+    expect(svc?.spec?.clusterIP).toBe("10.96.0.10");
+    expect(svc?.metadata.resourceVersion).toBe("100");
+    expect(svc?.metadata.annotations?.["mirror.linkerd.io/remote-resource-version"]).toBe("8");
+    expect(ops[0]!.verb === "update" && ops[0]!.changed).toEqual(["annotations", "ports"]);
+  });
+
+  test("a liveness change rewrites only the Endpoints", () => {
+    const d = desiredFor();
+    const actual = { service: stored(d.service!), endpoints: stored(d.endpoints!) };
+    expect(verbs(planMirror(desiredFor(remoteService(), false), actual, "east").ops)).toEqual(["update Endpoints"]);
+  });
+
+  test("a selector someone added to the mirror is removed", () => {
+    const d = desiredFor();
+    const svc = stored(d.service!);
+    svc.spec!.selector = { app: "x" };
+    const { ops } = planMirror(d, { service: svc, endpoints: stored(d.endpoints!) }, "east");
+    expect(ops[0]?.verb === "update" && ops[0].changed).toEqual(["selector"]);
+    expect(ops[0]?.verb === "update" && (ops[0].object as ServiceObject).spec?.selector).toBeUndefined();
+  });
+
+  test("no mirror wanted: our Endpoints then our Service are deleted, each conditional on its uid", () => {
+    const d = desiredFor();
+    const actual = { service: stored(d.service!), endpoints: stored(d.endpoints!) };
+    const gone = desiredMirror(link(), { service: undefined, endpoints: undefined }, gateway, true, opts, key);
+    expect(planMirror(gone, actual, "east").ops).toEqual([
+      { verb: "delete", kind: "Endpoints", namespace: "ns1", name: "service-one-east", uid: "uid-service-one-east" },
+      { verb: "delete", kind: "Service", namespace: "ns1", name: "service-one-east", uid: "uid-service-one-east" },
+    ]);
+  });
+
+  test("a same-named Service that is not ours is never written or deleted, and is reported as a conflict", () => {
+    const foreign: ServiceObject = { apiVersion: "v1", kind: "Service", metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } }, spec: { ports: [{ port: 80 }] } };
+    const p = planMirror(desiredFor(), { service: foreign }, "east");
+    expect(p.ops).toEqual([]);
+    expect(p.conflict).toEqual({
+      reason: "Error",
+      message: "Service ns1/service-one-east exists and is not a mirror of east; left alone",
+      localRef: { namespace: "ns1", name: "service-one-east" },
+    });
+    const gone = desiredMirror(link(), { service: undefined, endpoints: undefined }, gateway, true, opts, key);
+    expect(planMirror(gone, { service: foreign }, "east")).toEqual({ ops: [], conflict: null });
+  });
+
+  test("a mirror of another cluster with the same name is foreign too", () => {
+    const other = stored(desiredMirror(link({ cluster: "west2" }), { service: remoteService(), endpoints: remoteEndpoints() }, gateway, true, opts, key).service!);
+    other.metadata.name = "service-one-east";
+    expect(planMirror(desiredFor(), { service: other }, "east").conflict?.reason).toBe("Error");
+  });
+
+  test("switching between headless and ClusterIP re-creates the Service (clusterIP is immutable)", () => {
+    const d = desiredFor();
+    const headless = stored(d.service!);
+    headless.spec!.clusterIP = "None";
+    expect(verbs(planMirror(d, { service: headless, endpoints: stored(d.endpoints!) }, "east").ops)).toEqual([
+      "delete Endpoints",
+      "delete Service",
+      "create Service",
+      "create Endpoints",
+    ]);
+  });
+
+  test("missing Endpoints of an existing mirror are created", () => {
+    const d = desiredFor();
+    expect(verbs(planMirror(d, { service: stored(d.service!) }, "east").ops)).toEqual(["create Endpoints"]);
+  });
+});
+
+describe("plan for endpoint mirrors and the gateway mirror", () => {
+  const svc = remoteService({ headless: true });
+  const eps = (hosts: string[], rv = "1") => remoteEndpoints({ ready: hosts.map((h, i) => ({ ip: `10.0.0.${i + 1}`, hostname: h })), resourceVersion: rv });
+
+  test("endpoint mirrors are created for new pods and deleted for gone ones; a new target resourceVersion alone writes nothing", () => {
+    const first = desiredMirror(link(), { service: svc, endpoints: eps(["pod-0", "pod-1"]) }, gateway, true, opts, key);
+    const mirrors = first.headless!.endpointMirrors;
+    expect(verbs(planEndpointMirrors(mirrors, { services: [], endpoints: new Map() }, "east"))).toEqual([
+      "create Service",
+      "create Endpoints",
+      "create Service",
+      "create Endpoints",
+    ]);
+    const actual = {
+      services: mirrors.map((m) => stored(m.service)),
+      endpoints: new Map(mirrors.map((m) => [m.service.metadata.name!, stored(m.endpoints)])),
+    };
+    const same = desiredMirror(link(), { service: svc, endpoints: eps(["pod-0", "pod-1"], "2") }, gateway, true, opts, key);
+    expect(planEndpointMirrors(same.headless!.endpointMirrors, actual, "east")).toEqual([]);
+    const shrunk = desiredMirror(link(), { service: svc, endpoints: eps(["pod-1"], "3") }, gateway, true, opts, key);
+    expect(planEndpointMirrors(shrunk.headless!.endpointMirrors, actual, "east")).toEqual([
+      { verb: "delete", kind: "Endpoints", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
+      { verb: "delete", kind: "Service", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
+    ]);
+  });
+
+  test("the gateway mirror is ours by its cluster-name label; anyone else's is left alone", () => {
+    const desired: EndpointsObject = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "probe-gateway-east", namespace: "lm", labels: { "mirror.linkerd.io/cluster-name": "east" } }, subsets: [] };
+    expect(verbs(planGatewayMirror(desired, undefined, "east"))).toEqual(["create Endpoints"]);
+    expect(planGatewayMirror(desired, stored(desired), "east")).toEqual([]);
+    const foreign = stored({ ...desired, metadata: { ...desired.metadata, labels: {} } });
+    expect(planGatewayMirror({ ...desired, subsets: [{ addresses: [{ ip: "1.2.3.4" }] }] }, foreign, "east")).toEqual([]);
+    expect(planGatewayMirror(null, foreign, "east")).toEqual([]);
+    expect(verbs(planGatewayMirror(null, stored(desired), "east"))).toEqual(["delete Endpoints"]);
+  });
+});
