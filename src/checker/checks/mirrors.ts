@@ -1,0 +1,94 @@
+// Checks 8–11: mirrors have endpoints, belong to a Link, match their target's resourceVersion,
+// and no foreign Service holds a name a mirror needs.
+import { resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
+import { CLUSTER_NAME, MIRRORED_SERVICE } from "../../model/labels.ts";
+import type { CheckContext } from "../context.ts";
+import { blockedMirrorNames, listFew, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike } from "../mirrors.ts";
+import type { Check } from "../types.ts";
+
+const MIRRORS = `${MIRRORED_SERVICE}=true`;
+
+const mirrorServices = (client: KubeClient, extra = "") =>
+  client.list<KubeObject>(resources.service, { labelSelector: MIRRORS + extra }).then((l) => l.items);
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export const mirrorEndpoints: Check<CheckContext> = {
+  id: "mirror-endpoints",
+  title: "all mirror services have endpoints",
+  hint: "l5d-multicluster-services-endpoints",
+  severity: "error",
+  retry: true,
+  async run(ctx) {
+    const [services, endpoints] = await Promise.all([
+      mirrorServices(ctx.local),
+      ctx.local.list<EndpointsLike & KubeObject>(resources.endpoints, { labelSelector: MIRRORS }).then((l) => l.items),
+    ]);
+    const empty = mirrorsWithoutEndpoints(services, endpoints);
+    const total = services.filter(needsEndpoints).length;
+    if (empty.length) return { ok: false, message: `${empty.length} of ${plural(total, "mirror service")} ${empty.length === 1 ? "has" : "have"} no endpoints: ${listFew(empty)}` };
+    return { ok: true, message: `${plural(total, "mirror service")} checked` };
+  },
+};
+
+export const mirrorOrphans: Check<CheckContext> = {
+  id: "mirror-orphans",
+  title: "all mirror services are part of a Link",
+  hint: "l5d-multicluster-orphaned-services",
+  severity: "warning",
+  async run(ctx) {
+    const orphans = orphanMirrors(await mirrorServices(ctx.local), new Set(ctx.links.map((l) => l.targetClusterName)));
+    if (orphans.size === 0) return { ok: true };
+    const details = [...orphans.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, keys]) => `cluster "${c}" has no Link: ${listFew(keys)}`);
+    return { ok: false, message: "mirror services without a Link:", details };
+  },
+};
+
+export const mirrorsInSync: Check<CheckContext> = {
+  id: "mirror-sync",
+  title: "all mirror services are in sync with their targets",
+  hint: "mc-multicluster-mirrors-in-sync",
+  severity: "warning",
+  retry: true,
+  needs: ["remote-access"],
+  async run(ctx) {
+    const details: string[] = [];
+    for (const link of ctx.links) {
+      const c = link.targetClusterName;
+      const remote = ctx.remotes.get(c);
+      if (!remote) continue;
+      const [mirrors, targets] = await Promise.all([
+        mirrorServices(ctx.local, `,${CLUSTER_NAME}=${c}`),
+        remote.list<KubeObject>(resources.service).then((l) => l.items),
+      ]);
+      const findings = outOfSync(mirrors, c, targets);
+      const gone = findings.filter((f) => f.problem === "target-gone").map((f) => f.mirror);
+      const stale = findings.filter((f) => f.problem === "stale").map((f) => f.mirror);
+      if (stale.length) details.push(`${c}: ${plural(stale.length, "mirror")} behind the target's resourceVersion: ${listFew(stale)}`);
+      if (gone.length) details.push(`${c}: ${plural(gone.length, "mirror")} whose target is gone: ${listFew(gone)}`);
+    }
+    if (details.length) return { ok: false, message: "mirrors out of sync:", details };
+    return { ok: true };
+  },
+};
+
+export const mirrorNameConflicts: Check<CheckContext> = {
+  id: "mirror-name-conflicts",
+  title: "no foreign service blocks a mirror name",
+  hint: "mc-multicluster-mirror-name-conflicts",
+  severity: "warning",
+  needs: ["remote-access"],
+  async run(ctx) {
+    const linked = ctx.links.filter((l) => ctx.remotes.has(l.targetClusterName));
+    if (linked.length === 0) return { ok: true };
+    const local = (await ctx.local.list<KubeObject>(resources.service)).items;
+    const details: string[] = [];
+    for (const link of linked) {
+      const targets = (await ctx.remotes.get(link.targetClusterName)!.list<KubeObject>(resources.service)).items;
+      const blocked = blockedMirrorNames(link, targets, local);
+      if (blocked.length) details.push(`${link.targetClusterName}: ${plural(blocked.length, "export")} not mirrored, the name is taken: ${listFew(blocked)}`);
+    }
+    if (details.length) return { ok: false, message: "Services that are not mirrors hold mirror names:", details };
+    return { ok: true };
+  },
+};

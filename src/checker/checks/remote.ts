@@ -1,0 +1,114 @@
+// Checks 3–4: each Link's credentials reach its target and may read services there, and both
+// clusters' Linkerd control planes trust a common anchor.
+import { formatError } from "../../errors.ts";
+import type { KubeClient, KubeObject, ResourceType } from "../../kube/index.ts";
+import { readLinkerdConfig } from "../../linker/target.ts";
+import type { Link } from "../../model/link.ts";
+import { compareAnchors } from "../anchors.ts";
+import type { CheckContext } from "../context.ts";
+import type { Check } from "../types.ts";
+
+const selfSubjectAccessReview: ResourceType = {
+  apiVersion: "authorization.k8s.io/v1",
+  kind: "SelfSubjectAccessReview",
+  plural: "selfsubjectaccessreviews",
+  namespaced: false,
+};
+
+/** What the controller does with target services; a review per verb, across all namespaces. */
+export const REMOTE_VERBS = ["get", "list", "watch"] as const;
+
+interface Review extends KubeObject {
+  status?: { allowed?: boolean; reason?: string };
+}
+
+/** "" when the target answers and allows every verb on services; else the one-line problem. */
+async function accessProblem(remote: KubeClient): Promise<string> {
+  await remote.getPath("/version");
+  const denied: string[] = [];
+  for (const verb of REMOTE_VERBS) {
+    const review = await remote.create<Review>(selfSubjectAccessReview, {
+      apiVersion: selfSubjectAccessReview.apiVersion,
+      kind: selfSubjectAccessReview.kind,
+      metadata: {},
+      spec: { resourceAttributes: { verb, group: "", resource: "services" } },
+    });
+    if (review.status?.allowed !== true) denied.push(`${verb}${review.status?.reason ? ` (${review.status.reason})` : ""}`);
+  }
+  return denied.length ? `the credentials may not ${denied.join(", ")} services (apply mc install or mc allow on the target, then mc link again)` : "";
+}
+
+export const remoteAccess: Check<CheckContext> = {
+  id: "remote-access",
+  title: "remote cluster access credentials are valid",
+  hint: "l5d-smc-target-clusters-access",
+  severity: "error",
+  retry: true,
+  async run(ctx) {
+    ctx.remotes = new Map();
+    const lines = await Promise.all(
+      ctx.links.map(async (link): Promise<{ ok: boolean; line: string }> => {
+        const c = link.targetClusterName;
+        let remote: KubeClient;
+        try {
+          remote = await ctx.connectRemote(link);
+        } catch (err) {
+          return { ok: false, line: `${c}: ${formatError(err)}` };
+        }
+        try {
+          const problem = await accessProblem(remote);
+          if (problem) return { ok: false, line: `${c}: ${problem}` };
+        } catch (err) {
+          return { ok: false, line: `${c}: ${formatError(err)}` };
+        }
+        ctx.remotes.set(c, remote);
+        return { ok: true, line: c };
+      }),
+    );
+    const failed = lines.filter((l) => !l.ok);
+    if (failed.length) return { ok: false, message: "Problematic clusters:", details: failed.map((l) => l.line) };
+    return { ok: true, details: lines.map((l) => l.line) };
+  },
+};
+
+export const trustAnchors: Check<CheckContext> = {
+  id: "trust-anchors",
+  title: "clusters share trust anchors",
+  hint: "l5d-multicluster-clusters-share-anchors",
+  severity: "error",
+  needs: ["remote-access"],
+  async run(ctx) {
+    const linked = ctx.links.flatMap((link) => {
+      const remote = ctx.remotes.get(link.targetClusterName);
+      return remote ? [{ link, remote }] : [];
+    });
+    if (linked.length === 0) return { ok: true };
+    const local = await readLinkerdConfig(ctx.local, ctx.linkerdNamespace);
+    const lines = await Promise.all(linked.map(({ link, remote }) => anchorsLine(link, remote, local.trustAnchorsPem, ctx.local.cluster)));
+    const failed = lines.filter((l) => !l.ok);
+    if (failed.length) return { ok: false, message: "Problematic clusters:", details: failed.map((l) => l.line) };
+    return { ok: true, details: lines.map((l) => l.line) };
+  },
+};
+
+async function anchorsLine(link: Link, remote: KubeClient, localPem: string, localName: string): Promise<{ ok: boolean; line: string }> {
+  const c = link.targetClusterName;
+  let remotePem: string;
+  try {
+    remotePem = (await readLinkerdConfig(remote, link.targetClusterLinkerdNamespace)).trustAnchorsPem;
+  } catch (err) {
+    return { ok: false, line: `${c}: ${formatError(err)}` };
+  }
+  switch (compareAnchors(localPem, remotePem)) {
+    case "same":
+      return { ok: true, line: c };
+    case "overlap":
+      return { ok: true, line: `${c}: the bundles differ but share an anchor (a rotation in progress?)` };
+    case "disjoint":
+      return { ok: false, line: `${c}: no trust anchor in common with ${localName}` };
+    case "remote-empty":
+      return { ok: false, line: `${c}: its linkerd-config has no identityTrustAnchorsPEM` };
+    case "local-empty":
+      return { ok: false, line: `${c}: ${localName}'s linkerd-config has no identityTrustAnchorsPEM` };
+  }
+}

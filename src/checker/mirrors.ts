@@ -1,0 +1,108 @@
+// The decisions behind the mirror checks: which local Services are mirrors, which lack
+// endpoints, which belong to no Link, which lag behind their target, and which foreign
+// Services sit on a name a mirror needs. Pure: listed objects in, findings out.
+import * as L from "../model/labels.ts";
+import { isSelectedBy, type Link } from "../model/link.ts";
+import { mirrorName } from "../model/names.ts";
+
+export interface ObjectLike {
+  metadata: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
+}
+
+export interface EndpointsLike extends ObjectLike {
+  subsets?: { addresses?: unknown[]; notReadyAddresses?: unknown[] }[] | null;
+}
+
+/** How many names a finding lists before "and N more". */
+export const LIST_LIMIT = 5;
+
+const key = (o: ObjectLike) => `${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`;
+
+/** `a, b, c and 4 more`: the first few keys, sorted, so the line stays short and stable. */
+export function listFew(keys: readonly string[], limit = LIST_LIMIT): string {
+  const sorted = [...keys].sort();
+  const shown = sorted.slice(0, limit).join(", ");
+  return sorted.length > limit ? `${shown} and ${sorted.length - limit} more` : shown;
+}
+
+/** A Service one of our controllers made for a target Service (not the probe Service, not a federated one). */
+export function isServiceMirror(svc: ObjectLike): boolean {
+  const l = svc.metadata.labels ?? {};
+  return l[L.MIRRORED_SERVICE] === "true" && !!l[L.CLUSTER_NAME] && l[L.MIRRORED_GATEWAY] === undefined;
+}
+
+/** Mirrors routed through the gateway, which need Endpoints (remote-discovery mirrors have none by design). */
+export function needsEndpoints(svc: ObjectLike): boolean {
+  return isServiceMirror(svc) && svc.metadata.labels?.[L.MC_REMOTE_DISCOVERY] === undefined;
+}
+
+/** Mirrors whose Endpoints are missing or have no address at all (ready or not). */
+export function mirrorsWithoutEndpoints(services: readonly ObjectLike[], endpoints: readonly EndpointsLike[]): string[] {
+  const byKey = new Map(endpoints.map((e) => [key(e), e]));
+  return services
+    .filter(needsEndpoints)
+    .filter((svc) => {
+      const ep = byKey.get(key(svc));
+      return !(ep?.subsets ?? []).some((s) => (s.addresses?.length ?? 0) + (s.notReadyAddresses?.length ?? 0) > 0);
+    })
+    .map(key);
+}
+
+/** Mirrors whose cluster-name label names no Link, grouped by that name. */
+export function orphanMirrors(services: readonly ObjectLike[], clusterNames: ReadonlySet<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const svc of services.filter(isServiceMirror)) {
+    const c = svc.metadata.labels?.[L.CLUSTER_NAME] ?? "";
+    if (clusterNames.has(c)) continue;
+    out.set(c, [...(out.get(c) ?? []), key(svc)]);
+  }
+  return out;
+}
+
+/** The target Service a mirror of `cluster` stands for, as `ns/name`; undefined for endpoint mirrors (they follow Endpoints). */
+export function targetOf(svc: ObjectLike, cluster: string): string | undefined {
+  const l = svc.metadata.labels ?? {};
+  if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
+  const own = svc.metadata.name ?? "";
+  const suffix = `-${cluster}`;
+  const name = l[L.MC_REMOTE_SERVICE] ?? (own.endsWith(suffix) ? own.slice(0, -suffix.length) : own);
+  return `${svc.metadata.namespace ?? ""}/${name}`;
+}
+
+export interface SyncFinding {
+  mirror: string;
+  problem: "target-gone" | "stale";
+}
+
+/** Mirrors of `cluster` whose target is gone or whose remote-resource-version differs from the target's resourceVersion. */
+export function outOfSync(mirrors: readonly ObjectLike[], cluster: string, targets: readonly ObjectLike[]): SyncFinding[] {
+  const rv = new Map(targets.map((t) => [key(t), t.metadata.resourceVersion ?? ""]));
+  const out: SyncFinding[] = [];
+  for (const m of mirrors) {
+    if (!isServiceMirror(m) || m.metadata.labels?.[L.CLUSTER_NAME] !== cluster) continue;
+    const target = targetOf(m, cluster);
+    if (target === undefined) continue;
+    const remote = rv.get(target);
+    if (remote === undefined) out.push({ mirror: key(m), problem: "target-gone" });
+    else if (m.metadata.annotations?.[L.REMOTE_RESOURCE_VERSION] !== remote) out.push({ mirror: key(m), problem: "stale" });
+  }
+  return out;
+}
+
+/** Exported target Services whose mirror name is taken by a local Service that is not our mirror of them. */
+export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[]): string[] {
+  const c = link.targetClusterName;
+  const byKey = new Map(local.map((s) => [key(s), s]));
+  const out: string[] = [];
+  for (const t of targets) {
+    const labels = t.metadata.labels;
+    if (!isSelectedBy(link.selector, labels) && !isSelectedBy(link.remoteDiscoverySelector, labels)) continue;
+    const name = `${t.metadata.namespace ?? ""}/${mirrorName(t.metadata.name ?? "", c)}`;
+    const found = byKey.get(name);
+    if (!found) continue;
+    const l = found.metadata.labels ?? {};
+    if (l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === c) continue;
+    out.push(name);
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { blockedMirrorNames, listFew, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
+import * as L from "../../src/model/labels.ts";
+import { endpoints, link, mirror, service } from "./fixtures.ts";
+
+const ready = [{ addresses: [{ ip: "192.0.2.10" }] }];
+
+describe("mirror endpoints", () => {
+  test("mirrors with ready or not-ready addresses have endpoints; missing or empty ones are listed", () => {
+    const services = [mirror("default", "a", "east"), mirror("default", "b", "east"), mirror("default", "c", "east"), mirror("default", "d", "east")];
+    const eps = [endpoints("default", "a-east", ready), endpoints("default", "b-east", [{ notReadyAddresses: [{ ip: "x" }] }]), endpoints("default", "c-east", null)];
+    expect(mirrorsWithoutEndpoints(services, eps)).toEqual(["default/c-east", "default/d-east"]);
+  });
+
+  test("remote-discovery mirrors, probe Services and foreign Services are not expected to have endpoints", () => {
+    const services = [
+      mirror("default", "rd", "east", { labels: { [L.MC_REMOTE_DISCOVERY]: "east" } }),
+      service("linkerd-multicluster", "probe-gateway-east", { labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: "east" } }),
+      service("default", "plain"),
+    ];
+    expect(mirrorsWithoutEndpoints(services, [])).toEqual([]);
+  });
+});
+
+describe("orphan mirrors", () => {
+  test("mirrors whose cluster has no Link are grouped by that cluster", () => {
+    const services = [mirror("default", "a", "east"), mirror("default", "a", "gone"), mirror("other", "b", "gone")];
+    expect(orphanMirrors(services, new Set(["east"]))).toEqual(new Map([["gone", ["default/a-gone", "other/b-gone"]]]));
+  });
+});
+
+describe("mirror sync", () => {
+  test("a mirror whose annotation differs from the target's resourceVersion is stale; a missing target is gone", () => {
+    const mirrors = [mirror("default", "a", "east", { rv: "5" }), mirror("default", "b", "east", { rv: "5" }), mirror("default", "c", "east"), mirror("default", "x", "north")];
+    const targets = [service("default", "a", { rv: "5" }), service("default", "b", { rv: "6" })];
+    expect(outOfSync(mirrors, "east", targets)).toEqual([
+      { mirror: "default/b-east", problem: "stale" },
+      { mirror: "default/c-east", problem: "target-gone" },
+    ]);
+  });
+
+  test("remote-discovery mirrors find their target by label; endpoint mirrors are not compared", () => {
+    const mirrors = [
+      { ...mirror("default", "renamed", "east", { rv: "7", labels: { [L.MC_REMOTE_SERVICE]: "web" } }) },
+      mirror("default", "pod-0", "east", { rv: "99", labels: { [L.HEADLESS_MIRROR_SVC_NAME]: "db-east" } }),
+    ];
+    expect(outOfSync(mirrors, "east", [service("default", "web", { rv: "7" })])).toEqual([]);
+  });
+});
+
+describe("foreign services on mirror names", () => {
+  test("an exported target whose mirror name is held by a Service that is not its mirror is listed", () => {
+    const exported = { [L.EXPORTED]: "true" };
+    const targets = [service("default", "a", { labels: exported }), service("default", "b", { labels: exported }), service("default", "c", { labels: exported }), service("default", "d")];
+    const local = [
+      mirror("default", "a", "east"), // our mirror: fine
+      service("default", "b-east"), // a foreign Service
+      service("default", "c-east", { labels: { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: "north" } }), // another link's
+      service("default", "d-east"), // d is not exported: no conflict
+    ];
+    expect(blockedMirrorNames(link(), targets, local)).toEqual(["default/b-east", "default/c-east"]);
+  });
+});
+
+describe("listFew", () => {
+  test("lists at most five, sorted, and counts the rest", () => {
+    expect(listFew(["c", "a", "b"])).toBe("a, b, c");
+    expect(listFew(["g", "f", "e", "d", "c", "b", "a"])).toBe("a, b, c, d, e and 2 more");
+  });
+});

@@ -1,0 +1,59 @@
+// The remote access check against a fake target API that denies what the controller needs
+// (the sandbox allows every SelfSubjectAccessReview), and one that is not there at all.
+import { afterAll, describe, expect, test } from "bun:test";
+import { remoteAccess } from "../../src/checker/checks/remote.ts";
+import { createCheckContext } from "../../src/checker/context.ts";
+import { runChecks } from "../../src/checker/runner.ts";
+import { connectKubeconfigText, type KubeClient } from "../../src/kube/index.ts";
+import { link } from "./fixtures.ts";
+
+const reviews: string[] = [];
+const denying = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(req) {
+    const url = new URL(req.url);
+    if (url.pathname === "/version") return Response.json({ major: "1", minor: "32" });
+    if (url.pathname.endsWith("/selfsubjectaccessreviews")) {
+      const body = (await req.json()) as { spec: { resourceAttributes: { verb: string } } };
+      const verb = body.spec.resourceAttributes.verb;
+      reviews.push(verb);
+      return Response.json({ ...body, status: { allowed: verb === "get", reason: verb === "get" ? "" : "no RBAC rule" } }, { status: 201 });
+    }
+    return new Response("{}", { status: 404 });
+  },
+});
+afterAll(() => denying.stop(true));
+
+const kubeconfigFor = (server: string) => `apiVersion: v1
+kind: Config
+clusters: [{ name: t, cluster: { server: "${server}", insecure-skip-tls-verify: true } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: t, context: { cluster: t, user: u } }]
+current-context: t
+`;
+
+async function run(remote: () => Promise<KubeClient>) {
+  const ctx = createCheckContext({ local: undefined as unknown as KubeClient, linkerdNamespace: "linkerd", connectRemote: remote });
+  ctx.links = [link()];
+  return { report: await runChecks([remoteAccess], ctx), ctx };
+}
+
+describe("remote cluster access credentials", () => {
+  test("credentials that may not list and watch services fail, naming the verbs denied", async () => {
+    const { report, ctx } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
+    expect(reviews.sort()).toEqual(["get", "list", "watch"]);
+    expect(report.results[0]).toMatchObject({
+      status: "error",
+      details: ["east: the credentials may not list (no RBAC rule), watch (no RBAC rule) services (apply mc install or mc allow on the target, then mc link again)"],
+    });
+    expect(ctx.remotes.size).toBe(0);
+  });
+
+  test("an unreachable target API fails with the one-line connection error", async () => {
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor("http://127.0.0.1:9"), "test", { name: "east", timeoutMs: 2000 }));
+    expect(report.results[0]!.status).toBe("error");
+    expect(report.results[0]!.details[0]).toStartWith("east: ");
+    expect(report.results[0]!.details[0]).not.toContain("\n");
+  });
+});

@@ -1,0 +1,210 @@
+// A healthy multicluster setup on sandboxes, the way a user builds one: fake Linkerd on every
+// cluster, `mc install` applied to targets and source, `mc link` (run against each target)
+// applied to the source `west`, and each link's controller running in this process as
+// `mc serve <cluster> --probe-direct` runs it (src/mirror/serve.ts: leader election on its
+// Lease, then the mirror controller), its real prober probing a loopback fake gateway. Targets
+// are TLS sandboxes so the service-account token `mc link` puts in the credentials
+// authenticates. Every wait ends on an event.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import { parseManifests } from "../../src/manifests/output.ts";
+import type { Manifest } from "../../src/manifests/meta.ts";
+import * as L from "../../src/model/labels.ts";
+import { linkResource } from "../../src/model/link.ts";
+import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import type { MirrorController } from "../../src/mirror/controller.ts";
+import { serve, type Serving } from "../../src/mirror/serve.ts";
+import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import { proberFactory } from "../../src/prober/index.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { runMc } from "../cmd/run-mc.ts";
+import { applyObjects } from "./apply.ts";
+import { fakeLinkerd } from "./linkerd.ts";
+
+export const NS = DEFAULT_NAMESPACE;
+/** Probe period and threshold written into each Link: a dead gateway shows within ~100 ms. */
+export const PROBE_PERIOD = "50ms";
+
+/** A loopback gateway answering the probe path with 200 until killed. */
+export interface FakeGateway {
+  port: number;
+  kill(): Promise<void>;
+}
+
+export function startFakeGateway(): FakeGateway {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(new URL(req.url).pathname === "/ready" ? "ok\n" : "", { status: new URL(req.url).pathname === "/ready" ? 200 : 404 }) });
+  return { port: server.port!, kill: () => server.stop(true) };
+}
+
+/** One link's controller, as `mc serve <cluster>` runs it (src/mirror/serve.ts). */
+export interface RunningController {
+  cluster: string;
+  serving: Serving;
+  /** Stops probing and mirroring and releases the Lease (what a Deployment's pod does on exit). */
+  stop(): Promise<void>;
+}
+
+export interface Target {
+  name: string;
+  sandbox: Sandbox;
+  client: KubeClient;
+  kubeconfigPath: string;
+  gateway: FakeGateway;
+}
+
+export interface Setup {
+  west: Sandbox;
+  /** `listing(west)` before `mc install` was applied to it. */
+  baseline: string[];
+  westClient: KubeClient;
+  westKubeconfig: string;
+  targets: Map<string, Target>;
+  controllers: Map<string, RunningController>;
+  /** Starts (again) the controller of a link and waits until it leads, synced, probed once. */
+  startController(cluster: string): Promise<RunningController>;
+  stop(): Promise<void>;
+}
+
+const dir = () => mkdtempSync(join(tmpdir(), "mc-setup-"));
+
+async function sandbox(name: string, tls: boolean, path: string): Promise<{ sandbox: Sandbox; client: KubeClient }> {
+  const sb = await startSandbox({ name, tls, kubeconfigPath: path });
+  return { sandbox: sb, client: await connect({ kubeconfig: path, name }) };
+}
+
+async function mcOut(args: string[]): Promise<Manifest[]> {
+  const r = await runMc(args);
+  if (r.code !== 0) throw new Error(`mc ${args.join(" ")} failed: ${r.stderr}`);
+  return parseManifests(r.stdout);
+}
+
+/** An exported Service in a target with one ready endpoint (targets have no endpoints controller). */
+export function exportService(target: Target, namespace: string, name: string, labels: Record<string, string> = { [L.EXPORTED]: "true" }): void {
+  applyObjects(target.sandbox, [
+    { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80 }] } },
+    { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }] },
+  ]);
+}
+
+export async function multiclusterSetup(o: { targets?: string[]; exports?: Record<string, string[]> } = {}): Promise<Setup> {
+  const root = dir();
+  const westKubeconfig = join(root, "west.kubeconfig");
+  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig);
+  fakeLinkerd(west);
+  const baseline = listing(west);
+  applyObjects(west, await mcOut(["--kubeconfig", westKubeconfig, "install"]));
+  const targets = new Map<string, Target>();
+  for (const name of o.targets ?? ["east"]) {
+    const kubeconfigPath = join(root, `${name}.kubeconfig`);
+    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath);
+    fakeLinkerd(sb);
+    applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
+    const gateway = startFakeGateway();
+    const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
+    targets.set(name, target);
+    for (const svc of o.exports?.[name] ?? ["web"]) exportService(target, "default", svc);
+    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", "127.0.0.1"]);
+    for (const obj of bundle) {
+      if (obj.kind !== "Link") continue;
+      const spec = obj.spec as { probeSpec: Record<string, string> };
+      spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: PROBE_PERIOD, failureThreshold: "1", timeout: "1s" };
+    }
+    applyObjects(west, bundle);
+  }
+  const controllers = new Map<string, RunningController>();
+  const startController = async (cluster: string) => {
+    await controllers.get(cluster)?.stop();
+    const running = await runController(westClient, cluster);
+    controllers.set(cluster, running);
+    return running;
+  };
+  for (const name of targets.keys()) await startController(name);
+  return {
+    west,
+    baseline,
+    westClient,
+    westKubeconfig,
+    targets,
+    controllers,
+    startController,
+    async stop() {
+      for (const c of controllers.values()) await c.stop();
+      for (const t of targets.values()) {
+        await t.gateway.kill();
+        await t.sandbox.stop();
+      }
+      await west.stop();
+    },
+  };
+}
+
+async function runController(west: KubeClient, cluster: string): Promise<RunningController> {
+  const serving = await serve({
+    local: west,
+    namespace: NS,
+    linkName: cluster,
+    adminAddr: "127.0.0.1:0",
+    identity: `test-${cluster}`,
+    controller: { probeDirect: true, proberFactory: proberFactory() },
+  });
+  const running = { cluster, serving, stop: () => serving.stop() };
+  try {
+    const controller = await within(
+      new Promise<MirrorController>((resolve) => {
+        const watch = (s: LinkSupervisor | undefined) => {
+          if (s?.controller) return resolve(s.controller);
+          s?.onController((c) => c && resolve(c));
+        };
+        if (serving.leading) watch(serving.supervisor);
+        serving.onLeading((leading) => leading && watch(serving.supervisor));
+      }),
+      `controller of ${cluster} to lead and start`,
+    );
+    await within(controller.synced, `controller of ${cluster} to sync`);
+    await controller.drain();
+    const probed = (l: KubeObject | undefined) => !!(l as { status?: { gateway?: { lastProbeTime?: string } } } | undefined)?.status?.gateway?.lastProbeTime;
+    if (controller.link.probe) await waitFor(west, linkResource, NS, cluster, probed, `first probe of ${cluster}`);
+  } catch (err) {
+    await serving.stop();
+    throw err;
+  }
+  return running;
+}
+
+/** Resolves once the object satisfies `pred` (now, or at a later watch event). */
+export async function waitFor(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string, pred: (o: KubeObject | undefined) => boolean, what: string): Promise<void> {
+  const current = await client.get<KubeObject>(res, namespace, name).catch(() => undefined);
+  if (pred(current)) return;
+  const list = await client.list<KubeObject>(res, { namespace, fieldSelector: `metadata.name=${name}` });
+  if (pred(list.items[0])) return;
+  const stream = await client.watch<KubeObject>(res, { namespace, fieldSelector: `metadata.name=${name}`, resourceVersion: list.resourceVersion });
+  const done = (async () => {
+    for await (const e of stream.events) {
+      if (pred(e.type === "DELETED" ? undefined : e.object)) return;
+    }
+    throw new Error(`watch ended before ${what}`);
+  })();
+  try {
+    await within(done, what);
+  } finally {
+    stream.cancel();
+  }
+}
+
+export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
+/** Every object in a sandbox, as `group/Kind ns/name`, sorted (a kind served at several versions once). */
+export function listing(sb: Sandbox): string[] {
+  const lines = sb.api.registry
+    .all()
+    .flatMap((type) => sb.store.list(type).map((o) => `${type.group ? `${type.group}/` : ""}${type.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`));
+  return [...new Set(lines)].sort();
+}
