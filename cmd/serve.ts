@@ -1,6 +1,7 @@
 // mc serve: the service mirror controller for one Link, until SIGINT/SIGTERM. Linkerd's
 // `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
-// `--identity`, `--probe-direct` and `--admin-addr` (`127.0.0.1:0` picks a free port).
+// `--identity`, `--probe-direct`, `--status-interval` and `--admin-addr` (`127.0.0.1:0` picks a
+// free port).
 import { defineCommand } from "citty";
 import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
@@ -11,7 +12,6 @@ import { serve } from "../src/mirror/serve.ts";
 import { DurationError, parseDuration } from "../src/model/duration.ts";
 import { DEFAULT_NAMESPACE, isDns1123Label } from "../src/model/names.ts";
 import { namespace, oneOf, wholeNumber } from "../src/model/values.ts";
-import { createProber } from "../src/prober/index.ts";
 import { parseFlags } from "./flags.ts";
 import { globals } from "./globals.ts";
 
@@ -49,6 +49,7 @@ const Flags = v.object({
   logFormat: oneOf(["plain", "json"] as const),
   eventRequeueLimit: wholeNumber(0, "retries"),
   endpointRefreshPeriod: duration,
+  statusInterval: duration,
 });
 
 export default defineCommand({
@@ -67,6 +68,7 @@ export default defineCommand({
     identity: { type: "string", description: "Identity in the Lease (default: $HOSTNAME)" },
     "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)" },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
+    "status-interval": { type: "string", default: "10s", description: "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)" },
   },
   async run({ args }) {
     const link = args.link ?? "";
@@ -79,6 +81,7 @@ export default defineCommand({
       logFormat: args["log-format"],
       eventRequeueLimit: args["event-requeue-limit"],
       endpointRefreshPeriod: args["endpoint-refresh-period"],
+      statusInterval: args["status-interval"],
     });
     const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;
     log.setLogLevel(globals.verbose ? "debug" : level);
@@ -96,6 +99,7 @@ export default defineCommand({
       adminAddr: f.adminAddr,
       leaderElect: args["leader-elect"],
       identity: args.identity || undefined,
+      statusIntervalMs: f.statusInterval,
       controller: {
         requeueLimit: f.eventRequeueLimit,
         refreshPeriodMs: f.endpointRefreshPeriod,
@@ -103,7 +107,6 @@ export default defineCommand({
         enableNamespaceCreation: args["enable-namespace-creation"],
         probeService: args["probe-service"] || undefined,
         probeDirect: args["probe-direct"],
-        proberFactory: createProber,
       },
       log: out,
     });

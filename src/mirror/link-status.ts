@@ -1,10 +1,13 @@
 // Writes the Link's status through the status subresource (JSON merge patches, one field each):
 // `mirrorServices` when the list of failures changed, `gateway` for the prober. Never a write
-// for a successful mirror; a Link that is gone is nothing to report on.
+// for a successful mirror; a Link that is gone is nothing to report on. `gateway` is sent whole,
+// with absent fields as null (gatewayStatusPatch): a merge patch would otherwise keep them, and a
+// latency that ran out of the window would stick.
 import { isNotFound, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { linkResource, type GatewayStatus } from "../model/link.ts";
+import { gatewayStatusPatch } from "../prober/index.ts";
 import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "./status.ts";
 
 export class LinkStatusWriter {
@@ -31,8 +34,9 @@ export class LinkStatusWriter {
     if (total > next.length) this.o.log.info(`Link status lists ${next.length} of ${total} services that failed to mirror`);
   }
 
+  /** Makes `status.gateway` equal `gateway`: fields it lacks are removed. */
   async writeGateway(gateway: GatewayStatus): Promise<void> {
-    await this.patch({ gateway });
+    await this.patch({ gateway: gatewayStatusPatch(gateway) });
   }
 
   private async patch(status: Record<string, unknown>): Promise<boolean> {

@@ -1,12 +1,15 @@
 // `mc serve` as a library: the admin server (up at once), leader election on the Lease
 // `service-mirror-write-<link>` (optional), and — while leading — the LinkSupervisor that runs
 // the mirror controller. Losing the lease stops mirroring (mirrors stay) and campaigning goes
-// on; stop() releases the lease so a standby takes over at once.
+// on; stop() releases the lease so a standby takes over at once. A replica that leads again
+// starts its new supervisor only once the old one has stopped: the old prober's stop() removes
+// the cluster's gateway series, which would otherwise wipe the new prober's.
 import { startAdmin, type AdminServer } from "../admin.ts";
 import { LeaderElector, type KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { leaseName } from "../model/names.ts";
+import { proberFactory } from "../prober/index.ts";
 import { LinkSupervisor, type ConnectRemote, type ControllerSettings } from "./supervisor.ts";
 
 export interface ServeOptions {
@@ -21,6 +24,12 @@ export interface ServeOptions {
   /** `--identity`; default $HOSTNAME. */
   identity?: string;
   lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /**
+   * `--status-interval`: the fastest a steady status.gateway is rewritten (default 10 s), bound
+   * into the production prober. Not together with `controller.proberFactory`, which binds its own.
+   */
+  statusIntervalMs?: number;
+  /** Default: the production prober (`proberFactory({ statusIntervalMs })`). */
   controller?: ControllerSettings;
   connect?: ConnectRemote;
   metrics?: Metrics;
@@ -54,11 +63,17 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   let leading = false;
   const listeners = new Set<(leading: boolean) => void>();
   const rounds = new Set<() => void>();
+  const controller = controllerSettings(o);
 
   const lead = () => {
     leading = true;
-    supervisor = new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName: o.linkName, metrics, controller: o.controller, connect: o.connect, log });
-    supervisor.start();
+    const s = new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName: o.linkName, metrics, controller, connect: o.connect, log });
+    supervisor = s;
+    // After the previous supervisor (if any) has stopped, and only if we still lead with this one.
+    const start = () => {
+      if (supervisor === s) s.start();
+    };
+    void stopping.then(start, start);
     for (const l of listeners) l(true);
   };
   const stepDown = () => {
@@ -128,4 +143,12 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       await admin.stop();
     },
   };
+}
+
+/** The controller settings with the prober bound: the caller's factory, or the production one at `statusIntervalMs`. */
+function controllerSettings(o: ServeOptions): ControllerSettings {
+  if (o.controller?.proberFactory && o.statusIntervalMs !== undefined) {
+    throw new Error("serve: statusIntervalMs is bound by controller.proberFactory; pass one or the other");
+  }
+  return { ...o.controller, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: o.statusIntervalMs }) };
 }

@@ -30,12 +30,41 @@ export const PROBE_PERIOD = "50ms";
 /** A loopback gateway answering the probe path with 200 until killed. */
 export interface FakeGateway {
   port: number;
+  /** Added before every answer, in ms (a known probe latency). */
+  delayMs: number;
+  /** Closes the listener and every connection: probes get "connection refused". */
   kill(): Promise<void>;
+  /** Listens again on the same port (after kill). */
+  restart(): void;
 }
 
-export function startFakeGateway(): FakeGateway {
-  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(new URL(req.url).pathname === "/ready" ? "ok\n" : "", { status: new URL(req.url).pathname === "/ready" ? 200 : 404 }) });
-  return { port: server.port!, kill: () => server.stop(true) };
+export function startFakeGateway(o: { delayMs?: number } = {}): FakeGateway {
+  const listen = (port: number) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch: async (req) => {
+        if (gateway.delayMs > 0) await Bun.sleep(gateway.delayMs);
+        const ready = new URL(req.url).pathname === "/ready";
+        return new Response(ready ? "ok\n" : "", { status: ready ? 200 : 404 });
+      },
+    });
+  let server: ReturnType<typeof Bun.serve> | undefined;
+  const gateway: FakeGateway = {
+    port: 0,
+    delayMs: o.delayMs ?? 0,
+    async kill() {
+      const s = server;
+      server = undefined;
+      await s?.stop(true);
+    },
+    restart() {
+      server ??= listen(gateway.port);
+    },
+  };
+  server = listen(0);
+  gateway.port = server.port!;
+  return gateway;
 }
 
 /** One link's controller, as `mc serve <cluster>` runs it (src/mirror/serve.ts). */
@@ -88,7 +117,16 @@ export function exportService(target: Target, namespace: string, name: string, l
   ]);
 }
 
-export async function multiclusterSetup(o: { targets?: string[]; exports?: Record<string, string[]> } = {}): Promise<Setup> {
+export interface SetupOptions {
+  targets?: string[];
+  exports?: Record<string, string[]>;
+  /** Written into each Link's probeSpec; default period PROBE_PERIOD, failureThreshold 1, timeout 1s. */
+  probe?: { period?: string; failureThreshold?: string; timeout?: string };
+  /** Each fake gateway's answer delay (FakeGateway.delayMs). */
+  gatewayDelayMs?: number;
+}
+
+export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   const root = dir();
   const westKubeconfig = join(root, "west.kubeconfig");
   const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig);
@@ -101,7 +139,7 @@ export async function multiclusterSetup(o: { targets?: string[]; exports?: Recor
     const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath);
     fakeLinkerd(sb);
     applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
-    const gateway = startFakeGateway();
+    const gateway = startFakeGateway({ delayMs: o.gatewayDelayMs });
     const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
     targets.set(name, target);
     for (const svc of o.exports?.[name] ?? ["web"]) exportService(target, "default", svc);
@@ -109,7 +147,7 @@ export async function multiclusterSetup(o: { targets?: string[]; exports?: Recor
     for (const obj of bundle) {
       if (obj.kind !== "Link") continue;
       const spec = obj.spec as { probeSpec: Record<string, string> };
-      spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: PROBE_PERIOD, failureThreshold: "1", timeout: "1s" };
+      spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: PROBE_PERIOD, failureThreshold: "1", timeout: "1s", ...o.probe };
     }
     applyObjects(west, bundle);
   }
@@ -173,8 +211,16 @@ async function runController(west: KubeClient, cluster: string): Promise<Running
   return running;
 }
 
-/** Resolves once the object satisfies `pred` (now, or at a later watch event). */
-export async function waitFor(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string, pred: (o: KubeObject | undefined) => boolean, what: string): Promise<void> {
+/** Resolves once the object satisfies `pred` (now, or at a later watch event); fails after `ms` (default 5 s). */
+export async function waitFor(
+  client: KubeClient,
+  res: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  pred: (o: KubeObject | undefined) => boolean,
+  what: string,
+  ms?: number,
+): Promise<void> {
   const current = await client.get<KubeObject>(res, namespace, name).catch(() => undefined);
   if (pred(current)) return;
   const list = await client.list<KubeObject>(res, { namespace, fieldSelector: `metadata.name=${name}` });
@@ -187,7 +233,7 @@ export async function waitFor(client: KubeClient, res: ResourceType, namespace: 
     throw new Error(`watch ended before ${what}`);
   })();
   try {
-    await within(done, what);
+    await within(done, what, ms);
   } finally {
     stream.cancel();
   }
