@@ -1,48 +1,37 @@
-// mc demo: two in-memory clusters, east and west, ready for kubectl. (The full link-and-mirror
-// walk-through arrives with the controller; until then this shows the sandboxes working.)
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// mc demo: install, link, mirror and gateway health on two in-memory clusters (east, west).
 import { defineCommand } from "citty";
-import { logger } from "../src/log.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { join } from "node:path";
+import { runDemo } from "../src/demo/walkthrough.ts";
+import { logger, setLogLevel } from "../src/log.ts";
+import { globals } from "./globals.ts";
 
 export default defineCommand({
-  meta: { name: "demo", description: "Run two in-memory clusters (east, west) and show how to drive them" },
+  meta: { name: "demo", description: "Link two in-memory clusters and watch services mirror, with live gateway health" },
   args: {
-    hold: { type: "boolean", description: "Keep serving until Ctrl-C (default: only when run in a terminal)" },
+    hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C (default: only in a terminal)" },
   },
   async run({ args }) {
-    const log = logger("demo");
-    const dir = await mkdtemp(join(tmpdir(), "mc-demo-"));
-    const east = await startSandbox({ name: "east", kubeconfigPath: join(dir, "east.kubeconfig") });
-    const west = await startSandbox({ name: "west", kubeconfigPath: join(dir, "west.kubeconfig") });
-    const svc = east.api.registry.find("", "v1", "services")!;
-    east.api.create(svc, "default", {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: "web", labels: { "mirror.linkerd.io/exported": "true" } },
-      spec: { ports: [{ name: "http", port: 80 }] },
-    }, { fieldManager: "mc-demo" });
-    log.info(`sandbox east ready at ${east.url}`);
-    log.info(`sandbox west ready at ${west.url}`);
-    process.stdout.write(
-      [
-        "Two sandbox clusters are running:",
-        `  kubectl --kubeconfig ${east.kubeconfigPath} get services -A`,
-        `  kubectl --kubeconfig ${west.kubeconfigPath} get namespaces`,
-        "east exports default/web (label mirror.linkerd.io/exported=true).",
-        "",
-      ].join("\n"),
-    );
+    // The walk-through is the output; the controller's own logs only with --verbose.
+    if (!globals.verbose) setLogLevel("warn");
+    const say = (line: string) => process.stdout.write(`${line}\n`);
+    say("mc demo: two in-memory clusters, east (target) and west (source)");
+    const demo = await runDemo(say);
     const hold = args.hold ?? process.stdin.isTTY === true;
     if (hold) {
-      log.info("serving until Ctrl-C");
+      say("");
+      say("Everything keeps running; try:");
+      say(`  kubectl --kubeconfig ${join(demo.dir, "west.kubeconfig")} get services,endpoints -n default`);
+      say(`  kubectl --kubeconfig ${join(demo.dir, "west.kubeconfig")} get links -n linkerd-multicluster`);
+      say(`  mc --kubeconfig ${join(demo.dir, "west.kubeconfig")} gateways`);
+      say(`  mc --kubeconfig ${join(demo.dir, "west.kubeconfig")} check`);
+      say(`  kubectl --kubeconfig ${join(demo.dir, "east.kubeconfig")} label service web -n default mirror.linkerd.io/exported-`);
+      say("Ctrl-C stops it.");
       await new Promise<void>((resolve) => {
         process.once("SIGINT", () => resolve());
         process.once("SIGTERM", () => resolve());
       });
     }
-    await Promise.all([east.stop(), west.stop()]);
+    logger("demo").debug("stopping");
+    await demo.stop();
   },
 });

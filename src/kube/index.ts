@@ -36,3 +36,4 @@ export type { Kubeconfig, SelectedContext } from "./kubeconfig.ts";
 export { resources } from "./resources.ts";
 export { objectKey, splitKey } from "./types.ts";
 export type { KubeList, KubeObject, ObjectMeta, ResourceType, WatchEvent, WatchEventType } from "./types.ts";
+export { getIfExists, waitForObject, WaitTimeout } from "./wait.ts";
