@@ -8,7 +8,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import { connect, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import * as L from "../../src/model/labels.ts";
@@ -221,22 +221,7 @@ export async function waitFor(
   what: string,
   ms?: number,
 ): Promise<void> {
-  const current = await client.get<KubeObject>(res, namespace, name).catch(() => undefined);
-  if (pred(current)) return;
-  const list = await client.list<KubeObject>(res, { namespace, fieldSelector: `metadata.name=${name}` });
-  if (pred(list.items[0])) return;
-  const stream = await client.watch<KubeObject>(res, { namespace, fieldSelector: `metadata.name=${name}`, resourceVersion: list.resourceVersion });
-  const done = (async () => {
-    for await (const e of stream.events) {
-      if (pred(e.type === "DELETED" ? undefined : e.object)) return;
-    }
-    throw new Error(`watch ended before ${what}`);
-  })();
-  try {
-    await within(done, what, ms);
-  } finally {
-    stream.cancel();
-  }
+  await waitForObject(client, res, namespace, name, pred, { what, timeoutMs: ms ?? 5000 });
 }
 
 export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
