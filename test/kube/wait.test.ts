@@ -21,7 +21,7 @@ describe("waitForObject", () => {
     const created = waitForObject(client, resources.configMap, "default", "c", (o) => (o as { data?: { v?: string } } | undefined)?.data?.v === "2", { what: "v=2", timeoutMs: 5000 });
     await client.create(resources.configMap, cm);
     await client.patch(resources.configMap, "default", "c", { data: { v: "2" } });
-    expect(((await created) as { data: { v: string } }).data.v).toBe("2");
+    expect(((await created) as unknown as { data: { v: string } }).data.v).toBe("2");
     const gone = waitForObject(client, resources.configMap, "default", "c", (o) => o === undefined, { what: "deletion", timeoutMs: 5000 });
     await client.delete(resources.configMap, "default", "c");
     expect(await gone).toBeUndefined();
