@@ -78,7 +78,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     const { cmd, parents, args: own } = await findCommand(args);
     if (own.includes("--help") || own.includes("-h") || (cmd === (main as unknown) && own.length === 0)) {
-      process.stderr.write(`${await renderUsage(cmd, parents.at(-1))}\n`);
+      const usage = await renderUsage(cmd, parents.at(-1));
+      // citty colours usage even when piped: keep colour for terminals only.
+      const plain = process.env.NO_COLOR !== undefined || !process.stderr.isTTY;
+      process.stderr.write(`${plain ? usage.replace(/\u001b\[[0-9;]*m/g, "") : usage}\n`);
       return 0;
     }
     await rejectUnknownFlags(cmd, own);
