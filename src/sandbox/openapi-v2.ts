@@ -46,23 +46,8 @@
 import { createHash } from "node:crypto";
 import type { Field, Root, Type } from "protobufjs";
 import gnosticSource from "../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
-import jsonTagsSource from "../../k8s/proto/json-tags.json" with { type: "text" };
-import appsV1 from "../../k8s/proto/k8s.io/api/apps/v1/generated.proto" with { type: "text" };
-import authenticationV1 from "../../k8s/proto/k8s.io/api/authentication/v1/generated.proto" with { type: "text" };
-import authorizationV1 from "../../k8s/proto/k8s.io/api/authorization/v1/generated.proto" with { type: "text" };
-import batchV1 from "../../k8s/proto/k8s.io/api/batch/v1/generated.proto" with { type: "text" };
-import coordinationV1 from "../../k8s/proto/k8s.io/api/coordination/v1/generated.proto" with { type: "text" };
-import coreV1 from "../../k8s/proto/k8s.io/api/core/v1/generated.proto" with { type: "text" };
-import discoveryV1 from "../../k8s/proto/k8s.io/api/discovery/v1/generated.proto" with { type: "text" };
-import networkingV1 from "../../k8s/proto/k8s.io/api/networking/v1/generated.proto" with { type: "text" };
-import policyV1 from "../../k8s/proto/k8s.io/api/policy/v1/generated.proto" with { type: "text" };
-import rbacV1 from "../../k8s/proto/k8s.io/api/rbac/v1/generated.proto" with { type: "text" };
-import schedulingV1 from "../../k8s/proto/k8s.io/api/scheduling/v1/generated.proto" with { type: "text" };
-import resource from "../../k8s/proto/k8s.io/apimachinery/pkg/api/resource/generated.proto" with { type: "text" };
-import metaV1 from "../../k8s/proto/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with { type: "text" };
-import runtime from "../../k8s/proto/k8s.io/apimachinery/pkg/runtime/generated.proto" with { type: "text" };
-import intstr from "../../k8s/proto/k8s.io/apimachinery/pkg/util/intstr/generated.proto" with { type: "text" };
 import { SERVER_VERSION } from "./discovery.ts";
+import { kubeProtos, PROTO_PACKAGES } from "./proto-schema.ts";
 import type { Registry } from "./resources.ts";
 import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "./types.ts";
 
@@ -77,21 +62,6 @@ const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
 const STRING: Schema = { type: "string" };
 const TYPE_META: Readonly<Record<string, Schema>> = { apiVersion: STRING, kind: STRING };
 
-/** The proto package of each built-in group version (those k8s/proto/generate.ts kept). */
-const PACKAGES: Readonly<Record<string, string>> = {
-  v1: "k8s.io.api.core.v1",
-  "apps/v1": "k8s.io.api.apps.v1",
-  "batch/v1": "k8s.io.api.batch.v1",
-  "networking.k8s.io/v1": "k8s.io.api.networking.v1",
-  "rbac.authorization.k8s.io/v1": "k8s.io.api.rbac.v1",
-  "authorization.k8s.io/v1": "k8s.io.api.authorization.v1",
-  "authentication.k8s.io/v1": "k8s.io.api.authentication.v1",
-  "coordination.k8s.io/v1": "k8s.io.api.coordination.v1",
-  "policy/v1": "k8s.io.api.policy.v1",
-  "discovery.k8s.io/v1": "k8s.io.api.discovery.v1",
-  "scheduling.k8s.io/v1": "k8s.io.api.scheduling.v1",
-};
-const SOURCES = [metaV1, runtime, intstr, resource, coreV1, appsV1, batchV1, networkingV1, rbacV1, authorizationV1, authenticationV1, coordinationV1, policyV1, discoveryV1, schedulingV1];
 
 /** Messages whose JSON is custom Go code (MarshalJSON): their kube-apiserver v2 schema. */
 const SPECIAL: Readonly<Record<string, Schema>> = {
@@ -109,7 +79,7 @@ const EXTRA_VALUE = /^k8s\.io\.api\.(authentication|authorization)\.v1\.ExtraVal
 
 function definitionPackage(t: ResourceType): string {
   if (t.crd) return `${t.group.split(".").reverse().join(".")}.${t.version}`;
-  const pkg = PACKAGES[apiVersionOf(t)];
+  const pkg = PROTO_PACKAGES[apiVersionOf(t)];
   if (pkg) return `io.k8s.${pkg.slice("k8s.io.".length)}`;
   if (t.group === "apiextensions.k8s.io") return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${t.version}`;
   if (t.group.endsWith(".k8s.io")) return `io.k8s.api.${t.group.split(".")[0]}.${t.version}`;
@@ -135,12 +105,8 @@ let protos: Protos | undefined;
 
 function loadProtos(): Protos {
   if (protos) return protos;
-  // Loaded here, not imported at the top: protobufjs costs ~20 ms to import.
-  const protobuf = require("protobufjs") as typeof import("protobufjs");
-  const root = new protobuf.Root();
-  for (const source of SOURCES) protobuf.parse(source, root, { keepCase: true });
+  const { protobuf, root, tags } = kubeProtos();
   const text = (source: unknown) => (typeof source === "string" ? JSON.parse(source) : source) as unknown;
-  const tags = text(jsonTagsSource) as Record<string, Record<string, string>>;
   const { nested } = text(gnosticSource) as { nested: protobuf.INamespace["nested"] };
   const gnostic = protobuf.Root.fromJSON({ nested }).lookupType("openapi.v2.Document");
   protos = { protobuf, root, tags, gnostic };
@@ -224,7 +190,7 @@ function sortKeys<T>(o: Record<string, T>): Record<string, T> {
 }
 
 function builtinDefinition(p: Protos, t: ResourceType, defs: Record<string, Schema>): Schema {
-  const pkg = PACKAGES[apiVersionOf(t)];
+  const pkg = PROTO_PACKAGES[apiVersionOf(t)];
   const type = pkg ? p.root.lookup(`${pkg}.${t.kind}`) : null;
   if (type instanceof p.protobuf.Type && p.tags[type.fullName.slice(1)]) {
     const properties: Record<string, Schema> = { ...TYPE_META };

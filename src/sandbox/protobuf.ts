@@ -20,23 +20,8 @@
 // protobufjs and the schema are loaded at the first decode (~20 ms to import protobufjs, ~20 ms to
 // parse the .proto files); importing this module costs under 1 ms, a decode after the first ~0.3 ms.
 import type { Field, MapField, Root, Type } from "protobufjs";
+import { kubeProtos, PROTO_PACKAGES } from "./proto-schema.ts";
 import type { Json, JsonObject, KubeObject } from "./types.ts";
-import jsonTagsSource from "../../k8s/proto/json-tags.json" with { type: "text" };
-import appsV1 from "../../k8s/proto/k8s.io/api/apps/v1/generated.proto" with { type: "text" };
-import authenticationV1 from "../../k8s/proto/k8s.io/api/authentication/v1/generated.proto" with { type: "text" };
-import authorizationV1 from "../../k8s/proto/k8s.io/api/authorization/v1/generated.proto" with { type: "text" };
-import batchV1 from "../../k8s/proto/k8s.io/api/batch/v1/generated.proto" with { type: "text" };
-import coordinationV1 from "../../k8s/proto/k8s.io/api/coordination/v1/generated.proto" with { type: "text" };
-import coreV1 from "../../k8s/proto/k8s.io/api/core/v1/generated.proto" with { type: "text" };
-import discoveryV1 from "../../k8s/proto/k8s.io/api/discovery/v1/generated.proto" with { type: "text" };
-import networkingV1 from "../../k8s/proto/k8s.io/api/networking/v1/generated.proto" with { type: "text" };
-import policyV1 from "../../k8s/proto/k8s.io/api/policy/v1/generated.proto" with { type: "text" };
-import rbacV1 from "../../k8s/proto/k8s.io/api/rbac/v1/generated.proto" with { type: "text" };
-import schedulingV1 from "../../k8s/proto/k8s.io/api/scheduling/v1/generated.proto" with { type: "text" };
-import resource from "../../k8s/proto/k8s.io/apimachinery/pkg/api/resource/generated.proto" with { type: "text" };
-import metaV1 from "../../k8s/proto/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with { type: "text" };
-import runtime from "../../k8s/proto/k8s.io/apimachinery/pkg/runtime/generated.proto" with { type: "text" };
-import intstr from "../../k8s/proto/k8s.io/apimachinery/pkg/util/intstr/generated.proto" with { type: "text" };
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 
@@ -53,20 +38,6 @@ export class ProtobufDecodeError extends Error {
   }
 }
 
-/** The proto package of each API group version served here. */
-const PACKAGES: Readonly<Record<string, string>> = {
-  v1: "k8s.io.api.core.v1",
-  "apps/v1": "k8s.io.api.apps.v1",
-  "batch/v1": "k8s.io.api.batch.v1",
-  "networking.k8s.io/v1": "k8s.io.api.networking.v1",
-  "rbac.authorization.k8s.io/v1": "k8s.io.api.rbac.v1",
-  "authorization.k8s.io/v1": "k8s.io.api.authorization.v1",
-  "authentication.k8s.io/v1": "k8s.io.api.authentication.v1",
-  "coordination.k8s.io/v1": "k8s.io.api.coordination.v1",
-  "policy/v1": "k8s.io.api.policy.v1",
-  "discovery.k8s.io/v1": "k8s.io.api.discovery.v1",
-  "scheduling.k8s.io/v1": "k8s.io.api.scheduling.v1",
-};
 
 /** The kinds whose protobuf bodies decode (the roots k8s/proto/generate.ts kept). */
 const KINDS: Readonly<Record<string, readonly string[]>> = {
@@ -141,25 +112,18 @@ interface Schema {
 
 let schema: Schema | undefined;
 
-const SOURCES = [metaV1, runtime, intstr, resource, coreV1, appsV1, batchV1, networkingV1, rbacV1, authorizationV1, authenticationV1, coordinationV1, policyV1, discoveryV1, schedulingV1];
-
 function load(): Schema {
   if (schema) return schema;
-  // Loaded here, not imported at the top: protobufjs costs ~20 ms to import.
-  const protobuf = require("protobufjs") as typeof import("protobufjs");
-  const root = new protobuf.Root();
-  for (const source of SOURCES) protobuf.parse(source, root, { keepCase: true });
-  // Field types resolve as the decoder meets them: resolveAll() would cost ~20 ms more.
-  const tags = (typeof jsonTagsSource === "string" ? JSON.parse(jsonTagsSource) : jsonTagsSource) as Record<string, Record<string, string>>;
+  const { protobuf, root, tags } = kubeProtos();
   const plans = new Map<Type, FieldPlan[]>();
   schema = {
     protobuf,
     root,
     unknown: root.lookupType("k8s.io.apimachinery.pkg.runtime.Unknown"),
     typeFor(apiVersion, kind) {
-      if (!Object.hasOwn(PACKAGES, apiVersion)) return apiVersion === "meta.k8s.io/v1" && kind === "DeleteOptions" ? root.lookupType(`${META_V1}.DeleteOptions`) : undefined;
+      if (!Object.hasOwn(PROTO_PACKAGES, apiVersion)) return apiVersion === "meta.k8s.io/v1" && kind === "DeleteOptions" ? root.lookupType(`${META_V1}.DeleteOptions`) : undefined;
       if (kind === "DeleteOptions") return root.lookupType(`${META_V1}.DeleteOptions`);
-      return KINDS[apiVersion]?.includes(kind) ? root.lookupType(`${PACKAGES[apiVersion]}.${kind}`) : undefined;
+      return KINDS[apiVersion]?.includes(kind) ? root.lookupType(`${PROTO_PACKAGES[apiVersion]}.${kind}`) : undefined;
     },
     plan(type) {
       let plan = plans.get(type);
