@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { Allocator, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
+import { evaluate, SANDBOX_ADMIN, type AccessAttributes, type UserInfo } from "./rbac.ts";
 import { Registry } from "./resources.ts";
 import { Store, type ListFilter } from "./store.ts";
 import { admitCustom, admitBuiltin, type FieldValidation } from "./admission.ts";
@@ -15,6 +16,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** The body comes from server-side apply, whose managedFields are already computed. */
   applied?: boolean;
+  /** Who is asking (default the sandbox admin): SelfSubjectAccessReviews answer for them. */
+  user?: UserInfo;
 }
 
 export interface WriteResult {
@@ -168,7 +171,7 @@ export class Api {
 
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
     this.checkIdentity(type, namespace, body);
-    if (type.kind === "SelfSubjectAccessReview") return { object: this.review(body), warnings: [], created: true };
+    if (type.kind === "SelfSubjectAccessReview") return { object: this.review(body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     this.checkName(type, meta.name);
@@ -324,9 +327,12 @@ export class Api {
     }
   }
 
-  /** SelfSubjectAccessReviews are answered "allowed" until RBAC enforcement exists. */
-  private review(body: KubeObject): KubeObject {
-    return { ...body, metadata: { ...body.metadata, creationTimestamp: null as unknown as string }, status: { allowed: true, reason: "the sandbox does not enforce RBAC" } };
+  /** A SelfSubjectAccessReview answered by RBAC for `user` (rbac.ts); ordinary requests are not checked. */
+  private review(body: KubeObject, user: UserInfo): KubeObject {
+    const rbac = (plural: string) => this.store.scan({ group: "rbac.authorization.k8s.io", plural });
+    const policy = { roles: rbac("roles"), roleBindings: rbac("rolebindings"), clusterRoles: rbac("clusterroles"), clusterRoleBindings: rbac("clusterrolebindings") };
+    const status = evaluate(user, (body.spec ?? {}) as AccessAttributes, policy);
+    return { ...body, metadata: { ...body.metadata, creationTimestamp: null as unknown as string }, status };
   }
 }
 

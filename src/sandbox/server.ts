@@ -8,6 +8,7 @@ import { openapiDocument, openapiIndex } from "./openapi.ts";
 import { serveOpenapiV2 } from "./openapi-v2.ts";
 import { patchTypeFromContentType } from "./patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "./protobuf.ts";
+import { SANDBOX_ADMIN, serviceAccountUser, type UserInfo } from "./rbac.ts";
 import { toTable, wantsTable } from "./table.ts";
 import { ApiError, apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 import type { WatchHub } from "./watch.ts";
@@ -112,13 +113,16 @@ function dryRunOf(q: URLSearchParams): boolean {
   return v.length > 0;
 }
 
-function isAuthorized(ctx: HandlerContext, req: Request): boolean {
-  if (ctx.adminTokens.size === 0 || ctx.certVerified) return true;
+/** Who is asking: the admin (plain http, verified client certificate, admin token) or a service account; undefined = 401. */
+function authenticate(ctx: HandlerContext, req: Request): UserInfo | undefined {
+  if (ctx.adminTokens.size === 0 || ctx.certVerified) return SANDBOX_ADMIN;
   const header = req.headers.get("authorization");
-  if (!header) return false;
+  if (!header) return undefined;
   const m = /^Bearer\s+(.+)$/i.exec(header);
-  if (!m) return false;
-  return ctx.adminTokens.has(m[1]!) || ctx.api.tokens.has(m[1]!);
+  if (!m) return undefined;
+  if (ctx.adminTokens.has(m[1]!)) return SANDBOX_ADMIN;
+  const account = ctx.api.tokens.get(m[1]!);
+  return account === undefined ? undefined : serviceAccountUser(account);
 }
 
 export async function handle(ctx: HandlerContext, req: Request): Promise<Response> {
@@ -126,7 +130,8 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     const url = new URL(req.url);
     const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
-    if (!isAuthorized(ctx, req)) return statusResponse(errors.unauthorized());
+    const user = authenticate(ctx, req);
+    if (!user) return statusResponse(errors.unauthorized());
     if (url.pathname === "/version") return json(SERVER_VERSION);
     const discovery = serveDiscovery(ctx, segments, url, req);
     if (discovery) return discovery;
@@ -136,7 +141,7 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     }
     const r = route(ctx.api, segments);
     if (!r) return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
-    return await serveResource(ctx, req, url, r);
+    return await serveResource(ctx, req, url, r, user);
   } catch (err) {
     if (err instanceof ApiError) return statusResponse(err);
     if (err instanceof SelectorError) return statusResponse(errors.badRequest(err.message));
@@ -172,7 +177,7 @@ function listItem(type: ResourceType, obj: KubeObject): KubeObject {
   return rest as KubeObject;
 }
 
-async function serveResource(ctx: HandlerContext, req: Request, url: URL, r: Route): Promise<Response> {
+async function serveResource(ctx: HandlerContext, req: Request, url: URL, r: Route, user: UserInfo): Promise<Response> {
   const { api } = ctx;
   const q = url.searchParams;
   const { type, namespace, name, subresource } = r;
@@ -219,7 +224,7 @@ async function serveResource(ctx: HandlerContext, req: Request, url: URL, r: Rou
   const contentType = req.headers.get("content-type") ?? "application/json";
   if (method === "POST" && name === undefined) {
     const body = (await readBody(req, contentType)) as KubeObject;
-    const result = api.create(type, namespace, body, { dryRun, fieldManager, fieldValidation });
+    const result = api.create(type, namespace, body, { dryRun, fieldManager, fieldValidation, user });
     return json(result.object, type.kind === "SelfSubjectAccessReview" ? 201 : 201, warningHeaders(result.warnings));
   }
   if (method === "PUT" && name !== undefined) {

@@ -1,5 +1,5 @@
 // The remote access check against a fake target API that denies what the controller needs
-// (the sandbox allows every SelfSubjectAccessReview), and one that is not there at all.
+// (unit level; test/checker/access-denied.test.ts does it live through the sandbox's RBAC), and one that is not there at all.
 import { afterAll, describe, expect, test } from "bun:test";
 import { remoteAccess } from "../../src/checker/checks/remote.ts";
 import { createCheckContext } from "../../src/checker/context.ts";
