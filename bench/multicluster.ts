@@ -1,0 +1,219 @@
+// A compact east→west setup for controller benchmarks, built from src/ the way `mc demo` builds
+// it (src/demo/walkthrough.ts): two sandboxes with a stand-in Linkerd, `mc install` on both,
+// `mc link` against east applied to west, a loopback fake gateway for the Link's probe. East
+// is TLS (the remote-access token `mc link` hands to west authenticates only over TLS). Plus a
+// ledger of every write west stores, by what it wrote, for "writes nothing" figures.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+import { buildInstall } from "../src/linker/install.ts";
+import { buildLinkBundle } from "../src/linker/link.ts";
+import * as L from "../src/model/labels.ts";
+import * as N from "../src/model/names.ts";
+import { parseLabelSelector } from "../src/model/selector.ts";
+import { applyObjects } from "../src/sandbox/apply.ts";
+import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { fakeLinkerd } from "../src/sandbox/linkerd.ts";
+import { storageKey } from "../src/sandbox/resources.ts";
+import type { StoreEvent } from "../src/sandbox/store.ts";
+import type { KubeObject, ResourceType } from "../src/sandbox/types.ts";
+
+export const NS = N.DEFAULT_NAMESPACE;
+export const CLUSTER = "east";
+
+export interface Pair {
+  east: Sandbox;
+  west: Sandbox;
+  westKubeconfig: string;
+  gateway: { port: number; stop(): Promise<void> };
+  stop(): Promise<void>;
+}
+
+export interface PairOptions {
+  /** Namespaces created in both clusters: `ns-0` … */
+  namespaces: number;
+  /** Written into the Link's probeSpec. */
+  probePeriod: string;
+  /** Events each sandbox keeps for watch resumes (the sandbox's default when absent). */
+  historyLimit?: number;
+}
+
+const type = (sb: Sandbox, apiVersion: string, kind: string): ResourceType => {
+  const t = sb.api.registry.findKind(apiVersion, kind);
+  if (!t) throw new Error(`sandbox ${sb.name} serves no ${apiVersion} ${kind}`);
+  return t;
+};
+
+export async function startPair(o: PairOptions): Promise<Pair> {
+  const dir = await mkdtemp(join(tmpdir(), "mc-bench-"));
+  const eastPath = join(dir, "east.kubeconfig");
+  const westPath = join(dir, "west.kubeconfig");
+  const east = await startSandbox({ name: CLUSTER, tls: true, kubeconfigPath: eastPath, historyLimit: o.historyLimit });
+  const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: o.historyLimit });
+  for (const sb of [east, west]) {
+    fakeLinkerd(sb);
+    const manifests = await buildInstall({
+      namespace: NS,
+      linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
+      gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
+      remoteAccessAccounts: [N.DEFAULT_REMOTE_ACCESS_SA],
+      version: pkg.version,
+      ignoreCluster: false,
+      kubeconfig: sb === east ? eastPath : westPath,
+    });
+    applyObjects(sb, manifests, "mc-bench");
+    const namespaces = type(sb, "v1", "Namespace");
+    for (let n = 0; n < o.namespaces; n++) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });
+  }
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
+  });
+  const gateway = { port: server.port!, stop: () => server.stop(true) };
+  const bundle = await buildLinkBundle({
+    clusterName: CLUSTER,
+    namespace: NS,
+    linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
+    serviceAccount: N.DEFAULT_REMOTE_ACCESS_SA,
+    gateway: { name: N.GATEWAY_NAME, namespace: NS },
+    selector: parseLabelSelector(`${L.EXPORTED}=true`),
+    remoteDiscoverySelector: parseLabelSelector(`${L.EXPORTED}=remote-discovery`),
+    federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
+    excludedAnnotations: [],
+    excludedLabels: [],
+    controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
+    version: pkg.version,
+    kubeconfig: eastPath,
+  });
+  // Nothing listens on the gateway's probe port on 127.0.0.1: point the probe at the fake gateway.
+  for (const obj of bundle) {
+    if (obj.kind !== "Link") continue;
+    const spec = obj.spec as { probeSpec: Record<string, string> };
+    spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: o.probePeriod, failureThreshold: "1", timeout: "1s" };
+  }
+  applyObjects(west, bundle, "mc-bench");
+  return {
+    east,
+    west,
+    westKubeconfig: westPath,
+    gateway,
+    async stop() {
+      await gateway.stop();
+      await Promise.all([east.stop(), west.stop()]);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `count` Services with their Endpoints (one ready address) in east, round-robin over `namespaces`; every other one exported. */
+export function seedEast(east: Sandbox, count: number, namespaces: number): void {
+  const services = type(east, "v1", "Service");
+  const endpoints = type(east, "v1", "Endpoints");
+  const write = { fieldManager: "mc-bench" };
+  for (let i = 0; i < count; i++) {
+    const namespace = `ns-${i % namespaces}`;
+    const name = `svc-${i}`;
+    const labels = { app: name, [L.EXPORTED]: i % 2 === 0 ? "true" : "false" };
+    east.api.create(services, namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] } }, write);
+    east.api.create(
+      endpoints,
+      namespace,
+      { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: `10.1.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 8080 }] }] },
+      write,
+    );
+  }
+}
+
+export type WriteKind = "mirrorService" | "mirrorEndpoints" | "gatewayMirror" | "link" | "lease" | "other";
+export type WriteCounts = Record<WriteKind, number>;
+
+type Eps = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[] }> };
+export const readyAddresses = (ep: KubeObject): number => ((ep as Eps).subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
+export const notReadyAddresses = (ep: KubeObject): number => ((ep as Eps).subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
+
+/**
+ * Every write west stores (sandbox writes are counted only when they change something, as
+ * `store.writes` counts them), sorted by what it was, seen in-process as the store commits it.
+ * `lastRv` is the resourceVersion of the newest write each of the controller's local informers
+ * would see (all Services; Endpoints labelled with the cluster), to know when they caught up.
+ */
+export class WriteLedger {
+  readonly counts: WriteCounts = { mirrorService: 0, mirrorEndpoints: 0, gatewayMirror: 0, link: 0, lease: 0, other: 0 };
+  readonly lastRv = { services: 0, endpoints: 0 };
+  private readonly listeners = new Set<(kind: WriteKind, e: StoreEvent) => void>();
+  private readonly unwatch: Array<() => void> = [];
+  private readonly keys: Record<string, "service" | "endpoints" | "link" | "lease">;
+
+  constructor(private readonly sb: Sandbox) {
+    this.keys = {
+      [storageKey(type(sb, "v1", "Service"))]: "service",
+      [storageKey(type(sb, "v1", "Endpoints"))]: "endpoints",
+      [storageKey(type(sb, `${N.LINK_GROUP}/v1alpha3`, "Link"))]: "link",
+      [storageKey(type(sb, "coordination.k8s.io/v1", "Lease"))]: "lease",
+    };
+    for (const key of Object.keys(this.keys)) this.unwatch.push(sb.store.watch({ key, send: (e) => this.record(e) }));
+  }
+
+  /** Writes of every kind so far; `other` is what `store.writes` counted beyond the watched kinds. */
+  snapshot(): WriteCounts & { total: number } {
+    const w = this.sb.store.writes;
+    const total = w.create + w.update + w.patch + w.delete;
+    const known = this.counts.mirrorService + this.counts.mirrorEndpoints + this.counts.gatewayMirror + this.counts.link + this.counts.lease;
+    return { ...this.counts, other: total - known, total };
+  }
+
+  /** Told of every write as it is stored; returns the unsubscribe function. */
+  on(listener: (kind: WriteKind, e: StoreEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    for (const u of this.unwatch.splice(0)) u();
+  }
+
+  private record(e: StoreEvent): void {
+    const what = this.keys[e.key];
+    const meta = e.object.metadata;
+    const ours = meta.labels?.[L.CLUSTER_NAME] === CLUSTER;
+    let kind: WriteKind = "other";
+    if (what === "link") kind = "link";
+    else if (what === "lease") kind = "lease";
+    else if (what === "service") {
+      this.lastRv.services = e.rv;
+      if (ours && meta.labels?.[L.MIRRORED_SERVICE] === "true") kind = "mirrorService";
+    } else if (what === "endpoints" && ours) {
+      this.lastRv.endpoints = e.rv;
+      kind = meta.namespace === NS && meta.name === N.probeGatewayName(CLUSTER) ? "gatewayMirror" : "mirrorEndpoints";
+    }
+    this.counts[kind]++;
+    for (const l of this.listeners) l(kind, e);
+  }
+}
+
+export function diff(after: WriteCounts & { total: number }, before: WriteCounts & { total: number }): WriteCounts & { total: number } {
+  const out = { ...after };
+  for (const k of Object.keys(out) as Array<keyof typeof out>) out[k] = after[k] - before[k];
+  return out;
+}
+
+/** Resolves when `check()` holds: now, or after one of the events `subscribe` delivers; fails after `ms`. */
+export function until(check: () => boolean, subscribe: Array<(fire: () => void) => () => void>, what: string, ms: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const unsubs: Array<() => void> = [];
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      for (const u of unsubs.splice(0)) u();
+      if (err) reject(err);
+      else resolve();
+    };
+    const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    const fire = () => {
+      if (check()) finish();
+    };
+    for (const s of subscribe) unsubs.push(s(fire));
+    fire();
+  });
+}
