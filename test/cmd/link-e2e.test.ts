@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { connectKubeconfigText, resources } from "../../src/kube/index.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
 import { mc } from "../helpers/mc.ts";
 
@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([east?.stop(), west?.stop()]));
 
-describe.skipIf(!hasKubectl)("mc install | kubectl apply, then mc link | kubectl apply on the source", () => {
+describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc link | kubectl apply on the source"), () => {
   test("the Link exists in west and kubectl shows its CLUSTER, ALIVE, LATENCY and AGE columns", async () => {
     const link = await getJson(westKubectl, ["get", "link", "east", "-n", "linkerd-multicluster"]);
     expect(link.spec).toMatchObject({
@@ -117,7 +117,7 @@ describe.skipIf(!hasKubectl)("mc install | kubectl apply, then mc link | kubectl
   });
 });
 
-describe.skipIf(!hasKubectl)("mc as a subprocess", () => {
+describe.skipIf(!hasKubectl)(needsKubectl("mc as a subprocess"), () => {
   test("a bad flag or a missing object exits 1 with one line on stderr and nothing on stdout", async () => {
     const [badFlag, missing] = await Promise.all([
       mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "East"]),

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import YAML from "yaml";
-import { hasKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 import { mcUntil } from "../helpers/mc.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mc-sandbox-cmd-"));
@@ -53,7 +53,7 @@ describe("mc sandbox", () => {
       }
     });
 
-    test.skipIf(!hasKubectl)("kubectl connects with CA + token and with the client certificate, and a wrong token is refused", async () => {
+    test.skipIf(!hasKubectl)(needsKubectl("kubectl connects with CA + token and with the client certificate, and a wrong token is refused"), async () => {
       const sb = await start("secure2", ["--tls"]);
       const kubectl = kubectlFor(sb.kubeconfig);
       expect(await kubectl(["get", "ns", "default", "-o", "name"])).toMatchObject({ code: 0, stdout: "namespace/default\n", stderr: "" });

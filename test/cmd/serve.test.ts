@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
-import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { MC, mc, mcUntil } from "../helpers/mc.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 
@@ -66,7 +66,7 @@ async function ok(kubectl: Kubectl, args: string[], stdin?: string): Promise<str
 const json = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n");
 
 describe("mc serve (subprocess)", () => {
-  test.skipIf(!hasKubectl)("mirrors an exported Service from one mc sandbox into another through an alive gateway, removes it when unexported, and stops on SIGTERM", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("mirrors an exported Service from one mc sandbox into another through an alive gateway, removes it when unexported, and stops on SIGTERM"), async () => {
     const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(new URL(req.url).pathname === "/ready" ? "ok" : "no", { status: new URL(req.url).pathname === "/ready" ? 200 : 404 }) });
     servers.push(gateway);
     const [east, west] = await Promise.all([sandbox("east"), sandbox("west")]);

@@ -3,7 +3,7 @@
 // one; `mc uninstall` refuses while north is linked, and after unlinking north removes every
 // object `mc install` made, leaving west as it was before.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { listing, multiclusterSetup, type Setup } from "../helpers/setup.ts";
 import { runMc } from "./run-mc.ts";
@@ -47,7 +47,7 @@ const EAST = [
 
 const minus = (a: string[], b: string[]) => a.filter((x) => !b.includes(x));
 
-describe.skipIf(!hasKubectl)("mc unlink and mc uninstall with two links", () => {
+describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two links"), () => {
   test("unlink of an unknown cluster is one line listing the Links that exist", async () => {
     const r = await runMc(["--kubeconfig", s.westKubeconfig, "unlink", "--cluster-name", "south"]);
     expect(r).toEqual({

@@ -12,7 +12,7 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { linkResource, type GatewayStatus } from "../../src/model/link.ts";
 import { parseDuration } from "../../src/model/duration.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
-import { hasKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 import { mc } from "../helpers/mc.ts";
 import { multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/setup.ts";
 
@@ -87,7 +87,7 @@ describe("gateway health end to end (two sandboxes, mc serve --probe-direct)", (
     expect(ms[2]!).toBeGreaterThanOrEqual(ms[1]!);
   });
 
-  test.skipIf(!hasKubectl)(`kubectl get links fills the ALIVE and LATENCY columns${hasKubectl ? "" : " (skipped: kubectl is not on PATH)"}`, async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("kubectl get links fills the ALIVE and LATENCY columns"), async () => {
     const kubectl = kubectlFor(readFileSync(setup.westKubeconfig, "utf8"));
     const r = await kubectl(["get", "links", "-n", NS]);
     expect(r.code).toBe(0);

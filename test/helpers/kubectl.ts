@@ -10,7 +10,27 @@ export interface KubectlResult {
   stderr: string;
 }
 
-export const hasKubectl = Bun.which("kubectl") !== null;
+/** The suites drive kubectl's server-side field validation and `--subresource` (GA in 1.27). */
+const MIN_MINOR = 27;
+
+function kubectlMinor(): number | undefined {
+  if (Bun.which("kubectl") === null) return undefined;
+  const r = Bun.spawnSync(["kubectl", "version", "--client", "-o", "json"], { stdout: "pipe", stderr: "ignore" });
+  try {
+    const minor = Number.parseInt(JSON.parse(r.stdout.toString()).clientVersion.minor, 10);
+    return Number.isFinite(minor) ? minor : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const minor = kubectlMinor();
+/** A kubectl new enough for these tests is on PATH (Debian's kubernetes-client 1.20 is not). */
+export const hasKubectl = minor !== undefined && minor >= MIN_MINOR;
+/** Why kubectl-driven tests are skipped, for their names. */
+export const kubectlSkipReason = minor === undefined ? "no kubectl on PATH" : `kubectl 1.${minor} on PATH is older than 1.${MIN_MINOR}`;
+/** A test name that says why it is skipped when it is. */
+export const needsKubectl = (name: string): string => (hasKubectl ? name : `${name} (skipped: ${kubectlSkipReason})`);
 
 export interface Kubectl {
   (args: string[], opts?: { stdin?: string }): Promise<KubectlResult>;

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { hasKubectl, kubectlFor, type Kubectl, type KubectlResult } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl, type KubectlResult } from "../helpers/kubectl.ts";
 
 let sb: Sandbox;
 let kubectl: Kubectl;
@@ -85,7 +85,7 @@ spec:
               ready: { type: boolean }
 `;
 
-describe.skipIf(!hasKubectl)("kubectl against the sandbox", () => {
+describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => {
   test("version shows the server's version", async () => {
     const out = JSON.parse(await ok(["version", "-o", "json"]));
     expect(out.serverVersion.major).toBe("1");

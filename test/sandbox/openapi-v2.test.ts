@@ -10,7 +10,7 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { crdSchemaV2, OPENAPI_V2_PROTOBUF, openapiV2Document, openapiV2Protobuf, serveOpenapiV2, type Schema } from "../../src/sandbox/openapi-v2.ts";
 import { Registry } from "../../src/sandbox/resources.ts";
 import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
@@ -372,7 +372,7 @@ const gadget = (spec: Record<string, unknown>) => ({ apiVersion: "example.com/v1
 
 const jsonList = (...items: object[]) => JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2);
 
-describe(hasKubectl ? "kubectl apply -f of a List, with default validation" : "kubectl apply -f of a List — SKIPPED: no kubectl on PATH", () => {
+describe(needsKubectl("kubectl apply -f of a List, with default validation"), () => {
   let sb: Sandbox;
   let kubectl: Kubectl;
 
@@ -397,7 +397,7 @@ describe(hasKubectl ? "kubectl apply -f of a List, with default validation" : "k
     }
   };
 
-  test.skipIf(!hasKubectl)("a YAML List: Namespace, ConfigMap, Service and a CRD", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("a YAML List: Namespace, ConfigMap, Service and a CRD"), async () => {
     expect(await ok(["apply", "-f", "-"], firstList)).toBe(
       ["namespace/lists created", "configmap/settings created", "service/web created", "customresourcedefinition.apiextensions.k8s.io/gadgets.example.com created", ""].join("\n"),
     );
@@ -407,7 +407,7 @@ describe(hasKubectl ? "kubectl apply -f of a List, with default validation" : "k
     expect(exists("customresourcedefinitions", "gadgets.example.com", undefined, "apiextensions.k8s.io")).toBeDefined();
   });
 
-  test.skipIf(!hasKubectl)("a JSON List: a Deployment and a custom resource of that CRD; applied again, it updates", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("a JSON List: a Deployment and a custom resource of that CRD; applied again, it updates"), async () => {
     const spec = { size: "large", port: 8080, extra: { anything: { goes: true } }, note: null, tags: ["a"], labels: { x: "y" }, template: { apiVersion: "v1", kind: "Pod", metadata: { name: "t" }, spec: {} } };
     const list = jsonList(deployment([{ name: "web", image: "nginx:1" }]), gadget(spec));
     expect(await ok(["apply", "-f", "-"], list)).toBe("deployment.apps/web created\ngadget.example.com/g1 created\n");
@@ -420,7 +420,7 @@ describe(hasKubectl ? "kubectl apply -f of a List, with default validation" : "k
     expect((exists("gadgets", "g1", "lists", "example.com")?.spec as { port: unknown }).port).toBe("http");
   });
 
-  test.skipIf(!hasKubectl)("an unknown field in any item is rejected client-side, before anything is written", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("an unknown field in any item is rejected client-side, before anything is written"), async () => {
     const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "never", namespace: "lists" }, data: { a: "b" } };
     const badService = { apiVersion: "v1", kind: "Service", metadata: { name: "bad", namespace: "lists" }, spec: { ports: [{ port: 80, bogus: 1 }] } };
     let r = await kubectl(["apply", "-f", "-"], { stdin: jsonList(cm, badService) });
@@ -436,7 +436,7 @@ describe(hasKubectl ? "kubectl apply -f of a List, with default validation" : "k
     expect(await ok(["apply", "--dry-run=client", "-f", "-"], jsonList(gadget({ size: "s", extra: { deep: [1, { x: 2 }] } })))).toContain("(dry run)");
   });
 
-  test.skipIf(!hasKubectl)("a single object still goes through server-side validation, without /openapi/v2", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("a single object still goes through server-side validation, without /openapi/v2"), async () => {
     const bad = "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: single, namespace: lists }\ndata: { a: b }\nbogus: 1\n";
     const r = await kubectl(["apply", "-v=6", "-f", "-"], { stdin: bad });
     expect(r.code).toBe(1);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import protobuf from "protobufjs";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError, protobufKinds } from "../../src/sandbox/protobuf.ts";
 import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 
 const PROTO_DIR = join(import.meta.dir, "../../k8s/proto");
 const protoFiles = readdirSync(PROTO_DIR, { recursive: true })
@@ -305,7 +305,7 @@ interface Captured {
   object: KubeObject;
 }
 
-describe(hasKubectl ? "real kubectl request bodies" : "real kubectl request bodies — SKIPPED: no kubectl on PATH", () => {
+describe(needsKubectl("real kubectl request bodies"), () => {
   let server: ReturnType<typeof Bun.serve> | undefined;
   let kubectl: Kubectl;
   let captured: Captured[] = [];
@@ -365,13 +365,13 @@ users: [{ name: nobody, user: {} }]
     return body;
   }
 
-  test.skipIf(!hasKubectl)("create namespace", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create namespace"), async () => {
     const { path, object } = await sent(["create", "namespace", "demo"], /^namespace\/demo created$/m);
     expect(path).toBe("/api/v1/namespaces");
     expect(object).toMatchObject({ apiVersion: "v1", kind: "Namespace", metadata: { name: "demo" } });
   });
 
-  test.skipIf(!hasKubectl)("create configmap, with a binary file", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create configmap, with a binary file"), async () => {
     const { object } = await sent(["create", "configmap", "c", "--from-literal=a=b", "-n", "default"], /^configmap\/c created$/m);
     expect(object).toMatchObject({ kind: "ConfigMap", metadata: { name: "c" }, data: { a: "b" } });
     const blob = join(kubectl.kubeconfigPath, "..", "blob.bin");
@@ -380,7 +380,7 @@ users: [{ name: nobody, user: {} }]
     expect(bin.object.binaryData).toEqual({ blob: "/wD+" });
   });
 
-  test.skipIf(!hasKubectl)("create secret generic / docker-registry", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create secret generic / docker-registry"), async () => {
     const { path, object } = await sent(["create", "secret", "generic", "s", "--from-literal=k=v"], /^secret\/s created$/m);
     expect(path).toBe("/api/v1/namespaces/default/secrets");
     const data = object.data as Record<string, string>;
@@ -391,12 +391,12 @@ users: [{ name: nobody, user: {} }]
     expect(config.auths["r.example"]).toMatchObject({ username: "u", password: "p" });
   });
 
-  test.skipIf(!hasKubectl)("create serviceaccount", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create serviceaccount"), async () => {
     const { object } = await sent(["create", "serviceaccount", "sa"], /^serviceaccount\/sa created$/m);
     expect(object).toMatchObject({ kind: "ServiceAccount", metadata: { name: "sa" } });
   });
 
-  test.skipIf(!hasKubectl)("create deployment", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create deployment"), async () => {
     const { path, object } = await sent(["create", "deployment", "d", "--image=nginx", "--replicas=2", "--port=80"], /^deployment\.apps\/d created$/m);
     expect(path).toBe("/apis/apps/v1/namespaces/default/deployments");
     const spec = object.spec as { replicas: number; selector: unknown; template: { metadata: unknown; spec: { containers: Record<string, unknown>[] } } };
@@ -405,14 +405,14 @@ users: [{ name: nobody, user: {} }]
     expect(spec.template.spec.containers).toEqual([{ name: "nginx", image: "nginx", ports: [{ containerPort: 80 }], resources: {} }]);
   });
 
-  test.skipIf(!hasKubectl)("create service clusterip / nodeport", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create service clusterip / nodeport"), async () => {
     const { object } = await sent(["create", "service", "clusterip", "svc", "--tcp=80:8080"], /^service\/svc created$/m);
     expect(object.spec).toEqual({ ports: [{ name: "80-8080", protocol: "TCP", port: 80, targetPort: 8080 }], selector: { app: "svc" }, type: "ClusterIP" });
     const np = await sent(["create", "service", "nodeport", "np", "--tcp=443:https", "--node-port=30443"], /^service\/np created$/m);
     expect((np.object.spec as { ports: unknown[] }).ports).toEqual([{ name: "443-https", protocol: "TCP", port: 443, targetPort: "https", nodePort: 30443 }]);
   });
 
-  test.skipIf(!hasKubectl)("create role, rolebinding, clusterrole, clusterrolebinding", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create role, rolebinding, clusterrole, clusterrolebinding"), async () => {
     const role = await sent(["create", "role", "r", "--verb=get", "--verb=list", "--resource=services"], /^role\.rbac\.authorization\.k8s\.io\/r created$/m);
     expect(role.path).toBe("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles");
     expect(role.object.rules).toEqual([{ verbs: ["get", "list"], apiGroups: [""], resources: ["services"] }]);
@@ -428,7 +428,7 @@ users: [{ name: nobody, user: {} }]
     expect(crb.object).toMatchObject({ roleRef: { kind: "ClusterRole", name: "cr" }, subjects: [{ kind: "Group", name: "devs" }] });
   });
 
-  test.skipIf(!hasKubectl)("create job, cronjob, ingress, quota, pdb, priorityclass", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("create job, cronjob, ingress, quota, pdb, priorityclass"), async () => {
     const job = await sent(["create", "job", "j", "--image=busybox", "--", "echo", "hi"], /^job\.batch\/j created$/m);
     expect((job.object.spec as { template: { spec: unknown } }).template.spec).toEqual({ containers: [{ name: "j", image: "busybox", command: ["echo", "hi"], resources: {} }], restartPolicy: "Never" });
     const cj = await sent(["create", "cronjob", "cj", "--image=busybox", "--schedule=*/5 * * * *"], /^cronjob\.batch\/cj created$/m);
@@ -443,7 +443,7 @@ users: [{ name: nobody, user: {} }]
     expect(pc.object).toMatchObject({ value: 0, description: "d", preemptionPolicy: "PreemptLowerPriority" });
   });
 
-  test.skipIf(!hasKubectl)("auth can-i (SelfSubjectAccessReview)", async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("auth can-i (SelfSubjectAccessReview)"), async () => {
     const { path, object } = await sent(["auth", "can-i", "get", "services"], /^yes$/m);
     expect(path).toBe("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
     expect<unknown>(object).toEqual({

@@ -6,7 +6,7 @@ import * as k8s from "@kubernetes/client-node";
 import { evaluate, SANDBOX_ADMIN, serviceAccountUser, type AccessAttributes, type Decision, type Policy, type UserInfo } from "../../src/sandbox/rbac.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 
 const RBAC = "rbac.authorization.k8s.io/v1";
 type Rule = { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
@@ -285,7 +285,7 @@ describe("a TLS sandbox answers for the token's service account", () => {
     expect(await canListServices(asRb)).toEqual({ allowed: false });
   });
 
-  test.skipIf(!hasKubectl)(`kubectl auth can-i list services prints yes, then no${hasKubectl ? "" : " (skipped: kubectl is not installed)"}`, async () => {
+  test.skipIf(!hasKubectl)(needsKubectl("kubectl auth can-i list services prints yes, then no"), async () => {
     const kubectl = kubectlFor(await serviceAccount("cli"));
     const canI = () => kubectl(["auth", "can-i", "list", "services"]);
     expect(await canI()).toMatchObject({ code: 1, stdout: "no\n" });

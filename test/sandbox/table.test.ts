@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { evalJsonPath, evalJsonPathAll, humanAge, JsonPathError, parseJsonPath, toTable, wantsTable } from "../../src/sandbox/table.ts";
 import type { KubeObject, PrinterColumn, ResourceType } from "../../src/sandbox/types.ts";
-import { hasKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const ago = (seconds: number): string => new Date(NOW.getTime() - seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -448,7 +448,7 @@ describe("evalJsonPath", () => {
 });
 
 // kubectl itself renders what we send: a tiny discovery + list server, no sandbox needed.
-describe.skipIf(!hasKubectl)(hasKubectl ? "kubectl get" : "kubectl get (skipped: kubectl is not on PATH)", () => {
+describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
   const created = () => new Date(Date.now() - 10 * DAY * 1000).toISOString(); // "10d" for as long as the test runs
   const linkCrdType = linkType(LINK_COLUMNS);
 

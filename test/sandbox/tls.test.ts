@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeCA, makeClientCert, makeServerCert, type Pem } from "../../src/sandbox/tls.ts";
-import { hasKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 
 const hasCurl = Bun.which("curl") !== null;
 const hasOpenssl = Bun.which("openssl") !== null;
@@ -133,7 +133,7 @@ describe("TLS connections", () => {
   });
 
   const kubectlName = "kubectl accepts the CA and the client certificate and key from kubeconfig data fields";
-  test.skipIf(!hasKubectl)(hasKubectl ? kubectlName : `${kubectlName} (skipped: kubectl is not on PATH)`, async () => {
+  test.skipIf(!hasKubectl)(hasKubectl ? kubectlName : needsKubectl(kubectlName), async () => {
     using srv = serve(true);
     const b64 = (s: string) => Buffer.from(s).toString("base64");
     const kubeconfig = [
