@@ -277,6 +277,27 @@ describe("TLS sandbox", () => {
     }
   });
 
+  test("streams watch events over TLS with a bearer token", async () => {
+    const c = new k8s.KubeConfig();
+    c.loadFromString(tls.kubeconfig);
+    const seen: string[] = [];
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const ac = await new k8s.Watch(c).watch(
+      "/api/v1/namespaces/default/configmaps",
+      { resourceVersion: tls.store.resourceVersion, allowWatchBookmarks: true },
+      (type, obj: { metadata?: { name?: string } }) => {
+        if (type !== "BOOKMARK") seen.push(`${type} ${obj.metadata?.name}`);
+        if (seen.length === 1) done();
+      },
+      () => done(),
+    );
+    await clientFor(tls.kubeconfig).createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "over-tls" } } });
+    await finished;
+    ac.abort();
+    expect(seen).toEqual(["ADDED over-tls"]);
+  });
+
   test("authenticates service-account tokens it minted", async () => {
     const api = clientFor(tls.kubeconfig);
     await api.createNamespacedServiceAccount({ namespace: "default", body: { metadata: { name: "bot" } } });
