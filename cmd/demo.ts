@@ -1,6 +1,6 @@
 // mc demo: install, link, mirror and gateway health on two in-memory clusters (east, west).
 import { defineCommand } from "citty";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { runDemo } from "../src/demo/walkthrough.ts";
 import { logger, setLogLevel } from "../src/log.ts";
 import { globals } from "./globals.ts";
@@ -17,13 +17,16 @@ export default defineCommand({
     say("mc demo: two in-memory clusters, east (target) and west (source)");
     const demo = await runDemo(say);
     const hold = args.hold ?? process.stdin.isTTY === true;
+    // How to run mc again from here: from a checkout `bun cmd/mc.ts`, else the binary on PATH.
+    const script = process.argv[1] ?? "";
+    const mc = script.endsWith(".ts") ? `bun ${relative(process.cwd(), script) || script}` : "mc";
     if (hold) {
       say("");
       say("Everything keeps running; try:");
       say(`  kubectl --kubeconfig ${join(demo.dir, "west.kubeconfig")} get services,endpoints -n default`);
       say(`  kubectl --kubeconfig ${join(demo.dir, "west.kubeconfig")} get links -n linkerd-multicluster`);
-      say(`  mc --kubeconfig ${join(demo.dir, "west.kubeconfig")} gateways`);
-      say(`  mc --kubeconfig ${join(demo.dir, "west.kubeconfig")} check`);
+      say(`  ${mc} --kubeconfig ${join(demo.dir, "west.kubeconfig")} gateways`);
+      say(`  ${mc} --kubeconfig ${join(demo.dir, "west.kubeconfig")} check`);
       say(`  kubectl --kubeconfig ${join(demo.dir, "east.kubeconfig")} label service web -n default mirror.linkerd.io/exported-`);
       say("Ctrl-C stops it.");
       await new Promise<void>((resolve) => {
