@@ -14,6 +14,7 @@ import { eventRecorder } from "./events.ts";
 import { createExecutor } from "./execute.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
 import { LinkStatusWriter } from "./link-status.ts";
+import { failuresFromStatus } from "./status.ts";
 import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror, reconcileGatewayMirror, reconcileService, type ReconcileContext } from "./reconcile.ts";
 import { allInformers, allKeys, createSources, wireSources, type Sources } from "./sources.ts";
@@ -113,6 +114,7 @@ export class MirrorController {
     const endpoints = new LocalView(this.informers.endpoints);
     this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
     this.outcomes = new Outcomes(c, this.clock, this.metrics);
+    this.outcomes.seed(failuresFromStatus(link.status.mirrorServices));
     this.queue = new WorkQueue<string>((key) => this.reconcile(key), {
       requeueLimit: opts.requeueLimit ?? 3,
       workers: opts.workers ?? 4,
@@ -206,6 +208,8 @@ export class MirrorController {
     if (this.link.selector && !this.link.gateway) this.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
     this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
     this.enqueueAll();
+    // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
+    for (const f of this.outcomes.failures()) this.enqueue(`${f.namespace}/${f.name}`);
     this.enqueue(STATUS_KEY);
     if (!this.opts.manual) this.queue.start();
     this.prober?.start();

@@ -49,6 +49,14 @@ export class Outcomes {
     return { newProblem: p, failuresChanged: true };
   }
 
+  /** Failures known before this controller started (the Link's status): kept until their Service is reconciled. */
+  seed(failures: Iterable<MirrorFailure>): void {
+    for (const f of failures) {
+      const key = `${f.namespace}/${f.name}`;
+      if (!this.problems.has(key)) this.problems.set(key, f);
+    }
+  }
+
   failures(): Iterable<MirrorFailure> {
     return this.problems.values();
   }

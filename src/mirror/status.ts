@@ -81,6 +81,29 @@ export function keepTransitionTimes(current: unknown, next: MirrorServiceStatus[
   });
 }
 
+/**
+ * The failures a Link's status already lists (written by an earlier controller), so a restarted
+ * controller starts from them instead of clearing them before it has looked at those Services.
+ */
+export function failuresFromStatus(current: unknown): MirrorFailure[] {
+  const reasons: readonly string[] = ["MissingNamespace", "InvalidService", "Error"];
+  const out: MirrorFailure[] = [];
+  for (const entry of Array.isArray(current) ? current : []) {
+    const e = entry as { controllerName?: string; remoteRef?: { namespace?: string; name?: string }; conditions?: unknown[] };
+    const c = (e.conditions?.[0] ?? {}) as { reason?: string; message?: string; lastTransitionTime?: string; localRef?: { namespace?: string; name?: string } };
+    if (e.controllerName !== MIRROR_CONTROLLER_NAME || !e.remoteRef?.name || !reasons.includes(c.reason ?? "")) continue;
+    out.push({
+      namespace: e.remoteRef.namespace ?? "",
+      name: e.remoteRef.name,
+      reason: c.reason as FailureReason,
+      message: c.message ?? "",
+      since: c.lastTransitionTime ?? "",
+      ...(c.localRef?.name && { localRef: { namespace: c.localRef.namespace ?? "", name: c.localRef.name } }),
+    });
+  }
+  return out;
+}
+
 /** Whether writing `next` would change what the Link holds (absent and empty are the same). */
 export function sameMirrorServices(current: unknown, next: readonly MirrorServiceStatus[]): boolean {
   const cur = Array.isArray(current) ? current : [];
