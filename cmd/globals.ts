@@ -33,7 +33,11 @@ export function extractGlobals(argv: string[]): string[] {
     const key = VALUE_FLAGS[flag];
     if (key) {
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined || value === "") throw new GlobalFlagError(`${flag}: needs a value, e.g. ${flag}=${key === "context" ? "east" : "./east.kubeconfig"}`);
+      if (value === undefined || value === "") {
+        // No "kubeconfig:" or "kubeconfig=" here: the error redaction would read what follows as a secret.
+        const sep = key === "kubeconfig" ? "" : ":";
+        throw new GlobalFlagError(`${flag}${sep} needs a value, e.g. ${flag} ${key === "context" ? "east" : "./east.kubeconfig"}`);
+      }
       globals[key] = value;
     } else if (arg === "-v" || arg === "--verbose") {
       globals.verbose = true;

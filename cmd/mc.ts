@@ -68,6 +68,47 @@ async function rejectUnknownFlags(cmd: AnyCommand, args: string[]): Promise<void
   }
 }
 
+const TRUE_WORDS = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+const FALSE_WORDS = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+
+/**
+ * Flag values as pflag reads them (kubectl, linkerd): `--flag=VALUE` of a boolean is Go's
+ * ParseBool (citty takes anything but "false" as true), and a one-letter flag takes its value
+ * attached (`-ojson`, `-o=json`) as well as separate (`-o json`).
+ */
+async function normalizeFlags(cmd: AnyCommand, args: string[]): Promise<string[]> {
+  const defs = ((await resolve(cmd.args)) ?? {}) as ArgsDef;
+  const booleans = new Set<string>();
+  const shortValued = new Set<string>();
+  for (const [name, def] of Object.entries(defs)) {
+    const aliases = ("alias" in def && def.alias !== undefined ? [def.alias].flat() : []) as string[];
+    if (def.type === "boolean") for (const n of [name, name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), ...aliases]) booleans.add(n);
+    else if (def.type === "string") for (const a of aliases) if (a.length === 1) shortValued.add(a);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const long = /^--([^=]+)=(.*)$/s.exec(arg);
+    if (long && booleans.has(long[1]!)) {
+      const value = long[2]!;
+      if (!TRUE_WORDS.has(value) && !FALSE_WORDS.has(value)) throw new UserError(`--${long[1]}: must be true or false, got ${JSON.stringify(value)}`);
+      out.push(`--${long[1]}=${TRUE_WORDS.has(value)}`);
+      continue;
+    }
+    const short = /^-([A-Za-z])(=?)(.+)$/s.exec(arg);
+    if (short && shortValued.has(short[1]!)) {
+      out.push(`-${short[1]}`, short[3]!);
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
 export async function run(argv: string[]): Promise<number> {
   try {
     const args = extractGlobals(argv);
@@ -84,8 +125,9 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`${plain ? usage.replace(/\u001b\[[0-9;]*m/g, "") : usage}\n`);
       return 0;
     }
-    await rejectUnknownFlags(cmd, own);
-    await runCommand(cmd, { rawArgs: own });
+    const normalized = await normalizeFlags(cmd, own);
+    await rejectUnknownFlags(cmd, normalized);
+    await runCommand(cmd, { rawArgs: normalized });
     return 0;
   } catch (err) {
     process.stderr.write(`error: ${formatError(err)}\n`);

@@ -10,8 +10,9 @@ export class UserError extends Error {
 
 const SECRET_PATTERNS: RegExp[] = [
   /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi,
-  // Not after a path separator: `/var/run/secrets/…/token: no such file` names a file, not a secret.
-  /(?<![/\\])("?(?:token|client-key-data|client-certificate-data|password|kubeconfig)"?\s*[:=]\s*)("[^"]*"|[^\s,}]+)/gi,
+  // Not inside a word, path or flag: `…/serviceaccount/token: no such file`, `./east.kubeconfig: no
+  // such file` and `--kubeconfig: needs a value` name a file or a flag, not a secret.
+  /(?<![\w./\\-])("?(?:token|client-key-data|client-certificate-data|password|kubeconfig)"?\s*[:=]\s*)("[^"]*"|[^\s,}]+)/gi,
   /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+/g, // JWTs (service-account tokens)
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
 ];
