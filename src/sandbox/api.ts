@@ -3,6 +3,7 @@
 // subresource, generation, field validation) and the built-in behaviours of builtins.ts.
 import { isDeepStrictEqual } from "node:util";
 import { Allocator, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
+import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
 import { evaluate, SANDBOX_ADMIN, type AccessAttributes, type UserInfo } from "./rbac.ts";
 import { Registry } from "./resources.ts";
@@ -58,6 +59,48 @@ export class Api {
         this.create(nsType, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, { fieldManager: "sandbox" });
       }
     }
+  }
+
+  /**
+   * What kube-apiserver keeps for itself: Service default/kubernetes (10.96.0.1, https 443 → the
+   * sandbox's port), its Endpoints (labelled skip-mirror) and its EndpointSlice `kubernetes`.
+   * Internal writes, like the controllers': not counted in `store.writes`.
+   */
+  seedApiServerService(ip: string, port: number): void {
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const put = (group: string, version: string, plural: string, obj: KubeObject) => {
+      const type = this.registry.find(group, version, plural)!;
+      const current = this.store.get(type, obj.metadata.namespace, obj.metadata.name!);
+      if (current && plural === "services") return;
+      if (current && isDeepStrictEqual(specOf(current), specOf(obj))) return;
+      const meta = current ? { ...current.metadata, ...obj.metadata } : { ...obj.metadata, uid: crypto.randomUUID(), creationTimestamp: now };
+      const next = recordUpdateManager(current, { ...obj, metadata: meta }, { manager: "kube-apiserver", now });
+      if (current) this.store.replace(type, next);
+      else this.store.insert(type, next);
+    };
+    const svc: KubeObject = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "kubernetes", namespace: "default", labels: { component: "apiserver", provider: "kubernetes" } },
+      spec: { type: "ClusterIP", clusterIP: "10.96.0.1", ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: port }] },
+    };
+    admitService(svc, undefined, this.alloc);
+    put("", "v1", "services", svc);
+    const ports = [{ name: "https", port, protocol: "TCP" }];
+    put("", "v1", "endpoints", {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name: "kubernetes", namespace: "default", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
+      subsets: [{ addresses: [{ ip }], ports }],
+    });
+    put("discovery.k8s.io", "v1", "endpointslices", {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: "kubernetes", namespace: "default", labels: { [SERVICE_NAME_LABEL]: "kubernetes" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+      ports,
+    });
   }
 
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
@@ -299,6 +342,7 @@ export class Api {
     if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, obj);
     if (type.kind === "Secret") this.rememberToken(obj);
     if (type.kind === "ServiceAccount") this.fillPendingTokens(obj);
+    this.mirrorSlices(type, obj);
   }
 
   private afterDelete(type: ResourceType, obj: KubeObject): void {
@@ -313,6 +357,18 @@ export class Api {
       const ep = this.registry.find("", "v1", "endpoints")!;
       if (this.store.get(ep, obj.metadata.namespace, obj.metadata.name!)) this.delete(ep, obj.metadata.namespace, obj.metadata.name!);
     }
+    this.mirrorSlices(type, obj);
+  }
+
+  /** The EndpointSlice mirroring controller follows Services, Endpoints and its own slices. */
+  private mirrorSlices(type: ResourceType, obj: KubeObject): void {
+    const ns = obj.metadata.namespace!;
+    let service: string | undefined;
+    if (type.group === "" && (type.kind === "Service" || type.kind === "Endpoints")) service = obj.metadata.name;
+    else if (type.kind === "EndpointSlice" && isMirroredSlice(obj)) service = obj.metadata.labels![SERVICE_NAME_LABEL];
+    if (service === undefined) return;
+    const find = (group: string, version: string, plural: string) => this.registry.find(group, version, plural)!;
+    reconcileMirror(this.store, { services: find("", "v1", "services"), endpoints: find("", "v1", "endpoints"), slices: find("discovery.k8s.io", "v1", "endpointslices") }, ns, service);
   }
 
   /** The token controller fills Secrets created before their ServiceAccount once it appears. */

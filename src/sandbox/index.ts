@@ -94,6 +94,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
       : undefined;
   const port = front?.port ?? servers[0]!.port!;
   address = `${host}:${port}`;
+  api.seedApiServerService("127.0.0.1", port);
   const url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   // TLS kubeconfigs also carry a `<name>-cert` context that authenticates with a client certificate.
   const certContext = ca ? await makeClientCert(ca, "sandbox-admin", ["system:masters"]) : undefined;
