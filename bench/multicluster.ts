@@ -8,10 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { buildInstall } from "../src/linker/install.ts";
-import { buildLinkBundle } from "../src/linker/link.ts";
+import { buildLinkBundle, defaultLinkOptions } from "../src/linker/link.ts";
 import * as L from "../src/model/labels.ts";
 import * as N from "../src/model/names.ts";
-import { parseLabelSelector } from "../src/model/selector.ts";
 import { applyObjects } from "../src/sandbox/apply.ts";
 import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
 import { fakeLinkerd } from "../src/sandbox/linkerd.ts";
@@ -72,21 +71,7 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
   });
   const gateway = { port: server.port!, stop: () => server.stop(true) };
-  const bundle = await buildLinkBundle({
-    clusterName: CLUSTER,
-    namespace: NS,
-    linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
-    serviceAccount: N.DEFAULT_REMOTE_ACCESS_SA,
-    gateway: { name: N.GATEWAY_NAME, namespace: NS },
-    selector: parseLabelSelector(`${L.EXPORTED}=true`),
-    remoteDiscoverySelector: parseLabelSelector(`${L.EXPORTED}=remote-discovery`),
-    federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
-    excludedAnnotations: [],
-    excludedLabels: [],
-    controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
-    version: pkg.version,
-    kubeconfig: eastPath,
-  });
+  const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, pkg.version, eastPath));
   // Nothing listens on the gateway's probe port on 127.0.0.1: point the probe at the fake gateway.
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;

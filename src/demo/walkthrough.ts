@@ -9,13 +9,12 @@ import pkg from "../../package.json" with { type: "json" };
 import { gatewaysOutput } from "../gateways/read.ts";
 import { connect, resources, waitForObject, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { buildInstall } from "../linker/install.ts";
-import { buildLinkBundle } from "../linker/link.ts";
+import { buildLinkBundle, defaultLinkOptions } from "../linker/link.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import { serve, type Serving } from "../mirror/serve.ts";
 import * as L from "../model/labels.ts";
 import { linkResource } from "../model/link.ts";
 import * as N from "../model/names.ts";
-import { parseLabelSelector } from "../model/selector.ts";
 import { proberFactory } from "../prober/index.ts";
 import { applyObjects } from "../sandbox/apply.ts";
 import { startSandbox, type Sandbox } from "../sandbox/index.ts";
@@ -75,21 +74,7 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
   say(`3. east runs default/web (exported: ${L.EXPORTED}=true) and default/db (not exported)`);
 
   const gateway = await startDemoGateway();
-  const bundle = await buildLinkBundle({
-    clusterName: "east",
-    namespace: NS,
-    linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
-    serviceAccount: N.DEFAULT_REMOTE_ACCESS_SA,
-    gateway: { name: N.GATEWAY_NAME, namespace: NS },
-    selector: parseLabelSelector(`${L.EXPORTED}=true`),
-    remoteDiscoverySelector: parseLabelSelector(`${L.EXPORTED}=remote-discovery`),
-    federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
-    excludedAnnotations: [],
-    excludedLabels: [],
-    controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
-    version: pkg.version,
-    kubeconfig: eastPath,
-  });
+  const bundle = await buildLinkBundle(defaultLinkOptions("east", pkg.version, eastPath));
   // The sandbox's load balancer answers on 127.0.0.1, but nothing listens on the gateway's probe
   // port there: point the probe at the demo gateway, and probe fast so failures show in seconds.
   for (const obj of bundle) {

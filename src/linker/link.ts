@@ -7,7 +7,9 @@ import { connect, loadKubeconfig, selectContext } from "../kube/index.ts";
 import { renderLinkBundle, type LinkBundleOptions } from "../manifests/link-bundle.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import type { ControllerOptions } from "../manifests/service-mirror.ts";
-import type { LabelSelector } from "../model/selector.ts";
+import * as L from "../model/labels.ts";
+import * as N from "../model/names.ts";
+import { parseLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { remoteKubeconfig } from "./kubeconfig.ts";
 import { readTarget } from "./target.ts";
 
@@ -31,6 +33,25 @@ export interface LinkOptions {
   kubeconfig?: string;
   context?: string;
   env?: Record<string, string | undefined>;
+}
+
+/** What `mc link --cluster-name C` uses when given no other flags (for in-process callers: demo, bench). */
+export function defaultLinkOptions(clusterName: string, version: string, kubeconfig?: string): LinkOptions {
+  return {
+    clusterName,
+    namespace: N.DEFAULT_NAMESPACE,
+    linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
+    serviceAccount: N.DEFAULT_REMOTE_ACCESS_SA,
+    gateway: { name: N.GATEWAY_NAME, namespace: N.DEFAULT_NAMESPACE },
+    selector: parseLabelSelector(`${L.EXPORTED}=true`),
+    remoteDiscoverySelector: parseLabelSelector(`${L.EXPORTED}=remote-discovery`),
+    federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
+    excludedAnnotations: [],
+    excludedLabels: [],
+    controller: { image: `ghcr.io/mc-project/mc:${version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
+    version,
+    kubeconfig,
+  };
 }
 
 export async function buildLinkBundle(o: LinkOptions): Promise<Manifest[]> {

@@ -1,6 +1,7 @@
 // The sandbox's request semantics, independent of HTTP: create, read, update, patch, delete
 // with kube-apiserver's checks (names, namespaces, optimistic concurrency, dry run, status
 // subresource, generation, field validation) and the built-in behaviours of builtins.ts.
+import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isDeepStrictEqual } from "node:util";
 import { Allocator, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
 import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
@@ -401,13 +402,4 @@ function specOf(obj: KubeObject): unknown {
   return rest;
 }
 
-function sameContent(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined, resourceVersion: undefined } });
-  return isDeepStrictEqual(strip(a), strip(b));
-}
 
-function randomSuffix(): string {
-  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
-}

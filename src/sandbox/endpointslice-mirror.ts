@@ -4,6 +4,7 @@
 // is the pure part (Endpoints → desired slices, as pkg/controller/endpointslicemirroring);
 // `reconcileMirror` applies it through the store with the fewest creates, updates and deletes.
 // These are controller writes: watchers see them, `store.writes` (client requests) does not.
+import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import { recordUpdateManager } from "./patch.ts";
@@ -268,13 +269,4 @@ export function parseIp(text: string): { ip: string; type: AddressType } | undef
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function sameContent(a: KubeObject, b: KubeObject): boolean {
-  const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined, resourceVersion: undefined } });
-  return isDeepStrictEqual(strip(a), strip(b));
-}
 
-function randomSuffix(): string {
-  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  const bytes = crypto.getRandomValues(new Uint8Array(5));
-  return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
-}
