@@ -3,7 +3,7 @@
 // subresource, generation, field validation) and the built-in behaviours of builtins.ts.
 import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isDeepStrictEqual } from "node:util";
-import { Allocator, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
+import { Allocator, admitCrd, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
 import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
 import { evaluate, SANDBOX_ADMIN, type AccessAttributes, type UserInfo } from "./rbac.ts";
@@ -179,26 +179,10 @@ export class Api {
         if (!type.crd && isUnfilledTokenSecret(o)) this.fillIfAccountExists(o);
         break;
       case "CustomResourceDefinition":
-        if (!type.crd) this.admitCrd(o);
+        if (!type.crd) admitCrd(o);
         break;
     }
     return { object: o, warnings: result.warnings };
-  }
-
-  private admitCrd(crd: KubeObject): void {
-    const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
-    const expected = `${spec?.names?.plural}.${spec?.group}`;
-    if (crd.metadata.name !== expected) {
-      throw errors.invalid("CustomResourceDefinition", crd.metadata.name ?? "", [{ field: "metadata.name", message: `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group` }], "apiextensions.k8s.io");
-    }
-    crd.status = {
-      conditions: [
-        { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: new Date().toISOString() },
-        { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: new Date().toISOString() },
-      ],
-      acceptedNames: (crd.spec as { names: object }).names,
-      storedVersions: ((crd.spec as { versions: { name: string; storage?: boolean }[] }).versions ?? []).filter((v) => v.storage).map((v) => v.name),
-    };
   }
 
   private fillIfAccountExists(secret: KubeObject): void {

@@ -1,7 +1,7 @@
 // What a real cluster's controllers and admission plugins would do to objects mc depends on:
 // service IPs and node ports, load-balancer ingress (as k3s's servicelb), service-account token
 // Secrets filled in, namespace phase.
-import type { KubeObject } from "./types.ts";
+import { errors, type KubeObject } from "./types.ts";
 
 const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
 const SA_NAME_ANNOTATION = "kubernetes.io/service-account.name";
@@ -133,4 +133,21 @@ export function admitDeployment(dep: KubeObject, previous: KubeObject | undefine
   spec.progressDeadlineSeconds ??= 600;
   spec.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } };
   if (!previous) dep.status = {};
+}
+
+/** The apiextensions controller: a CRD is named plural.group, and its names are accepted at once. */
+export function admitCrd(crd: KubeObject): void {
+  const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
+  const expected = `${spec?.names?.plural}.${spec?.group}`;
+  if (crd.metadata.name !== expected) {
+    throw errors.invalid("CustomResourceDefinition", crd.metadata.name ?? "", [{ field: "metadata.name", message: `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group` }], "apiextensions.k8s.io");
+  }
+  crd.status = {
+    conditions: [
+      { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: new Date().toISOString() },
+      { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: new Date().toISOString() },
+    ],
+    acceptedNames: (crd.spec as { names: object }).names,
+    storedVersions: ((crd.spec as { versions: { name: string; storage?: boolean }[] }).versions ?? []).filter((v) => v.storage).map((v) => v.name),
+  };
 }
