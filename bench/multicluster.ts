@@ -7,7 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
-import { buildInstall } from "../src/linker/install.ts";
+import { buildInstall, defaultInstallOptions } from "../src/linker/install.ts";
 import { buildLinkBundle, defaultLinkOptions } from "../src/linker/link.ts";
 import * as L from "../src/model/labels.ts";
 import * as N from "../src/model/names.ts";
@@ -52,15 +52,7 @@ export async function startPair(o: PairOptions): Promise<Pair> {
   const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: o.historyLimit });
   for (const sb of [east, west]) {
     fakeLinkerd(sb);
-    const manifests = await buildInstall({
-      namespace: NS,
-      linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
-      gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
-      remoteAccessAccounts: [N.DEFAULT_REMOTE_ACCESS_SA],
-      version: pkg.version,
-      ignoreCluster: false,
-      kubeconfig: sb === east ? eastPath : westPath,
-    });
+    const manifests = await buildInstall(defaultInstallOptions(pkg.version, sb === east ? eastPath : westPath));
     applyObjects(sb, manifests, "mc-bench");
     const namespaces = type(sb, "v1", "Namespace");
     for (let n = 0; n < o.namespaces; n++) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });

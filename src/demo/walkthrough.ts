@@ -8,7 +8,7 @@ import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { gatewaysOutput } from "../gateways/read.ts";
 import { connect, resources, waitForObject, type KubeClient, type KubeObject } from "../kube/index.ts";
-import { buildInstall } from "../linker/install.ts";
+import { buildInstall, defaultInstallOptions } from "../linker/install.ts";
 import { buildLinkBundle, defaultLinkOptions } from "../linker/link.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import { serve, type Serving } from "../mirror/serve.ts";
@@ -51,16 +51,7 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
   say(`1. Two clusters are up, each with a stand-in Linkerd control plane:`);
   say(`     east (target) ${east.url}   west (source) ${west.url}`);
 
-  const install = (kubeconfig: string) =>
-    buildInstall({
-      namespace: NS,
-      linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
-      gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
-      remoteAccessAccounts: [N.DEFAULT_REMOTE_ACCESS_SA],
-      version: pkg.version,
-      ignoreCluster: false,
-      kubeconfig,
-    });
+  const install = (kubeconfig: string) => buildInstall(defaultInstallOptions(pkg.version, kubeconfig));
   const installed = await install(eastPath);
   applyObjects(east, installed, "mc-demo");
   applyObjects(west, await install(westPath), "mc-demo");

@@ -5,7 +5,7 @@ import { UserError } from "../errors.ts";
 import { connect, isNotFound, resources } from "../kube/index.ts";
 import { renderAllow, renderInstall, type InstallOptions } from "../manifests/install.ts";
 import type { Manifest } from "../manifests/meta.ts";
-import { DEFAULT_TRUST_DOMAIN } from "../model/names.ts";
+import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN } from "../model/names.ts";
 import { readLinkerdConfig } from "./target.ts";
 
 export interface ClusterAccess {
@@ -17,6 +17,19 @@ export interface ClusterAccess {
 export interface BuildInstallOptions extends Omit<InstallOptions, "trustDomain">, ClusterAccess {
   /** `--identity-trust-domain`: wins over linkerd-config. */
   trustDomain?: string;
+}
+
+/** What `mc install` renders given no flags, reading the cluster at `kubeconfig` (for in-process callers: demo, bench). */
+export function defaultInstallOptions(version: string, kubeconfig?: string): BuildInstallOptions {
+  return {
+    namespace: DEFAULT_NAMESPACE,
+    linkerdNamespace: DEFAULT_LINKERD_NAMESPACE,
+    gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
+    remoteAccessAccounts: [DEFAULT_REMOTE_ACCESS_SA],
+    version,
+    ignoreCluster: false,
+    kubeconfig,
+  };
 }
 
 export async function buildInstall(o: BuildInstallOptions): Promise<Manifest[]> {

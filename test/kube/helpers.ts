@@ -5,7 +5,6 @@ import type { KubeClient } from "../../src/kube/client.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { Informer, InformerEvent, InformerStatus } from "../../src/kube/informer.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
-import type { Logger } from "../../src/log.ts";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.ts";
 
 export async function sandboxWithClient(opts: SandboxOptions = {}): Promise<{ sb: Sandbox; client: KubeClient }> {
@@ -26,23 +25,7 @@ export async function freshNamespace(client: KubeClient, prefix = "t"): Promise<
   return name;
 }
 
-export interface RecordingLog extends Logger {
-  lines: Array<{ level: string; message: string }>;
-  at(level: string): string[];
-}
-
-export function recordingLog(): RecordingLog {
-  const lines: RecordingLog["lines"] = [];
-  const rec = (level: string) => (message: string) => void lines.push({ level, message });
-  return {
-    lines,
-    at: (level) => lines.filter((l) => l.level === level).map((l) => l.message),
-    error: rec("error"),
-    warn: rec("warn"),
-    info: rec("info"),
-    debug: rec("debug"),
-  };
-}
+export { recordingLog, type RecordingLog } from "../helpers/log.ts";
 
 /** Rejects after `ms` naming what was awaited — a guard against hangs, never a way to wait. */
 export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {

@@ -2,7 +2,6 @@
 // driven by a ManualClock, a scripted fetch, and a loopback Bun.serve gateway that answers
 // 200, 500, hangs, adds a delay, or is stopped and restarted on the same port.
 import type { ManualClock } from "../../src/kube/clock.ts";
-import type { Logger } from "../../src/log.ts";
 import { parseLink, type Link } from "../../src/model/link.ts";
 import type { FetchLike } from "../../src/prober/probe.ts";
 
@@ -28,16 +27,7 @@ export function probedLink(o: { cluster?: string; period?: string; timeout?: str
   });
 }
 
-export interface RecordingLog extends Logger {
-  lines: Array<{ level: string; message: string }>;
-  at(level: string): string[];
-}
-
-export function recordingLog(): RecordingLog {
-  const lines: RecordingLog["lines"] = [];
-  const rec = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, at: (level) => lines.filter((l) => l.level === level).map((l) => l.message), error: rec("error"), warn: rec("warn"), info: rec("info"), debug: rec("debug") };
-}
+export { recordingLog, type RecordingLog } from "../helpers/log.ts";
 
 /** AbortSignal.timeout on a ManualClock: aborts with a TimeoutError when the clock passes `ms`. */
 export function manualTimeout(clock: ManualClock): (ms: number) => AbortSignal {

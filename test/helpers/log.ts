@@ -1,0 +1,20 @@
+// A Logger that records what it is told, for tests that assert on log transitions.
+import type { Logger } from "../../src/log.ts";
+
+export interface RecordingLog extends Logger {
+  lines: Array<{ level: string; message: string }>;
+  at(level: string): string[];
+}
+
+export function recordingLog(): RecordingLog {
+  const lines: RecordingLog["lines"] = [];
+  const rec = (level: string) => (message: string) => void lines.push({ level, message });
+  return {
+    lines,
+    at: (level) => lines.filter((l) => l.level === level).map((l) => l.message),
+    error: rec("error"),
+    warn: rec("warn"),
+    info: rec("info"),
+    debug: rec("debug"),
+  };
+}
