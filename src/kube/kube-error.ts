@@ -53,6 +53,8 @@ export interface KubeErrorInit {
   /** Short server-provided or transport detail (already one line, no secrets). */
   detail?: string;
   retryAfterMs?: number;
+  /** The API server's URL, named in messages about failures without a response. */
+  server?: string;
 }
 
 /** One API failure. `message` is `get services ns/name on east: 404 NotFound: …`. */
@@ -120,8 +122,79 @@ export function kubeError(init: KubeErrorInit): KubeError {
 
 function formatKubeError(init: KubeErrorInit): string {
   const head = `${init.verb} ${init.target}`;
+  if (init.code === 0 && init.reason === "Unreachable" && init.detail) {
+    const problem = explainConnectionFailure(init.detail, init.server);
+    if (problem) return `${head}: ${problem}`;
+  }
+  if (init.code === 401) {
+    return `${head}: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked`;
+  }
   const what = init.code > 0 ? `${init.code} ${init.reason}` : describeNoResponse(init.reason);
   return init.detail ? `${head}: ${what}: ${init.detail}` : `${head}: ${what}`;
+}
+
+/** What kind of transport failure a system or TLS error code is (Node's, OpenSSL's and Bun's names). */
+const CONNECTION_FAILURES: { codes: readonly string[]; say: (server: string, host: string) => string }[] = [
+  {
+    codes: ["ECONNREFUSED", "FailedToOpenSocket", "ConnectionRefused"],
+    say: (s) => `the connection to ${s} was refused; is the API server running, and are the context and kubeconfig the right ones?`,
+  },
+  {
+    codes: [
+      "SELF_SIGNED_CERT_IN_CHAIN",
+      "DEPTH_ZERO_SELF_SIGNED_CERT",
+      "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      "UNABLE_TO_GET_ISSUER_CERT",
+      "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+      "CERT_SIGNATURE_FAILURE",
+      "CERT_UNTRUSTED",
+    ],
+    say: (s) =>
+      `the certificate of ${s} is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA (wrong kubeconfig or context, or the server's CA changed)`,
+  },
+  {
+    codes: ["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"],
+    say: (s) => `the certificate of ${s} has expired or is not valid yet; renew the server's certificate, or check this machine's clock`,
+  },
+  {
+    codes: ["ERR_TLS_CERT_ALTNAME_INVALID", "HOSTNAME_MISMATCH", "ERR_TLS_CERT_ALTNAME_FORMAT"],
+    say: (s, h) => `the certificate of ${s} is not valid for ${h}; use an address the certificate names, or set tls-server-name in the kubeconfig`,
+  },
+  {
+    codes: ["ENOTFOUND", "EAI_AGAIN", "DNSException"],
+    say: (s, h) => `the host ${h} of ${s} could not be resolved; check the cluster's server address in the kubeconfig`,
+  },
+  {
+    codes: ["ECONNRESET", "ConnectionClosed", "EPIPE", "ERR_SSL_WRONG_VERSION_NUMBER", "EPROTO"],
+    say: (s) =>
+      `the connection to ${s} was closed before an answer; is it a Kubernetes API server, and does it speak ${s.startsWith("https:") ? "https" : "http"} as the kubeconfig says?`,
+  },
+  {
+    codes: ["ETIMEDOUT", "ConnectionTimeout", "ETIMEOUT"],
+    say: (s) => `the connection to ${s} timed out; is the server reachable from here (network, firewall, VPN)?`,
+  },
+  {
+    codes: ["EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"],
+    say: (s) => `${s} is not reachable from this machine; check the server address and the network route to it`,
+  },
+];
+
+/**
+ * A transport error code (ECONNREFUSED, SELF_SIGNED_CERT_IN_CHAIN, …) in words, naming the server
+ * and the likely fix, as kubectl does; undefined for a code we do not know. The raw code follows in
+ * brackets so it can still be searched for.
+ */
+export function explainConnectionFailure(code: string, server?: string): string | undefined {
+  const failure = CONNECTION_FAILURES.find((f) => f.codes.includes(code));
+  if (!failure) return undefined;
+  const url = server ?? "the API server";
+  let host = "its host";
+  try {
+    if (server) host = new URL(server).hostname;
+  } catch {
+    // a server that is not a URL keeps the generic wording
+  }
+  return `${failure.say(url, host)} [${code}]`;
 }
 
 function describeNoResponse(reason: KubeReason): string {
@@ -196,7 +269,7 @@ export function parseStatus(body: unknown): { code?: number; reason?: string; me
  * as a KubeError. ApiException's message (headers, body) is never read: only its code and a
  * `kind: Status` body.
  */
-export function toKubeError(err: unknown, verb: KubeVerb, target: string): KubeError {
+export function toKubeError(err: unknown, verb: KubeVerb, target: string, server?: string): KubeError {
   if (err instanceof KubeError) return err;
   const e = (typeof err === "object" && err !== null ? err : {}) as Record<string, unknown>;
   const name = typeof e.name === "string" ? e.name : "";
@@ -212,7 +285,7 @@ export function toKubeError(err: unknown, verb: KubeVerb, target: string): KubeE
   }
   if (typeof e.code === "string" && /^[A-Za-z_]+$/.test(e.code)) {
     // ECONNREFUSED, ECONNRESET, ConnectionClosed, SELF_SIGNED_CERT_IN_CHAIN, …
-    return kubeError({ verb, target, code: 0, reason: "Unreachable", detail: e.code });
+    return kubeError({ verb, target, code: 0, reason: "Unreachable", detail: e.code, server });
   }
   const message = err instanceof Error ? err.message.split("\n")[0] ?? "" : String(err);
   return kubeError({ verb, target, code: 0, reason: "Unknown", detail: shortDetail(message, 160) || undefined });

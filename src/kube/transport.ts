@@ -40,7 +40,7 @@ export interface StreamResponse {
 
 /** Sends a request and returns the parsed JSON body of a 2xx response; anything else throws KubeError. */
 export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> {
-  const deadline = abortAfter(req.timeoutMs, req.signal);
+  const deadline = abortAfter(req.timeoutMs, req.signal, t.server);
   try {
     const res = await send(t, req, deadline.signal);
     const text = await res.text();
@@ -64,7 +64,7 @@ export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> 
 /** Opens a streaming GET (a watch); a non-2xx status throws KubeError before any chunk. */
 export async function requestStream(t: Transport, req: RawRequest): Promise<StreamResponse> {
   const controller = new AbortController();
-  const deadline = abortAfter(req.timeoutMs, req.signal, controller);
+  const deadline = abortAfter(req.timeoutMs, req.signal, t.server, controller);
   try {
     const res = await send(t, req, controller.signal);
     if (res.status < 200 || res.status >= 300) {
@@ -110,7 +110,7 @@ async function send(t: Transport, req: RawRequest, signal: AbortSignal) {
  * listeners on a long-lived outer signal pile up). `explain` turns the resulting abort into the
  * right KubeError (Timeout vs Aborted).
  */
-function abortAfter(ms: number, outer: AbortSignal | undefined, controller = new AbortController()) {
+function abortAfter(ms: number, outer: AbortSignal | undefined, server: string, controller = new AbortController()) {
   let timedOut = false;
   const onOuter = () => controller.abort();
   const timer = setTimeout(() => {
@@ -129,11 +129,11 @@ function abortAfter(ms: number, outer: AbortSignal | undefined, controller = new
     },
     explain(err: unknown, req: RawRequest) {
       outer?.removeEventListener("abort", onOuter);
-      if (timedOut) return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Timeout", detail: `no answer in ${ms}ms` });
+      if (timedOut) return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Timeout", detail: `no answer from ${server} in ${ms}ms` });
       if (controller.signal.aborted && !(err instanceof KubeError)) {
         return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Aborted" });
       }
-      return toKubeError(err, req.verb, req.target);
+      return toKubeError(err, req.verb, req.target, server);
     },
   };
 }

@@ -65,7 +65,7 @@ describe("KubeClient", () => {
     try {
       const err = await failure(client.get(resources.namespace, undefined, "default", { timeoutMs: 50 }));
       expect(err).toBeInstanceOf(KubeError);
-      expect(err?.message).toBe("get namespaces default on east: timed out: no answer in 50ms");
+      expect(err?.message).toBe(`get namespaces default on east: timed out: no answer from ${sb.url} in 50ms`);
       expect(err?.isRetryable).toBe(true);
     } finally {
       sb.control.faults.delayMs = 0;
@@ -119,6 +119,8 @@ test("a watch on a server that is down fails as Unreachable, not as an abort", a
   const { sb: down, client: downClient } = await sandboxWithClient();
   await down.stop();
   const err = await failure(downClient.watch(resources.service));
-  expect(err?.message).toBe("watch services on east: unreachable: ECONNREFUSED");
+  expect(err?.message).toBe(
+    `watch services on east: the connection to ${down.url} was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]`,
+  );
   expect(err?.isRetryable).toBe(true);
 });

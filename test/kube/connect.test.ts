@@ -145,9 +145,12 @@ describe("connect", () => {
     const tlsErr = (await reaches(noCa).catch((e: unknown) => e)) as KubeError;
     expect(tlsErr).toBeInstanceOf(KubeError);
     expect([tlsErr.code, tlsErr.reason]).toEqual([0, "Unreachable"]);
+    expect(tlsErr.message).toStartWith(`list namespaces on east: the certificate of ${east.url} is signed by an unknown authority;`);
     const wrong = await connect({ kubeconfig: file("wrong.yaml", east.kubeconfigWith({ token: "not-the-token" })), env: noEnv });
     const authErr = (await reaches(wrong).catch((e: unknown) => e)) as KubeError;
-    expect(authErr.message).toBe("list namespaces on east: 401 Unauthorized: Unauthorized");
+    expect(authErr.message).toBe(
+      "list namespaces on east: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked",
+    );
   });
 
   test("in-cluster: the service account's token, CA and namespace", async () => {
