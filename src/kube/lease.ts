@@ -2,6 +2,7 @@
 // and only one writes. Defaults are Linkerd's service mirror's (client-go's): lease 30 s, renew
 // deadline 10 s, retry 2 s. A leader that cannot renew within the deadline stops leading (and
 // then tries to acquire again); stop() releases the lease so a successor takes over at once.
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
@@ -38,9 +39,16 @@ export interface LeaderElectorOptions {
 
 export const LEASE_DEFAULTS = { leaseDurationMs: 30_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } as const;
 
-/** The identity an elector uses when none is given: $HOSTNAME (the pod name), else the host name. */
-export function defaultIdentity(env: Record<string, string | undefined> = process.env): string {
-  return env.HOSTNAME || hostname();
+/** Chosen once per process, so two processes on one host (or in one pod) never share an identity. */
+const PROCESS_SUFFIX = randomBytes(4).toString("hex");
+
+/**
+ * The identity an elector uses when none is given: $HOSTNAME (the pod name), else the host name,
+ * plus a random suffix per process (as client-go's examples do), so two `mc serve` on one host do
+ * not both believe they hold the Lease.
+ */
+export function defaultIdentity(env: Record<string, string | undefined> = process.env, suffix = PROCESS_SUFFIX): string {
+  return `${env.HOSTNAME || hostname()}_${suffix}`;
 }
 
 export class LeaderElector {
@@ -54,6 +62,7 @@ export class LeaderElector {
   private observed: Observation | undefined;
   private leading = false;
   private loop: Promise<void> | undefined;
+  private failureStreak = 0;
 
   constructor(private readonly opts: LeaderElectorOptions) {
     this.identity = opts.identity || defaultIdentity();
@@ -160,14 +169,31 @@ export class LeaderElector {
         return false;
       }
       this.noteHolder(written.spec, this.clock.now());
+      if (this.failureStreak > 0) this.log.info(`${this.where}: lease requests succeed again`);
+      this.failureStreak = 0;
       ok = true;
       return true;
     } catch (err) {
-      if (!this.stopSignal.signal.aborted) this.log.debug(`${this.where}: attempt failed: ${formatError(err)}`);
+      if (!this.stopSignal.signal.aborted) this.noteFailure(err);
       return false;
     } finally {
       this.opts.onAttempt?.({ leading: ok, holder: this.leader });
     }
+  }
+
+  /**
+   * A failed attempt: the first of a streak at warn (a controller that cannot take its Lease looks
+   * idle otherwise), repeats at debug. Losing a race to another replica (409) is routine: debug.
+   */
+  private noteFailure(err: unknown): void {
+    if (isConflict(err)) {
+      this.log.debug(`${this.where}: attempt lost a race: ${formatError(err)}`);
+      return;
+    }
+    this.failureStreak++;
+    const line = `${this.where}: cannot take or renew the lease: ${formatError(err)}`;
+    if (this.failureStreak === 1) this.log.warn(`${line}; retrying every ${this.retryPeriodMs}ms`);
+    else this.log.debug(line);
   }
 
   private noteHolder(spec: LeaseSpec | undefined, now: number): void {

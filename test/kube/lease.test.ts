@@ -131,6 +131,39 @@ describe("LeaderElector", () => {
     }
   });
 
+  test("two processes on one host with the same HOSTNAME get different identities", async () => {
+    const script = `import { defaultIdentity } from ${JSON.stringify(`${import.meta.dir}/../../src/kube/lease.ts`)}; process.stdout.write(defaultIdentity());`;
+    const run = async () => {
+      const proc = Bun.spawn(["bun", "-e", script], { env: { ...process.env, HOSTNAME: "same-host" }, stdout: "pipe" });
+      return (await new Response(proc.stdout).text()).trim();
+    };
+    const [one, two] = await Promise.all([run(), run()]);
+    expect(one).toMatch(/^same-host_[0-9a-f]{8}$/);
+    expect(two).toMatch(/^same-host_[0-9a-f]{8}$/);
+    expect(one).not.toBe(two);
+  });
+
+  test("a candidate that cannot reach the Lease says so once at warn, and once at info when it recovers", async () => {
+    const ns = await freshNamespace(client);
+    const log = recordingLog();
+    sb.control.faults.failRate = 1;
+    const a = candidate("a", ns, { log });
+    try {
+      a.elector.start();
+      await a.moreAttempts(4);
+      const warns = log.at("warn").filter((m) => m.includes("cannot take or renew the lease"));
+      expect(warns).toHaveLength(1);
+      expect(warns[0]).toContain("503");
+      expect(warns[0]).toEndWith("; retrying every 100ms");
+      sb.control.faults.failRate = 0;
+      await a.leading();
+      expect(log.at("info")).toContain(`lease ${ns}/service-mirror-write-east on east: lease requests succeed again`);
+    } finally {
+      sb.control.faults.failRate = 0;
+      await a.elector.stop();
+    }
+  });
+
   test("a leader that cannot renew within the deadline stops leading, then leads again when it can", async () => {
     const ns = await freshNamespace(client);
     const a = candidate("a", ns);
@@ -149,9 +182,11 @@ describe("LeaderElector", () => {
     }
   });
 
-  test("defaults are Linkerd's: lease 30 s, renew deadline 10 s, retry 2 s; identity is HOSTNAME", () => {
+  test("defaults are Linkerd's: lease 30 s, renew deadline 10 s, retry 2 s; identity is HOSTNAME plus a per-process suffix", () => {
     expect(LEASE_DEFAULTS).toEqual({ leaseDurationMs: 30_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
-    expect(defaultIdentity({ HOSTNAME: "linkerd-service-mirror-east-abc" })).toBe("linkerd-service-mirror-east-abc");
+    expect(defaultIdentity({ HOSTNAME: "linkerd-service-mirror-east-abc" }, "1a2b")).toBe("linkerd-service-mirror-east-abc_1a2b");
+    expect(defaultIdentity({ HOSTNAME: "pod-x" })).toMatch(/^pod-x_[0-9a-f]{8}$/);
+    expect(defaultIdentity({ HOSTNAME: "pod-x" })).toBe(defaultIdentity({ HOSTNAME: "pod-x" })); // stable within a process
     expect(defaultIdentity({})).toBeString();
     expect(() => new LeaderElector({ client, namespace: "x", name: "y", leaseDurationMs: 5, renewDeadlineMs: 10 })).toThrow(
       "leaseDuration > renewDeadline > retryPeriod",
