@@ -80,6 +80,8 @@ export function renderGateway(gw: GatewayOptions, c: Context): Manifest[] {
         [L.PROBE_PERIOD]: String(gw.probeSeconds),
         [L.PROBE_PATH]: PROBE_PATH,
         [L.MULTICLUSTER_GATEWAY]: "true",
+        // Linkerd's chart sets `component: gateway` as an annotation on this Service too (install_default.golden).
+        [L.COMPONENT]: L.COMPONENT_GATEWAY,
       },
     },
     {

@@ -74,7 +74,10 @@ export const OPAQUE_PORTS = "config.linkerd.io/opaque-ports";
 
 // --- Kubernetes keys -----------------------------------------------------------------------------
 
-/** Label: `gateway`, `service-mirror` (controller Deployment metadata), `linkerd-service-mirror` (controller pods). */
+/**
+ * Label: `gateway`, `service-mirror` (controller Deployment metadata), `linkerd-service-mirror` (controller pods);
+ * also an annotation `component: gateway` on the gateway Service, as Linkerd's chart writes it.
+ */
 export const COMPONENT = "component";
 /** Gateway pods and selector: `app: linkerd-gateway`. */
 export const APP = "app";
