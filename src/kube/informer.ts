@@ -31,10 +31,17 @@ export interface InformerOptions<T extends KubeObject> {
   log?: Logger;
   /** Applied to each object before caching; default drops metadata.managedFields. */
   transform?: (obj: T) => T;
+  /**
+   * A fresh list this often even while the watch is healthy, emitting whatever the watch missed
+   * (a server whose history was lost or went backwards, as after an etcd restore). Default 30 min;
+   * 0 turns it off.
+   */
+  relistIntervalMs?: number;
 }
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.2 };
-type WatchOutcome = "gone" | "ended" | "idle" | "stopped";
+type WatchOutcome = "gone" | "ended" | "idle" | "stopped" | "relist";
+const DEFAULT_RELIST_MS = 30 * 60_000;
 
 export class Informer<T extends KubeObject = KubeObject> {
   readonly synced: Promise<void>;
@@ -56,6 +63,10 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Consecutive failed lists/watches; 0 while healthy. */
   private failures = 0;
   private goneStreak = 0;
+  /** When the next periodic fresh list is due (clock ms). */
+  private relistAt = Number.POSITIVE_INFINITY;
+  /** Set when the server's resourceVersions went backwards: the cache no longer matches its history. */
+  private historyReset = false;
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.clock = opts.clock ?? systemClock;
@@ -126,6 +137,10 @@ export class Informer<T extends KubeObject = KubeObject> {
         const result = await this.watchOnce();
         const outcome = result.outcome;
         if (outcome === "stopped") break;
+        if (outcome === "relist") {
+          needList = true;
+          continue;
+        }
         if (outcome === "gone") {
           this.counters.gone++;
           needList = true;
@@ -145,6 +160,12 @@ export class Informer<T extends KubeObject = KubeObject> {
       } catch (err) {
         if (this.stopped) break;
         const error = toKubeError(err, needList ? "list" : "watch", this.what);
+        if (isTooLargeResourceVersion(error)) {
+          // The server is behind what we saw: it restarted or was restored. Our resume point means nothing there.
+          this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
+          this.historyReset = true;
+          needList = true;
+        }
         const attempt = ++this.failures;
         this.counters.failures++;
         const delayMs = backoffDelay(attempt, this.backoff);
@@ -168,6 +189,10 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.opts.inactivityTimeoutMs ?? 300_000;
   }
 
+  private get relistIntervalMs(): number {
+    return this.opts.relistIntervalMs ?? DEFAULT_RELIST_MS;
+  }
+
   private get watchSeconds(): number {
     return this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
   }
@@ -183,8 +208,13 @@ export class Informer<T extends KubeObject = KubeObject> {
       const obj = this.prepare(item);
       next.set(objectKey(obj), obj);
     }
+    if (this.rv && isOlder(list.resourceVersion, this.rv) && !this.historyReset) {
+      this.log.warn(`${this.what}: listed at resourceVersion ${list.resourceVersion}, older than ${this.rv} already seen (the server's history went backwards); taking the list as the truth`);
+    }
+    this.historyReset = false;
     const old = this.store.replace(next);
     this.rv = list.resourceVersion;
+    this.relistAt = this.relistIntervalMs > 0 ? this.clock.now() + this.relistIntervalMs : Number.POSITIVE_INFINITY;
     for (const [key, obj] of next) {
       const before = old.get(key);
       if (!before) this.emit({ type: "added", key, object: obj });
@@ -204,7 +234,10 @@ export class Informer<T extends KubeObject = KubeObject> {
     const abort = new AbortController();
     this.cancelWatch = () => abort.abort();
     let idle = false;
+    let relistDue = false;
+    let wentBack = false;
     let cancelTimer = () => {};
+    let cancelRelist = () => {};
     let events = 0;
     const timeoutSeconds = this.watchSeconds;
     const done = (outcome: WatchOutcome) => ({ outcome, events, timeoutSeconds });
@@ -235,6 +268,13 @@ export class Informer<T extends KubeObject = KubeObject> {
         });
       };
       arm();
+      const untilRelist = this.relistAt - this.clock.now();
+      if (Number.isFinite(untilRelist)) {
+        cancelRelist = this.clock.setTimer(Math.max(0, untilRelist), () => {
+          relistDue = true;
+          stream.cancel();
+        });
+      }
       this.setStatus({ state: "watching", resourceVersion: this.rv });
       try {
         for await (const event of stream.events) {
@@ -246,6 +286,11 @@ export class Informer<T extends KubeObject = KubeObject> {
           if (event.type === "ERROR") {
             const status = parseStatus(event.object);
             if (status?.code === 410) return { ...done("gone"), events: events - 1 };
+            if (status && isTooLargeStatus(status)) {
+              this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
+              this.historyReset = true;
+              return done("relist");
+            }
             throw kubeError({
               verb: "watch",
               target: this.what,
@@ -254,19 +299,29 @@ export class Informer<T extends KubeObject = KubeObject> {
               detail: status?.message,
             });
           }
+          const rv = event.object?.metadata?.resourceVersion;
+          if (rv && this.rv && isOlder(rv, this.rv)) {
+            this.log.warn(`${this.what}: event at resourceVersion ${rv}, older than ${this.rv} already seen (the server's history went backwards); relisting`);
+            this.historyReset = true;
+            wentBack = true;
+            break;
+          }
           this.apply(event.type, event.object);
         }
       } catch (err) {
         if (this.stopped) return done("stopped");
         if (idle) return done("idle");
+        if (relistDue) return done("relist");
         throw err;
       } finally {
         stream.cancel();
       }
       if (this.stopped) return done("stopped");
+      if (wentBack || relistDue) return done("relist");
       return done(idle ? "idle" : "ended");
     } finally {
       cancelTimer();
+      cancelRelist();
       this.cancelWatch = undefined;
     }
   }
@@ -308,4 +363,22 @@ export class Informer<T extends KubeObject = KubeObject> {
   private setStatus(status: InformerStatus): void {
     this.statuses.emit(status);
   }
+}
+
+/**
+ * resourceVersions are opaque to clients by contract, but every server we know (etcd's revision,
+ * the sandbox's counter) issues increasing integers; only those are compared.
+ */
+function isOlder(rv: string, than: string): boolean {
+  if (!/^\d+$/.test(rv) || !/^\d+$/.test(than)) return false;
+  return BigInt(rv) < BigInt(than);
+}
+
+/** kube-apiserver's answer to a resume point it has not reached: 504 Timeout "Too large resource version". */
+function isTooLargeStatus(status: { code?: number; reason?: string; message?: string }): boolean {
+  return /too large resource version/i.test(status.message ?? "");
+}
+
+function isTooLargeResourceVersion(err: KubeError): boolean {
+  return /too large resource version/i.test(err.detail ?? "");
 }

@@ -1,0 +1,139 @@
+// A server whose history went backwards (restarted empty on the same address, as after an etcd
+// restore): the informer must notice and relist, not keep objects that no longer exist.
+import { expect, test } from "bun:test";
+import { Informer } from "../../src/kube/informer.ts";
+import { resources } from "../../src/kube/resources.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
+import { startSandbox } from "../../src/sandbox/index.ts";
+import { collectEvents, freshNamespace, recordingLog, sandboxWithClient, service, summary } from "./helpers.ts";
+
+/** east with `n` services in one namespace and enough other writes that its resourceVersion is well ahead of a fresh server's. */
+async function busyEast(n: number) {
+  const { sb, client } = await sandboxWithClient();
+  const ns = await freshNamespace(client, "old");
+  for (let i = 0; i < n; i++) await client.create(resources.service, service(`svc-${i}`, ns));
+  const other = await freshNamespace(client, "noise");
+  for (let i = 0; i < 40; i++) {
+    await client.create(resources.configMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}`, namespace: other } });
+  }
+  return { sb, client, ns };
+}
+
+test("an event older than the last resourceVersion seen (server restarted empty) makes the informer relist and drop what is gone", async () => {
+  const { sb, client, ns } = await busyEast(5);
+  const log = recordingLog();
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  try {
+    inf.start();
+    await inf.synced;
+    expect(inf.cache.size).toBe(5);
+    const seenRv = Number(inf.resourceVersion);
+    await sb.stop();
+    restarted = await startSandbox({ name: "east", port: sb.port });
+    expect(Number(restarted.store.resourceVersion)).toBeLessThan(seenRv);
+    const events = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 5 && e.some((x) => x.type === "added"), "the relist after a new server");
+    // The same client reaches the new server: it listens where the old one did.
+    await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+    await client.create(resources.service, service("fresh", ns));
+    expect(summary(await events).sort()).toEqual([...[0, 1, 2, 3, 4].map((i) => `deleted ${ns}/svc-${i}`), `added ${ns}/fresh`].sort());
+    expect([...inf.cache.keys()]).toEqual([`${ns}/fresh`]);
+    expect(log.at("warn").some((m) => m.includes("history went backwards"))).toBe(true);
+  } finally {
+    await inf.stop();
+    await restarted?.stop();
+  }
+}, 20_000);
+
+test("with nothing written on the new server, the periodic fresh list still drops what is gone", async () => {
+  const { sb, client, ns } = await busyEast(3);
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log: recordingLog(), backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 300 });
+  let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  try {
+    inf.start();
+    await inf.synced;
+    const deletions = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 3, "deletions after the periodic list");
+    await sb.stop();
+    restarted = await startSandbox({ name: "east", port: sb.port });
+    expect(summary(await deletions).sort()).toEqual([0, 1, 2].map((i) => `deleted ${ns}/svc-${i}`));
+    expect(inf.cache.size).toBe(0);
+  } finally {
+    await inf.stop();
+    await restarted?.stop();
+  }
+}, 20_000);
+
+test("a periodic fresh list on a healthy watch emits nothing when nothing changed", async () => {
+  const { sb, client, ns } = await busyEast(2);
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log: recordingLog(), relistIntervalMs: 100 });
+  const seen: string[] = [];
+  inf.on((e) => void seen.push(`${e.type} ${e.key}`));
+  try {
+    inf.start();
+    await inf.synced;
+    const twoMoreLists = new Promise<void>((resolve) => {
+      const start = inf.counters.lists;
+      const off = inf.onStatus((s) => {
+        if (s.state === "watching" && inf.counters.lists >= start + 2) {
+          off();
+          resolve();
+        }
+      });
+    });
+    await twoMoreLists;
+    expect(seen.sort()).toEqual([`added ${ns}/svc-0`, `added ${ns}/svc-1`]);
+  } finally {
+    await inf.stop();
+    await sb.stop();
+  }
+}, 20_000);
+
+test("kube-apiserver's 'Too large resource version' answer to a resume makes the informer relist from scratch", async () => {
+  // A stand-in server: lists at resourceVersion 100 first, then (restored from an older backup) at 5;
+  // a watch from 100 gets the ERROR event kube-apiserver sends for a resume point it never reached.
+  const lists: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      if (url.searchParams.get("watch") !== "true") {
+        lists.push(url.searchParams.get("resourceVersion") ?? "");
+        return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: lists.length === 1 ? "100" : "5" }, items: [] });
+      }
+      if (url.searchParams.get("resourceVersion") === "100") {
+        const status = { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: "Too large resource version: 100, current: 5" };
+        return new Response(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+      }
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // a quiet watch
+    },
+  });
+  const { connectKubeconfigText } = await import("../../src/kube/connect.ts");
+  const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}", insecure-skip-tls-verify: true } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: t, context: { cluster: t, user: u } }]
+current-context: t
+`;
+  const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
+  const log = recordingLog();
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  try {
+    const relisted = new Promise<void>((resolve) => {
+      const off = inf.onStatus((s) => {
+        if (s.state === "watching" && s.resourceVersion === "5") {
+          off();
+          resolve();
+        }
+      });
+    });
+    inf.start();
+    await relisted;
+    expect(lists.length).toBe(2);
+    expect(log.at("warn")).toContain("services on east: the server has no resourceVersion 100 (its history went backwards); relisting");
+  } finally {
+    await inf.stop();
+    server.stop(true);
+  }
+});
