@@ -83,30 +83,55 @@ export function parseLabelSelector(source: string): LabelSelector {
   });
 }
 
-/** Converts a metav1.LabelSelector. `undefined` stays undefined (callers decide what "none" means). */
+const KEY_RULE = "an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const VALUE_RULE = "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty";
+
+function isLabelKey(key: string): boolean {
+  const name = key.includes("/") ? key.slice(key.indexOf("/") + 1) : key;
+  return KEY.test(key) && name.length <= 63 && key.length <= 316;
+}
+
+function isLabelValue(value: string): boolean {
+  return VALUE.test(value) && value.length <= 63;
+}
+
+/**
+ * Converts a metav1.LabelSelector, validated with kube-apiserver's rules (label keys and values,
+ * operators, values present exactly for In/NotIn), so a selector the API server would answer with
+ * 400 BadRequest is refused here, naming the field. `undefined` stays undefined (callers decide
+ * what "none" means).
+ */
 export function fromSelectorObject(selector: LabelSelectorObject): LabelSelector {
   const out: Requirement[] = [];
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    out.push({ key, op: "=", value: String(value) });
+  for (const [key, raw] of Object.entries(selector.matchLabels ?? {})) {
+    const value = String(raw);
+    if (!isLabelKey(key)) throw new SelectorError(`matchLabels: ${JSON.stringify(key)} is not a valid label key (${KEY_RULE})`);
+    if (!isLabelValue(value)) throw new SelectorError(`matchLabels[${JSON.stringify(key)}]: ${JSON.stringify(value)} is not a valid label value (${VALUE_RULE})`);
+    out.push({ key, op: "=", value });
   }
-  for (const expr of selector.matchExpressions ?? []) {
+  (selector.matchExpressions ?? []).forEach((expr, i) => {
+    const at = `matchExpressions[${i}]`;
+    if (!isLabelKey(expr.key)) throw new SelectorError(`${at}.key: ${JSON.stringify(expr.key)} is not a valid label key (${KEY_RULE})`);
+    const values = expr.values ?? [];
+    const bad = values.find((value) => !isLabelValue(value));
+    if (bad !== undefined) throw new SelectorError(`${at}.values: ${JSON.stringify(bad)} is not a valid label value (${VALUE_RULE})`);
     switch (expr.operator) {
       case "In":
-        out.push({ key: expr.key, op: "in", values: expr.values ?? [] });
-        break;
       case "NotIn":
-        out.push({ key: expr.key, op: "notin", values: expr.values ?? [] });
+        if (values.length === 0) {
+          throw new SelectorError(`${at}.values: must not be empty when operator is ${expr.operator} (list the label values to match)`);
+        }
+        out.push({ key: expr.key, op: expr.operator === "In" ? "in" : "notin", values });
         break;
       case "Exists":
-        out.push({ key: expr.key, op: "exists" });
-        break;
       case "DoesNotExist":
-        out.push({ key: expr.key, op: "!" });
+        if (values.length > 0) throw new SelectorError(`${at}.values: must be empty when operator is ${expr.operator}`);
+        out.push({ key: expr.key, op: expr.operator === "Exists" ? "exists" : "!" });
         break;
       default:
         throw new SelectorError(`invalid selector operator "${expr.operator}" for key "${expr.key}" (use In, NotIn, Exists or DoesNotExist)`);
     }
-  }
+  });
   return out;
 }
 

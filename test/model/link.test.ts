@@ -98,6 +98,12 @@ describe("parseLink rejects a bad Link with the field path and the fix", () => {
     ["bad cluster name", { targetClusterName: "East_1" }, `spec.targetClusterName: must be a DNS-1123 label (lowercase letters, digits, '-'; at most 63), got "East_1"`],
     ["missing credentials", { clusterCredentialsSecret: "" }, "spec.clusterCredentialsSecret: is required: the Secret with the target's kubeconfig"],
     ["bad operator", { selector: { matchExpressions: [{ key: "a", operator: "Equals" }] } }, `spec.selector.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist, got "Equals"`],
+    ["selector label key the API server rejects", { selector: { matchLabels: { "bad key!": "x" } } }, `spec.selector: matchLabels: "bad key!" is not a valid label key (an optional DNS-subdomain prefix and '/', then at most 63`],
+    ["selector label value the API server rejects", { selector: { matchLabels: { app: "true false" } } }, `spec.selector: matchLabels["app"]: "true false" is not a valid label value (at most 63 letters`],
+    ["expression key the API server rejects", { selector: { matchExpressions: [{ key: "-a", operator: "Exists" }] } }, `spec.selector: matchExpressions[0].key: "-a" is not a valid label key`],
+    ["expression value the API server rejects", { selector: { matchExpressions: [{ key: "a", operator: "In", values: ["ok", "no way"] }] } }, `spec.selector: matchExpressions[0].values: "no way" is not a valid label value`],
+    ["In with no values", { selector: { matchExpressions: [{ key: "a", operator: "In", values: [] }] } }, "spec.selector: matchExpressions[0].values: must not be empty when operator is In (list the label values to match)"],
+    ["Exists with values", { remoteDiscoverySelector: { matchExpressions: [{ key: "a", operator: "Exists", values: ["x"] }] } }, "spec.remoteDiscoverySelector: matchExpressions[0].values: must be empty when operator is Exists"],
     ["bad exclusion list", { excludedLabels: "a,b" }, `spec.excludedLabels: must be a list of strings, got "a,b"`],
   ])("%s", (_, spec, message) => {
     let caught: unknown;
