@@ -48,7 +48,7 @@ export function defaultLinkOptions(clusterName: string, version: string, kubecon
     federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
     excludedAnnotations: [],
     excludedLabels: [],
-    controller: { image: `ghcr.io/mc-project/mc:${version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
+    controller: { image: N.defaultImage(version), logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
     version,
     kubeconfig,
   };

@@ -21,8 +21,19 @@ export async function mc(args: string[], opts: { stdin?: string; env?: Record<st
 }
 
 /** Starts a long-running `mc` command and resolves once stderr shows `ready`. */
-export async function mcUntil(args: string[], ready: RegExp): Promise<{ proc: Bun.Subprocess<"ignore", "pipe", "pipe">; match: RegExpMatchArray; stderr: () => string }> {
-  const proc = Bun.spawn(["bun", MC, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+export function mcUntil(args: string[], ready: RegExp): Promise<Until> {
+  return spawnUntil(["bun", MC, ...args], ready);
+}
+
+export interface Until {
+  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  match: RegExpMatchArray;
+  stderr: () => string;
+}
+
+/** Starts a long-running command and resolves once its stderr so far matches `ready`. */
+export async function spawnUntil(cmd: string[], ready: RegExp, opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Until> {
+  const proc = Bun.spawn(cmd, { env: opts.env ?? { ...process.env, NO_COLOR: "1" }, cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let text = "";
   const reader = proc.stderr.getReader();
   for (;;) {
@@ -39,7 +50,7 @@ export async function mcUntil(args: string[], ready: RegExp): Promise<{ proc: Bu
       return { proc, match: m, stderr: () => text };
     }
     const { value, done } = await reader.read();
-    if (done) throw new Error(`mc ${args.join(" ")} exited before ready: ${text}`);
+    if (done) throw new Error(`${cmd.join(" ")} exited before ready: ${text}`);
     text += new TextDecoder().decode(value);
   }
 }
