@@ -1,7 +1,7 @@
 // HTTP front of the sandbox: kube-apiserver's URL layout, content negotiation (JSON, Table),
 // authentication by bearer token, warnings, and Status bodies for every failure.
 import YAML from "yaml";
-import { parseFieldSelector, parseLabelSelector, SelectorError } from "../model/selector.ts";
+import { parseFieldSelector, parseLabelSelector, SelectorError } from "./selector.ts";
 import type { Api } from "./api.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { openapiDocument, openapiIndex } from "./openapi.ts";

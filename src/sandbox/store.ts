@@ -1,7 +1,7 @@
 // The sandbox's object store, modelled on client-go's object tracker: deep copies in and out,
 // sorted lists, one monotonic resourceVersion across all types, a bounded event history for
 // watches (410 Gone when a resume point has been forgotten), and per-namespace indexes.
-import { matchesLabels, type FieldRequirement, type LabelSelector } from "../model/selector.ts";
+import { matchesLabels, type FieldRequirement, type LabelSelector } from "./selector.ts";
 import { storageKey } from "./resources.ts";
 import { ApiError, errors, type KubeObject, type ResourceType } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseLabelSelector } from "../../src/model/selector.ts";
+import { parseLabelSelector } from "../../src/sandbox/selector.ts";
 import { BUILTIN_TYPES } from "../../src/sandbox/resources.ts";
 import { Store, type StoreEvent } from "../../src/sandbox/store.ts";
 import { ApiError, type KubeObject } from "../../src/sandbox/types.ts";
