@@ -16,9 +16,9 @@ import * as L from "../model/labels.ts";
 import { linkResource } from "../model/link.ts";
 import * as N from "../model/names.ts";
 import { proberFactory } from "../prober/index.ts";
-import { applyObjects } from "../sandbox/apply.ts";
+import { applyObjects } from "./apply.ts";
 import { startSandbox, type Sandbox } from "../sandbox/index.ts";
-import { fakeLinkerd } from "../sandbox/linkerd.ts";
+import { fakeLinkerd } from "./fake-linkerd.ts";
 import { startDemoGateway, type DemoGateway } from "./gateway.ts";
 
 export interface Demo {

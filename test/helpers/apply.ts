@@ -1,2 +1,2 @@
-// Tests apply manifests in-process through the sandbox (src/sandbox/apply.ts).
-export { applyObjects } from "../../src/sandbox/apply.ts";
+// Tests apply manifests in-process through the sandbox (src/demo/apply.ts).
+export { applyObjects } from "../../src/demo/apply.ts";

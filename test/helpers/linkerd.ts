@@ -1,8 +1,8 @@
-// Test view of the fake Linkerd control plane (src/sandbox/linkerd.ts) plus `installMc`, which
+// Test view of the fake Linkerd control plane (src/demo/fake-linkerd.ts) plus `installMc`, which
 // makes a sandbox a target ready for `mc link`.
 import type { Manifest } from "../../src/manifests/meta.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
-import { fakeLinkerd, FAKE_ANCHORS, type FakeLinkerdOptions } from "../../src/sandbox/linkerd.ts";
+import { fakeLinkerd, FAKE_ANCHORS, type FakeLinkerdOptions } from "../../src/demo/fake-linkerd.ts";
 import { applyObjects } from "./apply.ts";
 
 export { fakeLinkerd, type FakeLinkerdOptions };

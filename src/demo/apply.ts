@@ -1,7 +1,7 @@
 // Creates (or replaces) manifests in a sandbox in-process, in order — what `kubectl apply -f`
 // does for a fresh cluster, without spawning kubectl. For tests and `mc demo`.
-import type { Sandbox } from "./index.ts";
-import type { KubeObject } from "./types.ts";
+import type { Sandbox } from "../sandbox/index.ts";
+import type { KubeObject } from "../sandbox/types.ts";
 
 export function applyObjects<T extends { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>(sb: Pick<Sandbox, "api" | "store">, objects: readonly T[], fieldManager = "sandbox-apply"): void {
   for (const obj of objects) {

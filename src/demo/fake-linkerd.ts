@@ -5,7 +5,7 @@
 import YAML from "yaml";
 import policyCrds from "../../k8s/sandbox/linkerd-policy-crds.yaml" with { type: "text" };
 import { applyObjects } from "./apply.ts";
-import type { Sandbox } from "./index.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 
 export interface FakeLinkerdOptions {
   trustDomain?: string;
