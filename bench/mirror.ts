@@ -16,7 +16,7 @@ import type { LinkSupervisor } from "../src/mirror/supervisor.ts";
 import * as L from "../src/model/labels.ts";
 import * as Names from "../src/model/names.ts";
 import { proberFactory } from "../src/prober/index.ts";
-import { Store } from "../src/sandbox/store.ts";
+import { Store } from "../src/sandbox/storage/store.ts";
 import type { KubeObject } from "../src/sandbox/types.ts";
 import { CLUSTER, diff, notReadyAddresses, NS, readyAddresses, seedEast, startPair, until, WriteLedger, type Pair, type WriteCounts } from "./multicluster.ts";
 

@@ -14,8 +14,8 @@ import * as N from "../src/model/names.ts";
 import { applyObjects } from "../src/demo/apply.ts";
 import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
 import { fakeLinkerd } from "../src/demo/fake-linkerd.ts";
-import { storageKey } from "../src/sandbox/resources.ts";
-import type { StoreEvent } from "../src/sandbox/store.ts";
+import { storageKey } from "../src/sandbox/storage/keys.ts";
+import type { StoreEvent } from "../src/sandbox/storage/watch-hub.ts";
 import type { KubeObject, ResourceType } from "../src/sandbox/types.ts";
 
 export const NS = N.DEFAULT_NAMESPACE;

@@ -8,7 +8,8 @@ import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpoint
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
 import { evaluate, SANDBOX_ADMIN, type AccessAttributes, type UserInfo } from "./rbac.ts";
 import { Registry } from "./resources.ts";
-import { Store, type ListFilter } from "./store.ts";
+import type { ListFilter } from "./storage/filter.ts";
+import { Store } from "./storage/store.ts";
 import { admitCustom, admitBuiltin, type FieldValidation } from "./admission.ts";
 import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 

@@ -8,7 +8,7 @@ import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import { recordUpdateManager } from "./patch.ts";
-import type { Store } from "./store.ts";
+import type { Store } from "./storage/store.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";

@@ -3,7 +3,7 @@
 import { Api } from "./api.ts";
 import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
 import { handle, type Faults } from "./server.ts";
-import { Store } from "./store.ts";
+import { Store } from "./storage/store.ts";
 import { makeCA, makeClientCert, makeServerCert, type Pem } from "./tls.ts";
 import { startTlsFront } from "./tls-front.ts";
 import { WatchHub } from "./watch.ts";
@@ -130,5 +130,5 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
 }
 
-export { Store } from "./store.ts";
+export { Store } from "./storage/store.ts";
 export type { Pem } from "./tls.ts";

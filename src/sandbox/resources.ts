@@ -51,9 +51,6 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   }),
 ];
 
-/** Where objects of a type are stored: one bucket per group and plural, whatever the version. */
-export const storageKey = (t: Pick<ResourceType, "group" | "plural">): string => `${t.group}/${t.plural}`;
-
 interface CrdVersion {
   name: string;
   served?: boolean;

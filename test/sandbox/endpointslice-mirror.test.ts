@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as k8s from "@kubernetes/client-node";
 import { mirroredSlices, parseIp, reconcileMirror, repackSubsets, shouldMirror, sliceObject, MIRROR_CONTROLLER } from "../../src/sandbox/endpointslice-mirror.ts";
 import { startSandbox, Store, type Sandbox } from "../../src/sandbox/index.ts";
-import type { StoreEvent } from "../../src/sandbox/store.ts";
+import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
 import type { KubeObject } from "../../src/sandbox/types.ts";
 import { hasKubectl, kubectlFor, needsKubectl } from "../helpers/kubectl.ts";
 

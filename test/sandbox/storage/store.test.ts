@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { parseLabelSelector } from "../../src/sandbox/selector.ts";
-import { BUILTIN_TYPES } from "../../src/sandbox/resources.ts";
-import { Store, type StoreEvent } from "../../src/sandbox/store.ts";
-import { ApiError, type KubeObject } from "../../src/sandbox/types.ts";
+import { parseLabelSelector } from "../../../src/sandbox/selector.ts";
+import { BUILTIN_TYPES } from "../../../src/sandbox/resources.ts";
+import { Store } from "../../../src/sandbox/storage/store.ts";
+import type { StoreEvent } from "../../../src/sandbox/storage/watch-hub.ts";
+import { ApiError, type KubeObject } from "../../../src/sandbox/types.ts";
 
 const services = BUILTIN_TYPES.find((t) => t.plural === "services")!;
 const configmaps = BUILTIN_TYPES.find((t) => t.plural === "configmaps")!;

@@ -1,54 +1,17 @@
 // The sandbox's object store, modelled on client-go's object tracker: deep copies in and out,
-// sorted lists, one monotonic resourceVersion across all types, a bounded event history for
-// watches (410 Gone when a resume point has been forgotten), and per-namespace indexes.
-import { matchesLabels, type FieldRequirement, type LabelSelector } from "./selector.ts";
-import { storageKey } from "./resources.ts";
-import { ApiError, errors, type KubeObject, type ResourceType } from "./types.ts";
-
-export type EventType = "ADDED" | "MODIFIED" | "DELETED";
-
-export interface StoreEvent {
-  type: EventType;
-  rv: number;
-  key: string; // storage key group/plural
-  object: KubeObject;
-  /** The object before this change (MODIFIED only): lets filtered watches send ADDED/DELETED. */
-  previous?: KubeObject;
-}
-
-export interface ListFilter {
-  namespace?: string;
-  labels?: LabelSelector;
-  fields?: FieldRequirement[];
-}
-
-export interface Watcher extends ListFilter {
-  key: string;
-  send(event: StoreEvent): void;
-}
+// sorted lists, one monotonic resourceVersion across all types, per-namespace buckets, and every
+// change fed to the watch hub (watch-hub.ts) for watches and their resumes.
+//
+// The seam for indexes: every read of many objects goes through `scan` (today it narrows by
+// namespace bucket, then tests each object against the filter), and every change passes through
+// `commit` with the object before and after; an index keeps itself up to date there and lets
+// `scan` visit only its candidates.
+import { matchesFilter, type ListFilter } from "./filter.ts";
+import { compareKeys, storageKey } from "./keys.ts";
+import { WatchHub, type StoreEvent, type Watcher } from "./watch-hub.ts";
+import { errors, type KubeObject, type ResourceType } from "../types.ts";
 
 export type WriteVerb = "create" | "update" | "patch" | "delete";
-
-export function matchesFilter(obj: KubeObject, f: ListFilter): boolean {
-  if (f.namespace !== undefined && obj.metadata.namespace !== f.namespace) return false;
-  if (f.labels && !matchesLabels(f.labels, obj.metadata.labels)) return false;
-  for (const r of f.fields ?? []) {
-    const actual = fieldValue(obj, r.field);
-    if ((actual === r.value) !== (r.op === "=")) return false;
-  }
-  return true;
-}
-
-function fieldValue(obj: KubeObject, field: string): string {
-  if (field === "metadata.name") return obj.metadata.name ?? "";
-  if (field === "metadata.namespace") return obj.metadata.namespace ?? "";
-  let node: unknown = obj;
-  for (const part of field.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
-  return node === undefined || node === null ? "" : String(node);
-}
-
-/** Byte order, as etcd keys sort (localeCompare would put "a-b" and "ab" differently). */
-const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Stored objects are plain JSON, so a JSON round trip is a faithful (and fast) deep copy. */
 function freeze<T>(value: T): T {
@@ -59,14 +22,13 @@ export class Store {
   private rv = 0;
   /** storage key → namespace ("" for cluster-scoped) → name → object. */
   private buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
-  private history: StoreEvent[] = [];
-  /** Oldest resourceVersion a watch may resume from; older ones get 410 Gone. */
-  private floor = 0;
-  private watchers = new Map<string, Set<Watcher>>();
+  private readonly hub: WatchHub;
   /** Count of successful mutating requests by verb (dry runs excluded): for "writes nothing" tests. */
   readonly writes: Record<WriteVerb, number> = { create: 0, update: 0, patch: 0, delete: 0 };
 
-  constructor(private historyLimit = 10_000) {}
+  constructor(historyLimit = 10_000) {
+    this.hub = new WatchHub(historyLimit);
+  }
 
   get resourceVersion(): string {
     return String(this.rv);
@@ -120,7 +82,7 @@ export class Store {
     const stored = freeze(obj);
     stored.metadata.resourceVersion = this.nextResourceVersion();
     bucket.set(k, stored);
-    this.emit({ type: "ADDED", rv: this.rv, key: storageKey(type), object: stored });
+    this.commit({ type: "ADDED", rv: this.rv, key: storageKey(type), object: stored });
     return freeze(stored);
   }
 
@@ -136,7 +98,7 @@ export class Store {
     const stored = freeze(obj);
     stored.metadata.resourceVersion = this.nextResourceVersion();
     bucket.set(k, stored);
-    this.emit({ type: "MODIFIED", rv: this.rv, key: storageKey(type), object: stored, previous });
+    this.commit({ type: "MODIFIED", rv: this.rv, key: storageKey(type), object: stored, previous });
     return freeze(stored);
   }
 
@@ -154,7 +116,7 @@ export class Store {
     bucket.delete(k);
     const gone = freeze(previous);
     gone.metadata.resourceVersion = this.nextResourceVersion();
-    this.emit({ type: "DELETED", rv: this.rv, key: storageKey(type), object: gone });
+    this.commit({ type: "DELETED", rv: this.rv, key: storageKey(type), object: gone });
     return freeze(gone);
   }
 
@@ -162,13 +124,9 @@ export class Store {
     this.writes[verb]++;
   }
 
-  private emit(event: StoreEvent): void {
-    this.history.push(event);
-    if (this.history.length > this.historyLimit) {
-      const dropped = this.history.splice(0, this.history.length - this.historyLimit);
-      this.floor = Math.max(this.floor, dropped[dropped.length - 1]!.rv);
-    }
-    for (const w of this.watchers.get(event.key) ?? []) w.send(event);
+  /** Every change, once the bucket holds it: indexes would follow it here, then the watch hub. */
+  private commit(event: StoreEvent): void {
+    this.hub.emit(event);
   }
 
   /**
@@ -176,29 +134,15 @@ export class Store {
    * 410 Gone when that point is older than the retained history.
    */
   watch(watcher: Watcher, fromRv?: number): () => void {
-    if (fromRv !== undefined) {
-      if (fromRv < this.floor) {
-        throw new ApiError(410, "Expired", `too old resource version: ${fromRv} (${this.floor + 1})`);
-      }
-      for (const e of this.history) if (e.rv > fromRv && e.key === watcher.key) watcher.send(e);
-    }
-    let set = this.watchers.get(watcher.key);
-    if (!set) this.watchers.set(watcher.key, (set = new Set()));
-    set.add(watcher);
-    return () => {
-      set.delete(watcher);
-    };
+    return this.hub.watch(watcher, fromRv);
   }
 
   watcherCount(): number {
-    let n = 0;
-    for (const set of this.watchers.values()) n += set.size;
-    return n;
+    return this.hub.watcherCount();
   }
 
   /** Test control: forget all history so every resume from an older resourceVersion gets 410. */
   forgetHistory(): void {
-    this.history = [];
-    this.floor = this.rv;
+    this.hub.forget(this.rv);
   }
 }
