@@ -2,11 +2,11 @@
 // `startSandbox()` returns once the server listens and (when asked) its kubeconfig is written.
 import { Api } from "./api.ts";
 import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
-import { handle, type Faults } from "./server.ts";
+import { listen } from "./http/listen.ts";
+import type { Faults } from "./http/server.ts";
 import { Store } from "./storage/store.ts";
-import { makeCA, makeClientCert, makeServerCert, type Pem } from "./tls.ts";
-import { startTlsFront } from "./tls-front.ts";
-import { WatchHub } from "./watch.ts";
+import { makeCA, makeClientCert, makeServerCert, type Pem } from "./http/tls.ts";
+import { WatchStreams } from "./http/watch.ts";
 
 export interface SandboxOptions {
   /** Cluster, user and context name in the kubeconfig (default "sandbox"). */
@@ -63,36 +63,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const serverCert = ca ? await makeServerCert(ca, [host, "localhost", "127.0.0.1"]) : undefined;
   const token = opts.tls ? (opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`) : undefined;
   const api = new Api(store, ca?.cert ?? "");
-  const hub = new WatchHub(store, opts.bookmarkMs ?? 1000);
+  const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000);
   const faults: Faults = { failRate: 0, delayMs: 0 };
   let address = "";
-  const listen = (hostname: string, port: number, certVerified: boolean) =>
-    Bun.serve({
-      hostname,
-      port,
-      idleTimeout: 60,
-      fetch: (req, srv) =>
-        handle(
-          {
-            api,
-            hub,
-            adminTokens: new Set(token ? [token] : []),
-            certVerified,
-            faults,
-            serverAddress: () => address,
-            keepOpen: (r) => srv.timeout(r, 0),
-          },
-          req,
-        ),
-    });
-  // Plain http serves directly; TLS goes through a front that checks client certificates and
-  // routes each connection to the listener that knows whether one was verified.
-  const servers = ca && serverCert ? [listen("127.0.0.1", 0, true), listen("127.0.0.1", 0, false)] : [listen(host, opts.port ?? 0, false)];
-  const front =
-    ca && serverCert
-      ? await startTlsFront({ host, port: opts.port ?? 0, serverCert, ca, certPort: servers[0]!.port!, tokenPort: servers[1]!.port! })
-      : undefined;
-  const port = front?.port ?? servers[0]!.port!;
+  const listening = await listen({
+    host,
+    port: opts.port ?? 0,
+    tls: ca && serverCert ? { ca, serverCert } : undefined,
+    context: { api, watches, adminTokens: new Set(token ? [token] : []), faults, serverAddress: () => address },
+  });
+  const port = listening.port;
   address = `${host}:${port}`;
   api.seedApiServerService("127.0.0.1", port);
   const url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -112,10 +92,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     token,
     ca,
     control: {
-      dropWatches: () => hub.dropAll(),
+      dropWatches: () => watches.dropAll(),
       forgetHistory: () => store.forgetHistory(),
       faults,
-      openWatches: () => hub.open,
+      openWatches: () => watches.open,
     },
     clientCert: async (user, groups = ["system:masters"]) => {
       if (!ca) throw new Error("clientCert needs a TLS sandbox (tls: true)");
@@ -123,12 +103,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     kubeconfigWith: (o) => writeKubeconfig({ ...base, ...o }),
     stop: async () => {
-      hub.dropAll();
-      await front?.stop();
-      await Promise.all(servers.map((s) => s.stop(true)));
+      watches.dropAll();
+      await listening.stop();
     },
   };
 }
 
 export { Store } from "./storage/store.ts";
-export type { Pem } from "./tls.ts";
+export type { Pem } from "./http/tls.ts";

@@ -46,7 +46,7 @@
 import { createHash } from "node:crypto";
 import type { Field, Root, Type } from "protobufjs";
 import gnosticSource from "../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
-import { SERVER_VERSION } from "./discovery.ts";
+import { SERVER_VERSION } from "./http/discovery.ts";
 import { kubeProtos, PROTO_PACKAGES } from "./proto-schema.ts";
 import type { Registry } from "./resources.ts";
 import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "./types.ts";

@@ -261,7 +261,7 @@ describe("TLS sandbox", () => {
   test("refuses a client with no credentials, or with a certificate from another CA, with 401", async () => {
     const none = await failure(clientFor(tls.kubeconfigWith({ token: undefined, certContext: undefined })).listNamespace());
     expect(none.code).toBe(401);
-    const { makeCA, makeClientCert } = await import("../../src/sandbox/tls.ts");
+    const { makeCA, makeClientCert } = await import("../../src/sandbox/http/tls.ts");
     const foreign = await makeClientCert(await makeCA("elsewhere"), "mallory", ["system:masters"]);
     const forged = await failure(clientFor(tls.kubeconfigWith({ token: undefined, clientCert: foreign, certContext: undefined })).listNamespace());
     expect(forged.code).toBe(401);

@@ -1,11 +1,11 @@
 // Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone
 // as an ERROR event (as kube-apiserver sends it), label/field-filtered transitions, timeouts and
 // a clean end when the server stops.
-import { matchesFilter, type ListFilter } from "./storage/filter.ts";
-import type { Store } from "./storage/store.ts";
-import type { StoreEvent } from "./storage/watch-hub.ts";
-import { storageKey } from "./storage/keys.ts";
-import { ApiError, apiVersionOf, type KubeObject, type ResourceType } from "./types.ts";
+import { matchesFilter, type ListFilter } from "../storage/filter.ts";
+import type { Store } from "../storage/store.ts";
+import type { StoreEvent } from "../storage/watch-hub.ts";
+import { storageKey } from "../storage/keys.ts";
+import { ApiError, apiVersionOf, type KubeObject, type ResourceType } from "../types.ts";
 
 export interface WatchRequest extends ListFilter {
   type: ResourceType;
@@ -20,7 +20,7 @@ export interface WatchRequest extends ListFilter {
 }
 
 /** Every open stream, so a stop or a test control can end them. */
-export class WatchHub {
+export class WatchStreams {
   private closers = new Set<() => void>();
 
   constructor(

@@ -1,7 +1,7 @@
 // Discovery documents: /version, /api, /apis, /apis/<group>, and each group-version's
 // APIResourceList, built from the live registry (so CRDs appear as soon as they are created).
-import type { Registry } from "./resources.ts";
-import type { ResourceType } from "./types.ts";
+import type { Registry } from "../resources.ts";
+import type { ResourceType } from "../types.ts";
 
 export const SERVER_VERSION = {
   major: "1",

@@ -4,8 +4,8 @@ import https from "node:https";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { makeCA, makeClientCert, makeServerCert, type Pem } from "../../src/sandbox/tls.ts";
-import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { makeCA, makeClientCert, makeServerCert, type Pem } from "../../../src/sandbox/http/tls.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../../helpers/kubectl.ts";
 
 const hasCurl = Bun.which("curl") !== null;
 const hasOpenssl = Bun.which("openssl") !== null;

@@ -1,0 +1,39 @@
+// The wire side of every answer and request body: JSON responses, Status bodies for failures,
+// Warning headers, and bodies decoded as kube-apiserver does (JSON, YAML, Kubernetes protobuf).
+import YAML from "yaml";
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "../protobuf.ts";
+import { errors, type ApiError } from "../types.ts";
+
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+export const statusResponse = (err: ApiError) => json(err.toStatus(), err.code);
+
+export function warningHeaders(warnings: string[]): Record<string, string> {
+  return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") } : {};
+}
+
+/** A request body as kube-apiserver decodes it: JSON, YAML, or Kubernetes protobuf (kubectl's typed clients send it). */
+export async function readBody(req: Request, contentType: string): Promise<unknown> {
+  if (contentType.startsWith(PROTOBUF_CONTENT_TYPE)) {
+    try {
+      return decodeKubeProtobuf(new Uint8Array(await req.arrayBuffer()));
+    } catch (err) {
+      if (err instanceof ProtobufDecodeError && err.reason === "UnsupportedType") throw errors.unsupportedMediaType(err.message);
+      throw errors.badRequest(`the request body could not be decoded: ${(err as Error).message}`);
+    }
+  }
+  if (contentType.includes("cbor")) {
+    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+  }
+  return parseBody(await req.text(), contentType);
+}
+
+export function parseBody(text: string, contentType: string): unknown {
+  if (text.trim() === "") throw errors.badRequest("the request body is empty");
+  try {
+    return contentType.includes("yaml") ? YAML.parse(text) : JSON.parse(text);
+  } catch (err) {
+    throw errors.badRequest(`the request body could not be decoded: ${(err as Error).message}`);
+  }
+}

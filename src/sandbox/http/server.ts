@@ -1,0 +1,110 @@
+// HTTP front of the sandbox: kube-apiserver's URL layout (discovery, OpenAPI, resources),
+// authentication by bearer token, and Status bodies for every failure. One resource's verbs are
+// served by resource.ts.
+import type { Api } from "../api.ts";
+import { openapiDocument, openapiIndex } from "../openapi.ts";
+import { serveOpenapiV2 } from "../openapi-v2.ts";
+import { SANDBOX_ADMIN, serviceAccountUser, type UserInfo } from "../rbac.ts";
+import { SelectorError } from "../selector.ts";
+import { ApiError, errors } from "../types.ts";
+import { json, statusResponse } from "./codec.ts";
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
+import { serveResource, type ResourceContext, type Route } from "./resource.ts";
+
+export interface Faults {
+  /** Fraction of API requests (0..1) answered 503 before they reach the store. */
+  failRate: number;
+  /** Extra latency added to every API request, in ms. */
+  delayMs: number;
+}
+
+export interface HandlerContext extends ResourceContext {
+  /** Tokens accepted besides service-account tokens; empty = no authentication (plain http). */
+  adminTokens: Set<string>;
+  /** The connection presented a client certificate signed by the sandbox CA. */
+  certVerified: boolean;
+  faults: Faults;
+  serverAddress(): string;
+}
+
+/** Parses /api/v1/... and /apis/<g>/<v>/... into a resource route. */
+function route(api: Api, segments: string[]): Route | undefined {
+  let group: string;
+  let version: string;
+  let rest: string[];
+  if (segments[0] === "api" && segments.length >= 3) {
+    group = "";
+    version = segments[1]!;
+    rest = segments.slice(2);
+  } else if (segments[0] === "apis" && segments.length >= 4) {
+    group = segments[1]!;
+    version = segments[2]!;
+    rest = segments.slice(3);
+  } else return undefined;
+  let namespace: string | undefined;
+  if (rest[0] === "namespaces" && rest.length >= 3 && api.registry.find(group, version, rest[2]!)) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const type = api.registry.find(group, version, rest[0]!);
+  if (!type) return undefined;
+  if (rest.length > 3) return undefined;
+  return { type, namespace, name: rest[1], subresource: rest[2] };
+}
+
+/** Who is asking: the admin (plain http, verified client certificate, admin token) or a service account; undefined = 401. */
+function authenticate(ctx: HandlerContext, req: Request): UserInfo | undefined {
+  if (ctx.adminTokens.size === 0 || ctx.certVerified) return SANDBOX_ADMIN;
+  const header = req.headers.get("authorization");
+  if (!header) return undefined;
+  const m = /^Bearer\s+(.+)$/i.exec(header);
+  if (!m) return undefined;
+  if (ctx.adminTokens.has(m[1]!)) return SANDBOX_ADMIN;
+  const account = ctx.api.tokens.get(m[1]!);
+  return account === undefined ? undefined : serviceAccountUser(account);
+}
+
+export async function handle(ctx: HandlerContext, req: Request): Promise<Response> {
+  try {
+    const url = new URL(req.url);
+    const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
+    const user = authenticate(ctx, req);
+    if (!user) return statusResponse(errors.unauthorized());
+    if (url.pathname === "/version") return json(SERVER_VERSION);
+    const discovery = serveDiscovery(ctx, segments, url, req);
+    if (discovery) return discovery;
+    if (ctx.faults.delayMs > 0) await Bun.sleep(ctx.faults.delayMs);
+    if (ctx.faults.failRate > 0 && Math.random() < ctx.faults.failRate) {
+      return statusResponse(new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures"));
+    }
+    const r = route(ctx.api, segments);
+    if (!r) return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
+    return await serveResource(ctx, req, url, r, user);
+  } catch (err) {
+    if (err instanceof ApiError) return statusResponse(err);
+    if (err instanceof SelectorError) return statusResponse(errors.badRequest(err.message));
+    return statusResponse(errors.internal(`sandbox error: ${(err as Error).message}`));
+  }
+}
+
+function serveDiscovery(ctx: HandlerContext, s: string[], url: URL, req: Request): Response | undefined {
+  const { api } = ctx;
+  if (s[0] === "api" && s.length === 1) return json(apiVersions(ctx.serverAddress()));
+  if (s[0] === "api" && s.length === 2) return jsonOr404(apiResourceList(api.registry, s[1]!));
+  if (s[0] === "apis" && s.length === 1) return json(apiGroupList(api.registry));
+  if (s[0] === "apis" && s.length === 2) return jsonOr404(apiGroup(api.registry, s[1]!));
+  if (s[0] === "apis" && s.length === 3) return jsonOr404(apiResourceList(api.registry, `${s[1]}/${s[2]}`));
+  if (s[0] === "openapi" && s[1] === "v3") {
+    if (s.length === 2) return json(openapiIndex(api.registry.all()));
+    const gv = s[2] === "api" ? s.slice(3).join("/") : s.slice(3).join("/");
+    return jsonOr404(openapiDocument(gv, api.registry.typesIn(gv)));
+  }
+  if (s[0] === "openapi" && s[1] === "v2" && s.length === 2) return serveOpenapiV2(api.registry, req);
+  if (s[0] === "openapi" || url.pathname === "/swagger.json") return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
+  return undefined;
+}
+
+function jsonOr404(body: object | undefined): Response {
+  return body ? json(body) : statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
+}
