@@ -3,7 +3,7 @@
 import { Api } from "./api.ts";
 import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
 import { listen } from "./http/listen.ts";
-import type { Faults } from "./http/server.ts";
+import { sandboxControl, type SandboxControl } from "./faults.ts";
 import { Store } from "./storage/store.ts";
 import { makeCA, makeClientCert, makeServerCert, type Pem } from "./http/tls.ts";
 import { WatchStreams } from "./http/watch.ts";
@@ -26,15 +26,6 @@ export interface SandboxOptions {
   historyLimit?: number;
   /** How often watches with allowWatchBookmarks get a BOOKMARK (ms). */
   bookmarkMs?: number;
-}
-
-export interface SandboxControl {
-  /** Ends every open watch stream. */
-  dropWatches(): void;
-  /** Forgets the event history, so resuming from an older resourceVersion gets 410 Gone. */
-  forgetHistory(): void;
-  faults: Faults;
-  openWatches(): number;
 }
 
 export interface Sandbox {
@@ -64,13 +55,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const token = opts.tls ? (opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`) : undefined;
   const api = new Api(store, ca?.cert ?? "");
   const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000);
-  const faults: Faults = { failRate: 0, delayMs: 0 };
+  const control = sandboxControl(watches, store);
   let address = "";
   const listening = await listen({
     host,
     port: opts.port ?? 0,
     tls: ca && serverCert ? { ca, serverCert } : undefined,
-    context: { api, watches, adminTokens: new Set(token ? [token] : []), faults, serverAddress: () => address },
+    context: { api, watches, adminTokens: new Set(token ? [token] : []), faults: control.faults, serverAddress: () => address },
   });
   const port = listening.port;
   address = `${host}:${port}`;
@@ -91,12 +82,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     api,
     token,
     ca,
-    control: {
-      dropWatches: () => watches.dropAll(),
-      forgetHistory: () => store.forgetHistory(),
-      faults,
-      openWatches: () => watches.open,
-    },
+    control,
     clientCert: async (user, groups = ["system:masters"]) => {
       if (!ca) throw new Error("clientCert needs a TLS sandbox (tls: true)");
       return makeClientCert(ca, user, groups);
@@ -109,5 +95,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
 }
 
+export type { Faults, SandboxControl } from "./faults.ts";
 export { Store } from "./storage/store.ts";
 export type { Pem } from "./http/tls.ts";

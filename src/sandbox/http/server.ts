@@ -2,6 +2,7 @@
 // authentication by bearer token, and Status bodies for every failure. One resource's verbs are
 // served by resource.ts.
 import type { Api } from "../api.ts";
+import { requestFault, type Faults } from "../faults.ts";
 import { openapiDocument, openapiIndex } from "../openapi.ts";
 import { serveOpenapiV2 } from "../openapi-v2.ts";
 import { SANDBOX_ADMIN, serviceAccountUser, type UserInfo } from "../rbac.ts";
@@ -10,13 +11,6 @@ import { ApiError, errors } from "../types.ts";
 import { json, statusResponse } from "./codec.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { serveResource, type ResourceContext, type Route } from "./resource.ts";
-
-export interface Faults {
-  /** Fraction of API requests (0..1) answered 503 before they reach the store. */
-  failRate: number;
-  /** Extra latency added to every API request, in ms. */
-  delayMs: number;
-}
 
 export interface HandlerContext extends ResourceContext {
   /** Tokens accepted besides service-account tokens; empty = no authentication (plain http). */
@@ -74,10 +68,8 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     if (url.pathname === "/version") return json(SERVER_VERSION);
     const discovery = serveDiscovery(ctx, segments, url, req);
     if (discovery) return discovery;
-    if (ctx.faults.delayMs > 0) await Bun.sleep(ctx.faults.delayMs);
-    if (ctx.faults.failRate > 0 && Math.random() < ctx.faults.failRate) {
-      return statusResponse(new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures"));
-    }
+    const fault = await requestFault(ctx.faults);
+    if (fault) return statusResponse(fault);
     const r = route(ctx.api, segments);
     if (!r) return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
     return await serveResource(ctx, req, url, r, user);
