@@ -3,10 +3,12 @@
 // subresource, generation, field validation) and the built-in behaviours of builtins.ts.
 import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isDeepStrictEqual } from "node:util";
-import { Allocator, admitCrd, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken, tokenSecretAccount } from "./builtins.ts";
+import { Allocator, admitCrd, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken } from "./builtins.ts";
 import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
-import { evaluate, SANDBOX_ADMIN, type AccessAttributes, type UserInfo } from "./rbac.ts";
+import { answerAccessReview } from "./auth/access-review.ts";
+import { SANDBOX_ADMIN, type UserInfo } from "./auth/rbac.ts";
+import { ServiceAccountTokens, tokenSecretAccount } from "./auth/tokens.ts";
 import { Registry } from "./resources.ts";
 import type { ListFilter } from "./storage/filter.ts";
 import { Store } from "./storage/store.ts";
@@ -39,8 +41,8 @@ const PATH_NAMED = new Set(["Role", "RoleBinding", "ClusterRole", "ClusterRoleBi
 export class Api {
   readonly registry = new Registry();
   private readonly alloc = new Allocator();
-  /** token → user name (system:serviceaccount:ns:name) for authentication. */
-  readonly tokens = new Map<string, string>();
+  /** Service-account tokens, for authentication. */
+  readonly tokens = new ServiceAccountTokens();
 
   constructor(
     readonly store: Store,
@@ -51,7 +53,7 @@ export class Api {
     for (const crd of store.list({ group: "apiextensions.k8s.io", plural: "customresourcedefinitions" })) {
       this.registry.setCrd(crd.metadata.name!, crd);
     }
-    for (const s of store.list({ group: "", plural: "secrets" })) this.rememberToken(s);
+    for (const s of store.list({ group: "", plural: "secrets" })) this.tokens.remember(s);
   }
 
   private seed(): void {
@@ -192,15 +194,9 @@ export class Api {
     if (sa) fillTokenSecret(secret, sa, mintToken(), this.caPem);
   }
 
-  private rememberToken(secret: KubeObject): void {
-    const account = tokenSecretAccount(secret);
-    const token = (secret.data as Record<string, string> | undefined)?.token;
-    if (account && token) this.tokens.set(Buffer.from(token, "base64").toString(), `system:serviceaccount:${secret.metadata.namespace}:${account}`);
-  }
-
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
     this.checkIdentity(type, namespace, body);
-    if (type.kind === "SelfSubjectAccessReview") return { object: this.review(body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
+    if (type.kind === "SelfSubjectAccessReview") return { object: answerAccessReview(this.store, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     this.checkName(type, meta.name);
@@ -326,7 +322,7 @@ export class Api {
   private afterWrite(type: ResourceType, obj: KubeObject): void {
     if (type.crd) return;
     if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, obj);
-    if (type.kind === "Secret") this.rememberToken(obj);
+    if (type.kind === "Secret") this.tokens.remember(obj);
     if (type.kind === "ServiceAccount") this.fillPendingTokens(obj);
     this.mirrorSlices(type, obj);
   }
@@ -334,10 +330,7 @@ export class Api {
   private afterDelete(type: ResourceType, obj: KubeObject): void {
     if (type.crd) return;
     if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, undefined);
-    if (type.kind === "Secret") {
-      const token = (obj.data as Record<string, string> | undefined)?.token;
-      if (token) this.tokens.delete(Buffer.from(token, "base64").toString());
-    }
+    if (type.kind === "Secret") this.tokens.forget(obj);
     if (type.kind === "Service") {
       // The endpoints controller removes a deleted Service's Endpoints.
       const ep = this.registry.find("", "v1", "endpoints")!;
@@ -364,17 +357,9 @@ export class Api {
       if (isUnfilledTokenSecret(s) && tokenSecretAccount(s) === sa.metadata.name) {
         fillTokenSecret(s, sa, mintToken(), this.caPem);
         const stored = this.store.replace(secrets, s);
-        this.rememberToken(stored);
+        this.tokens.remember(stored);
       }
     }
-  }
-
-  /** A SelfSubjectAccessReview answered by RBAC for `user` (rbac.ts); ordinary requests are not checked. */
-  private review(body: KubeObject, user: UserInfo): KubeObject {
-    const rbac = (plural: string) => this.store.scan({ group: "rbac.authorization.k8s.io", plural });
-    const policy = { roles: rbac("roles"), roleBindings: rbac("rolebindings"), clusterRoles: rbac("clusterroles"), clusterRoleBindings: rbac("clusterrolebindings") };
-    const status = evaluate(user, (body.spec ?? {}) as AccessAttributes, policy);
-    return { ...body, metadata: { ...body.metadata, creationTimestamp: null as unknown as string }, status };
   }
 }
 

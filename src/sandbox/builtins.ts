@@ -94,10 +94,6 @@ export function isUnfilledTokenSecret(secret: KubeObject): boolean {
   return secret.type === SA_TOKEN_TYPE && !!secret.metadata.annotations?.[SA_NAME_ANNOTATION] && !data?.token;
 }
 
-export function tokenSecretAccount(secret: KubeObject): string | undefined {
-  return secret.type === SA_TOKEN_TYPE ? secret.metadata.annotations?.[SA_NAME_ANNOTATION] : undefined;
-}
-
 /** Fills `data.token`, `data.ca.crt` and `data.namespace` (base64), as the token controller does. */
 export function fillTokenSecret(secret: KubeObject, serviceAccount: KubeObject, token: string, caPem: string): void {
   const b64 = (s: string) => Buffer.from(s).toString("base64");

@@ -5,7 +5,7 @@ import type { FieldValidation } from "../admission.ts";
 import type { Api } from "../api.ts";
 import { patchTypeFromContentType } from "../patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf.ts";
-import type { UserInfo } from "../rbac.ts";
+import type { UserInfo } from "../auth/rbac.ts";
 import { parseFieldSelector, parseLabelSelector } from "../selector.ts";
 import { toTable, wantsTable } from "../table.ts";
 import { ApiError, apiVersionOf, errors, type KubeObject, type ResourceType } from "../types.ts";

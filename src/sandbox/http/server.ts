@@ -5,18 +5,14 @@ import type { Api } from "../api.ts";
 import { requestFault, type Faults } from "../faults.ts";
 import { openapiDocument, openapiIndex } from "../openapi.ts";
 import { serveOpenapiV2 } from "../openapi-v2.ts";
-import { SANDBOX_ADMIN, serviceAccountUser, type UserInfo } from "../rbac.ts";
+import { authenticate, type Authenticator } from "../auth/tokens.ts";
 import { SelectorError } from "../selector.ts";
 import { ApiError, errors } from "../types.ts";
 import { json, statusResponse } from "./codec.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { serveResource, type ResourceContext, type Route } from "./resource.ts";
 
-export interface HandlerContext extends ResourceContext {
-  /** Tokens accepted besides service-account tokens; empty = no authentication (plain http). */
-  adminTokens: Set<string>;
-  /** The connection presented a client certificate signed by the sandbox CA. */
-  certVerified: boolean;
+export interface HandlerContext extends ResourceContext, Omit<Authenticator, "tokens"> {
   faults: Faults;
   serverAddress(): string;
 }
@@ -46,24 +42,12 @@ function route(api: Api, segments: string[]): Route | undefined {
   return { type, namespace, name: rest[1], subresource: rest[2] };
 }
 
-/** Who is asking: the admin (plain http, verified client certificate, admin token) or a service account; undefined = 401. */
-function authenticate(ctx: HandlerContext, req: Request): UserInfo | undefined {
-  if (ctx.adminTokens.size === 0 || ctx.certVerified) return SANDBOX_ADMIN;
-  const header = req.headers.get("authorization");
-  if (!header) return undefined;
-  const m = /^Bearer\s+(.+)$/i.exec(header);
-  if (!m) return undefined;
-  if (ctx.adminTokens.has(m[1]!)) return SANDBOX_ADMIN;
-  const account = ctx.api.tokens.get(m[1]!);
-  return account === undefined ? undefined : serviceAccountUser(account);
-}
-
 export async function handle(ctx: HandlerContext, req: Request): Promise<Response> {
   try {
     const url = new URL(req.url);
     const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
-    const user = authenticate(ctx, req);
+    const user = authenticate({ adminTokens: ctx.adminTokens, certVerified: ctx.certVerified, tokens: ctx.api.tokens }, req.headers.get("authorization"));
     if (!user) return statusResponse(errors.unauthorized());
     if (url.pathname === "/version") return json(SERVER_VERSION);
     const discovery = serveDiscovery(ctx, segments, url, req);

@@ -3,10 +3,10 @@
 // service-account token it minted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as k8s from "@kubernetes/client-node";
-import { evaluate, SANDBOX_ADMIN, serviceAccountUser, type AccessAttributes, type Decision, type Policy, type UserInfo } from "../../src/sandbox/rbac.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { evaluate, SANDBOX_ADMIN, serviceAccountUser, type AccessAttributes, type Decision, type Policy, type UserInfo } from "../../../src/sandbox/auth/rbac.ts";
+import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
+import type { KubeObject } from "../../../src/sandbox/types.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../../helpers/kubectl.ts";
 
 const RBAC = "rbac.authorization.k8s.io/v1";
 type Rule = { verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };

@@ -9,7 +9,7 @@
 // Not modelled: aggregated ClusterRoles (aggregationRule) count only with the rules stored on
 // them (kube's aggregation controller fills those in; the sandbox has none), and no bootstrap
 // roles (system:discovery, system:basic-user, …) exist unless stored.
-import type { KubeObject } from "./types.ts";
+import type { KubeObject } from "../types.ts";
 
 export interface UserInfo {
   name: string;
