@@ -5,7 +5,7 @@ import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isDeepStrictEqual } from "node:util";
 import { Allocator, admitCrd, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken } from "./builtins.ts";
 import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
-import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch.ts";
+import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
 import { answerAccessReview } from "./auth/access-review.ts";
 import { SANDBOX_ADMIN, type UserInfo } from "./auth/rbac.ts";
 import { ServiceAccountTokens, tokenSecretAccount } from "./auth/tokens.ts";

@@ -7,7 +7,7 @@
 import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
-import { recordUpdateManager } from "./patch.ts";
+import { recordUpdateManager } from "./patch/patch.ts";
 import type { Store } from "./storage/store.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 

@@ -3,7 +3,7 @@
 // labelSelector, fieldSelector, limit/continue, ...), answered through the Api.
 import type { FieldValidation } from "../admission.ts";
 import type { Api } from "../api.ts";
-import { patchTypeFromContentType } from "../patch.ts";
+import { patchTypeFromContentType } from "../patch/patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf.ts";
 import type { UserInfo } from "../auth/rbac.ts";
 import { parseFieldSelector, parseLabelSelector } from "../selector.ts";

@@ -3,11 +3,11 @@
 // `v:<json>` for an item of a set of primitives, and "." for "this node itself" when a node is
 // both owned and has owned children. A node with `self` is a member of the set.
 
-import { childPath, isAtomicMapAt, itemPath, listSchemaAt } from "./patch-lists.ts";
-import type { ListSchema } from "./patch-lists.ts";
-import { isJsonObject, jsonEqual } from "./patch-strategic.ts";
-import { errors } from "./types.ts";
-import type { Json, JsonObject } from "./types.ts";
+import { childPath, isAtomicMapAt, itemPath, listSchemaAt } from "./lists.ts";
+import type { ListSchema } from "./lists.ts";
+import { isJsonObject, jsonEqual } from "./strategic.ts";
+import { errors } from "../types.ts";
+import type { Json, JsonObject } from "../types.ts";
 
 export interface FieldSet {
   self: boolean;

@@ -4,7 +4,7 @@
 // such schema at run time, so this is a small hand-kept table keyed by kind and JSON path.
 // Anything not listed is atomic: a patch or an apply replaces it whole.
 
-import type { Json } from "./types.ts";
+import type { Json } from "../types.ts";
 
 /** How one list field merges. */
 export interface ListSchema {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { applyPatch, patchTypeFromContentType, recordUpdateManager, serverSideApply } from "../../src/sandbox/patch.ts";
-import type { PatchType } from "../../src/sandbox/patch.ts";
-import { ApiError } from "../../src/sandbox/types.ts";
-import type { JsonObject, KubeObject, ManagedFieldsEntry } from "../../src/sandbox/types.ts";
+import { applyPatch, patchTypeFromContentType, recordUpdateManager, serverSideApply } from "../../../src/sandbox/patch/patch.ts";
+import type { PatchType } from "../../../src/sandbox/patch/patch.ts";
+import { ApiError } from "../../../src/sandbox/types.ts";
+import type { JsonObject, KubeObject, ManagedFieldsEntry } from "../../../src/sandbox/types.ts";
 
 // ---- fixtures -------------------------------------------------------------------------------
 

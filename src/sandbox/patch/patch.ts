@@ -4,11 +4,11 @@
 
 import { applyPatch as applyJsonPatch, JsonPatchError } from "fast-json-patch";
 import type { Operation } from "fast-json-patch";
-import { isJsonObject, strategicMergePatch } from "./patch-strategic.ts";
-import { ApiError, deepCopy, errors } from "./types.ts";
-import type { Json, JsonObject, KubeObject } from "./types.ts";
+import { isJsonObject, strategicMergePatch } from "./strategic.ts";
+import { ApiError, deepCopy, errors } from "../types.ts";
+import type { Json, JsonObject, KubeObject } from "../types.ts";
 
-export { recordUpdateManager, serverSideApply } from "./patch-apply.ts";
+export { recordUpdateManager, serverSideApply } from "./server-side-apply.ts";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 

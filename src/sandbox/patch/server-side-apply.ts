@@ -18,12 +18,12 @@ import {
   toFieldsV1,
   union,
   withoutSubtrees,
-} from "./patch-fields.ts";
-import type { FieldSet, Shape } from "./patch-fields.ts";
-import { childPath, isAtomicMapAt, itemPath, listSchemaAt } from "./patch-lists.ts";
-import { isJsonObject, jsonEqual } from "./patch-strategic.ts";
-import { ApiError, deepCopy, errors } from "./types.ts";
-import type { Json, JsonObject, KubeObject, ManagedFieldsEntry } from "./types.ts";
+} from "./fields.ts";
+import type { FieldSet, Shape } from "./fields.ts";
+import { childPath, isAtomicMapAt, itemPath, listSchemaAt } from "./lists.ts";
+import { isJsonObject, jsonEqual } from "./strategic.ts";
+import { ApiError, deepCopy, errors } from "../types.ts";
+import type { Json, JsonObject, KubeObject, ManagedFieldsEntry } from "../types.ts";
 
 interface Managed {
   entry: ManagedFieldsEntry;

@@ -4,10 +4,10 @@
 // directives `$patch`, `$retainKeys`, `$setElementOrder/<list>` and
 // `$deleteFromPrimitiveList/<list>` are obeyed and never stored.
 
-import { childPath, itemPath, listSchemaAt } from "./patch-lists.ts";
-import type { ListSchema } from "./patch-lists.ts";
-import { deepCopy, errors } from "./types.ts";
-import type { Json, JsonObject } from "./types.ts";
+import { childPath, itemPath, listSchemaAt } from "./lists.ts";
+import type { ListSchema } from "./lists.ts";
+import { deepCopy, errors } from "../types.ts";
+import type { Json, JsonObject } from "../types.ts";
 
 const directiveMarker = "$patch";
 const retainKeysDirective = "$retainKeys";
