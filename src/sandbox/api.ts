@@ -3,7 +3,9 @@
 // subresource, generation, field validation) and the built-in behaviours of builtins.ts.
 import { randomSuffix, sameContent } from "./object-utils.ts";
 import { isDeepStrictEqual } from "node:util";
-import { Allocator, admitCrd, admitDeployment, admitNamespace, admitService, fillTokenSecret, isUnfilledTokenSecret, mintToken } from "./builtins.ts";
+import { admit } from "./admission/admit.ts";
+import { admitService, Allocator } from "./admission/services.ts";
+import { admitCrd, fillTokenSecret, isUnfilledTokenSecret, mintToken } from "./builtins.ts";
 import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
 import { answerAccessReview } from "./auth/access-review.ts";
@@ -12,7 +14,8 @@ import { ServiceAccountTokens, tokenSecretAccount } from "./auth/tokens.ts";
 import { Registry } from "./resources.ts";
 import type { ListFilter } from "./storage/filter.ts";
 import { Store } from "./storage/store.ts";
-import { admitCustom, admitBuiltin, type FieldValidation } from "./admission.ts";
+import type { FieldValidation } from "./validation/builtin.ts";
+import { checkIdentity, checkName } from "./validation/object-meta.ts";
 import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 
 export interface WriteOptions {
@@ -30,13 +33,6 @@ export interface WriteResult {
   warnings: string[];
   created?: boolean;
 }
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** Kinds whose names must be DNS-1123 labels rather than subdomains. */
-const LABEL_NAMED = new Set(["Namespace", "Service"]);
-/** RBAC names are path segments: anything without '/' or '%'. */
-const PATH_NAMED = new Set(["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"]);
 
 export class Api {
   readonly registry = new Registry();
@@ -124,40 +120,6 @@ export class Api {
     return obj.apiVersion === apiVersion && obj.kind === type.kind ? obj : { ...obj, apiVersion, kind: type.kind };
   }
 
-  private checkIdentity(type: ResourceType, namespace: string | undefined, body: KubeObject): void {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw errors.badRequest("the request body must be a JSON or YAML object");
-    body.metadata ??= {};
-    if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(type)) {
-      throw errors.badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(type)})`);
-    }
-    if (body.kind !== undefined && body.kind !== type.kind) {
-      throw errors.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${type.kind})`);
-    }
-    body.apiVersion = apiVersionOf(type);
-    body.kind = type.kind;
-    if (type.namespaced) {
-      if (body.metadata.namespace && body.metadata.namespace !== namespace) {
-        throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-      body.metadata.namespace = namespace;
-    } else {
-      delete body.metadata.namespace;
-    }
-  }
-
-  private checkName(type: ResourceType, name: string | undefined): void {
-    if (!name) throw errors.invalid(type.kind, "", [{ field: "metadata.name", reason: "FieldValueRequired", message: "Required value: name or generateName is required" }], type.group);
-    const ok = PATH_NAMED.has(type.kind)
-      ? !/[/%]/.test(name) && name !== "." && name !== ".."
-      : (LABEL_NAMED.has(type.kind) ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(name) && name.length <= (LABEL_NAMED.has(type.kind) ? 63 : 253);
-    if (!ok) {
-      const what = LABEL_NAMED.has(type.kind)
-        ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
-        : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-      throw errors.invalid(type.kind, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": ${what}` }], type.group);
-    }
-  }
-
   private requireNamespace(type: ResourceType, namespace: string | undefined): void {
     if (!type.namespaced) return;
     if (!namespace) throw errors.badRequest("the server could not find the requested resource: a namespace is required");
@@ -166,18 +128,9 @@ export class Api {
 
   /** Field validation, pruning and defaulting, then the built-in controllers' mutations. */
   private admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation): { object: KubeObject; warnings: string[] } {
-    const result = type.crd ? admitCustom(obj, type.crd.schema, mode) : admitBuiltin(obj, mode);
+    const result = admit(type, obj, previous, mode, this.alloc);
     const o = result.object;
     switch (type.kind) {
-      case "Service":
-        if (!type.crd) admitService(o, previous, this.alloc);
-        break;
-      case "Namespace":
-        if (!type.crd) admitNamespace(o);
-        break;
-      case "Deployment":
-        if (!type.crd) admitDeployment(o, previous);
-        break;
       case "Secret":
         if (!type.crd && isUnfilledTokenSecret(o)) this.fillIfAccountExists(o);
         break;
@@ -195,11 +148,11 @@ export class Api {
   }
 
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
-    this.checkIdentity(type, namespace, body);
+    checkIdentity(type, namespace, body);
     if (type.kind === "SelfSubjectAccessReview") return { object: answerAccessReview(this.store, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
-    this.checkName(type, meta.name);
+    checkName(type, meta.name);
     this.requireNamespace(type, namespace);
     if (this.store.get(type, namespace, meta.name!)) throw errors.alreadyExists(type.plural, meta.name!, type.group);
     if (type.subresources.status && type.kind !== "Namespace") delete body.status;
@@ -221,7 +174,7 @@ export class Api {
 
   /** PUT: the whole object, or with subresource "status" only its status. */
   update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, opts: WriteOptions & { subresource?: "status"; verb?: "update" | "patch" }): WriteResult {
-    this.checkIdentity(type, namespace, body);
+    checkIdentity(type, namespace, body);
     if (body.metadata.name !== undefined && body.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
     }
@@ -273,7 +226,7 @@ export class Api {
       const manager = opts.fieldManager;
       if (!manager) throw errors.badRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
       const applied = body as KubeObject;
-      this.checkIdentity(type, namespace, applied);
+      checkIdentity(type, namespace, applied);
       if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
         throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
       }

@@ -6,7 +6,7 @@
 // kubectl always validates client-side).
 //
 // Built-in kinds get permissive component schemas: the server validates with the real ones
-// (validation.ts). Their PATCH operations therefore do NOT list
+// (validation/builtin.ts). Their PATCH operations therefore do NOT list
 // `application/strategic-merge-patch+json`, so client-side apply does not compute a strategic
 // merge patch from these schemas (which lack patch strategies and merge keys) but falls back to
 // the patch metadata compiled into kubectl — exact for built-ins (the v2 document has no paths). Custom

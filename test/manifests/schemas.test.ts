@@ -6,8 +6,8 @@ import { linkSchema } from "../../src/manifests/crd.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { LINK_VERSIONS } from "../../src/model/names.ts";
-import { checkBuiltin, hasBuiltinSchema } from "../../src/sandbox/validation.ts";
-import { pruneUnknown, validateCustom } from "../../src/sandbox/structural.ts";
+import { checkBuiltin, hasBuiltinSchema } from "../../src/sandbox/validation/builtin.ts";
+import { pruneUnknown, validateCustom } from "../../src/sandbox/validation/structural.ts";
 import type { JSONSchemaProps, KubeObject } from "../../src/sandbox/types.ts";
 import { allCases, linkCases, renderCase } from "./cases.ts";
 

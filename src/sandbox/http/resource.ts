@@ -1,7 +1,7 @@
 // One resource's verbs over HTTP: get, list (paged, as a Table when asked), watch, create,
 // update, patch and delete, with their query parameters (dryRun, fieldManager, fieldValidation,
 // labelSelector, fieldSelector, limit/continue, ...), answered through the Api.
-import type { FieldValidation } from "../admission.ts";
+import type { FieldValidation } from "../validation/builtin.ts";
 import type { Api } from "../api.ts";
 import { patchTypeFromContentType } from "../patch/patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf.ts";

@@ -1,4 +1,4 @@
-// SelfSubjectAccessReviews answered by RBAC: the pure evaluator (src/sandbox/rbac.ts) against
+// SelfSubjectAccessReviews answered by RBAC: the pure evaluator (src/sandbox/auth/rbac.ts) against
 // kube's rule semantics, then a TLS sandbox asked through client-node and real kubectl with a
 // service-account token it minted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

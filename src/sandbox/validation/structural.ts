@@ -23,8 +23,8 @@ import {
   unknownFieldWarning,
   type FieldProblem,
   type FieldValidation,
-} from "./validation.ts";
-import { deepCopy, type JSONSchemaProps, type KubeObject } from "./types.ts";
+} from "./builtin.ts";
+import { deepCopy, type JSONSchemaProps, type KubeObject } from "../types.ts";
 
 type Obj = Record<string, unknown>;
 

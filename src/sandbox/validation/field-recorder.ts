@@ -1,6 +1,6 @@
 // The recording Proxy behind unknown-field detection: a validator runs over a read-only view of
 // the input that notes every key it reads and every node whose keys it enumerates; the keys it
-// never looked at are the unknown fields (see validation.ts).
+// never looked at are the unknown fields (see builtin.ts).
 
 /** One error of a kubernetes-models (ajv) validator. */
 export interface AjvError {

@@ -1,7 +1,7 @@
 // Field problems: how a validator's errors become kube's field problems, worded as kube-apiserver
 // words them, and the 400 and 422 ApiErrors that carry them.
 import { childPath, indexPath, type AjvError } from "./field-recorder.ts";
-import { errors, type ApiError, type KubeObject, type StatusCause } from "./types.ts";
+import { errors, type ApiError, type KubeObject, type StatusCause } from "../types.ts";
 
 /** StatusCause reasons, as kube's field.ErrorType strings. */
 export type CauseReason =

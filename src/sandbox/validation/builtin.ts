@@ -19,7 +19,7 @@
 //   422 Invalid, `<Kind>[.group] "<name>" is invalid: spec.type: Unsupported value: ...`.
 //
 // The recording Proxy is in field-recorder.ts; the wording of problems and errors in
-// validation-errors.ts.
+// errors.ts.
 import { validate as vConfigMap } from "kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap";
 import { validate as vEndpoints } from "kubernetes-models/_schemas/IoK8sApiCoreV1Endpoints";
 import { validate as vCoreEvent } from "kubernetes-models/_schemas/IoK8sApiCoreV1Event";
@@ -41,7 +41,7 @@ import { validate as vSelfSubjectAccessReview } from "kubernetes-models/_schemas
 import { validate as vEventsEvent } from "kubernetes-models/_schemas/IoK8sApiEventsV1Event";
 import { validate as vObjectMeta } from "@kubernetes-models/apimachinery/_schemas/IoK8sApimachineryPkgApisMetaV1ObjectMeta";
 import { inspect, type Inspection, type Validator } from "./field-recorder.ts";
-import { deepCopy, errors, type KubeObject, type ObjectMeta } from "./types.ts";
+import { deepCopy, errors, type KubeObject, type ObjectMeta } from "../types.ts";
 import {
   decodeError,
   invalidError,
@@ -51,7 +51,7 @@ import {
   strictDecodingError,
   unknownFieldWarning,
   type FieldProblems,
-} from "./validation-errors.ts";
+} from "./errors.ts";
 
 export { childPath, indexPath } from "./field-recorder.ts";
 export {
@@ -64,7 +64,7 @@ export {
   type CauseReason,
   type FieldProblem,
   type FieldProblems,
-} from "./validation-errors.ts";
+} from "./errors.ts";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 

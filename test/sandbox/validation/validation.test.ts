@@ -7,9 +7,9 @@ import {
   hasBuiltinSchema,
   parseFieldValidation,
   type FieldProblems,
-} from "../../src/sandbox/validation.ts";
-import { admitStructural, applyDefaults, pruneUnknown, validateCustom } from "../../src/sandbox/structural.ts";
-import { ApiError, deepCopy, type JSONSchemaProps, type KubeObject } from "../../src/sandbox/types.ts";
+} from "../../../src/sandbox/validation/builtin.ts";
+import { admitStructural, applyDefaults, pruneUnknown, validateCustom } from "../../../src/sandbox/validation/structural.ts";
+import { ApiError, deepCopy, type JSONSchemaProps, type KubeObject } from "../../../src/sandbox/types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: objects as kubectl sends them and as a real server returns them.

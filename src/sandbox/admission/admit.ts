@@ -1,0 +1,40 @@
+// Admission on the write path: field validation in the mode the client asked for
+// (fieldValidation=Strict|Warn|Ignore) — built-in types against the maintained Kubernetes
+// schemas (validation/builtin.ts), custom resources against their CRD's structural schema
+// (validation/structural.ts) — then the defaults kube-apiserver's registry strategies and
+// admission plugins give built-in kinds (services.ts, defaults.ts).
+import { deepCopy, type JSONSchemaProps, type KubeObject, type ResourceType } from "../types.ts";
+import { admitBuiltin, type FieldValidation } from "../validation/builtin.ts";
+import { admitStructural } from "../validation/structural.ts";
+import { admitDeployment, admitNamespace } from "./defaults.ts";
+import { admitService, type Allocator } from "./services.ts";
+
+export interface Admitted {
+  object: KubeObject;
+  warnings: string[];
+}
+
+/** The object as it will be stored (a copy: `obj` is not changed) and the warnings for the client. */
+export function admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation, alloc: Allocator): Admitted {
+  if (type.crd) return admitCustom(obj, type.crd.schema, mode);
+  const result = admitBuiltin(obj, mode);
+  const o = result.object;
+  switch (type.kind) {
+    case "Service":
+      admitService(o, previous, alloc);
+      break;
+    case "Namespace":
+      admitNamespace(o);
+      break;
+    case "Deployment":
+      admitDeployment(o, previous);
+      break;
+  }
+  return result;
+}
+
+/** Custom resources: pruned, defaulted and validated by the CRD version's schema. */
+function admitCustom(obj: KubeObject, schema: JSONSchemaProps | undefined, mode: FieldValidation): Admitted {
+  if (!schema) return { object: deepCopy(obj), warnings: [] };
+  return admitStructural(obj, schema, mode);
+}

@@ -1,0 +1,86 @@
+// Services as kube-apiserver's service registry and the cloud's load balancer leave them:
+// defaults (type, session affinity, traffic policies, target ports), a cluster IP and node
+// ports from the allocator, and load-balancer ingress (as k3s's servicelb gives it).
+import type { KubeObject } from "../types.ts";
+
+interface ServicePort {
+  name?: string;
+  port?: number;
+  protocol?: string;
+  targetPort?: number | string;
+  nodePort?: number;
+}
+
+interface ServiceSpec {
+  type?: string;
+  clusterIP?: string;
+  clusterIPs?: string[];
+  ports?: ServicePort[];
+  sessionAffinity?: string;
+  ipFamilies?: string[];
+  ipFamilyPolicy?: string;
+  internalTrafficPolicy?: string;
+  externalTrafficPolicy?: string;
+}
+
+/** Allocates cluster IPs and node ports; remembers what is in use. */
+export class Allocator {
+  private nextIp = 1;
+  private usedPorts = new Set<number>();
+  private nextPort = 30000;
+
+  clusterIP(): string {
+    const n = this.nextIp++;
+    return `10.96.${Math.floor(n / 250) % 256}.${(n % 250) + 1}`;
+  }
+
+  nodePort(requested?: number): number {
+    if (requested && !this.usedPorts.has(requested)) {
+      this.usedPorts.add(requested);
+      return requested;
+    }
+    while (this.usedPorts.has(this.nextPort)) this.nextPort = this.nextPort >= 32767 ? 30000 : this.nextPort + 1;
+    this.usedPorts.add(this.nextPort);
+    return this.nextPort;
+  }
+
+  release(port: number): void {
+    this.usedPorts.delete(port);
+  }
+}
+
+/** Fills Service defaults as the API server and its controllers do. Mutates `svc`. */
+export function admitService(svc: KubeObject, previous: KubeObject | undefined, alloc: Allocator): void {
+  const spec = ((svc.spec as ServiceSpec | undefined) ?? (svc.spec = {})) as ServiceSpec;
+  const prevSpec = previous?.spec as ServiceSpec | undefined;
+  spec.type ??= "ClusterIP";
+  spec.sessionAffinity ??= "None";
+  spec.internalTrafficPolicy ??= "Cluster";
+  for (const p of spec.ports ?? []) {
+    p.protocol ??= "TCP";
+    p.targetPort ??= p.port;
+  }
+  if (spec.type !== "ExternalName") {
+    if (!spec.clusterIP && prevSpec?.clusterIP) spec.clusterIP = prevSpec.clusterIP;
+    if (!spec.clusterIP) spec.clusterIP = alloc.clusterIP();
+    spec.clusterIPs = [spec.clusterIP];
+    spec.ipFamilies ??= ["IPv4"];
+    spec.ipFamilyPolicy ??= "SingleStack";
+  }
+  const wantsNodePorts = spec.type === "NodePort" || spec.type === "LoadBalancer";
+  if (wantsNodePorts) {
+    spec.externalTrafficPolicy ??= "Cluster";
+    for (const p of spec.ports ?? []) {
+      const before = prevSpec?.ports?.find((q) => q.port === p.port && (q.protocol ?? "TCP") === p.protocol);
+      p.nodePort ??= before?.nodePort ?? alloc.nodePort();
+      if (p.nodePort !== before?.nodePort) alloc.nodePort(p.nodePort);
+    }
+  } else {
+    for (const p of spec.ports ?? []) delete p.nodePort;
+  }
+  if (spec.type === "LoadBalancer") {
+    svc.status = { loadBalancer: { ingress: [{ ip: "127.0.0.1", ipMode: "VIP" }] } };
+  } else if (previous === undefined || spec.type !== prevSpec?.type) {
+    svc.status = { loadBalancer: {} };
+  }
+}
