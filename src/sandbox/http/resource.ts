@@ -7,7 +7,7 @@ import { patchTypeFromContentType } from "../patch/patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf.ts";
 import type { UserInfo } from "../auth/rbac.ts";
 import { parseFieldSelector, parseLabelSelector } from "../selector.ts";
-import { toTable, wantsTable } from "../table.ts";
+import { toTable, wantsTable } from "../printers/table.ts";
 import { ApiError, apiVersionOf, errors, type KubeObject, type ResourceType } from "../types.ts";
 import { json, parseBody, readBody, statusResponse, warningHeaders } from "./codec.ts";
 import type { WatchStreams } from "./watch.ts";

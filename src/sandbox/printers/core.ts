@@ -1,4 +1,4 @@
-// Built-in printers of the core group, pods aside (table-printers-pods.ts):
+// Built-in printers of the core group, pods aside (pods.ts):
 // k8s.io/kubernetes/pkg/printers/internalversion/printers.go, wide form.
 import {
   AGE,
@@ -20,19 +20,19 @@ import {
   str,
   timeMs,
   wide,
-} from "./table-cells.ts";
-import { registerPrinter } from "./table-registry.ts";
-import type { KubeObject } from "./types.ts";
+} from "./cells.ts";
+import type { KubeObject } from "../types.ts";
+import type { Printer, PrinterEntry } from "./types.ts";
 
-registerPrinter("", "namespaces", {
+const namespaces: Printer = {
   columns: [NAME, col("Status", "string", "The status of the namespace"), AGE],
   cells: (o, now) => {
     const phase = str(rec(o.status).phase) || (o.metadata?.deletionTimestamp ? "Terminating" : "Active");
     return [nameOf(o), phase, ageOf(o, now)];
   },
-});
+};
 
-registerPrinter("", "services", {
+const services: Printer = {
   columns: [
     NAME,
     col("Type", "string", "type determines how the Service is exposed."),
@@ -55,7 +55,7 @@ registerPrinter("", "services", {
       .join(",");
     return [nameOf(o), type, internalIP, serviceExternalIP(type, spec, rec(o.status)), ports || "<none>", ageOf(o, now), formatLabels(spec.selector)];
   },
-});
+};
 
 /** getServiceExternalIP, wide (no clipping of load-balancer addresses). */
 function serviceExternalIP(type: string, spec: Rec, status: Rec): string {
@@ -75,10 +75,10 @@ function serviceExternalIP(type: string, spec: Rec, status: Rec): string {
   return "<unknown>";
 }
 
-registerPrinter("", "endpoints", {
+const endpoints: Printer = {
   columns: [NAME, col("Endpoints", "string", "The set of all endpoints is the union of all subsets."), AGE],
   cells: (o, now) => [nameOf(o), formatEndpoints(o), ageOf(o, now)],
-});
+};
 
 /** formatEndpoints(endpoints, nil): the first three ip:port pairs, then "+ N more...". */
 function formatEndpoints(o: KubeObject): string {
@@ -104,25 +104,25 @@ function formatEndpoints(o: KubeObject): string {
   return count > max ? `${ret} + ${count - max} more...` : ret;
 }
 
-registerPrinter("", "secrets", {
+const secrets: Printer = {
   columns: [NAME, col("Type", "string", "Used to facilitate programmatic handling of secret data."), col("Data", "string", "Data contains the secret data."), AGE],
   cells: (o, now) => {
     const keys = new Set([...Object.keys(rec(o.data)), ...Object.keys(rec(o.stringData))]);
     return [nameOf(o), str(o.type) || "Opaque", keys.size, ageOf(o, now)];
   },
-});
+};
 
-registerPrinter("", "configmaps", {
+const configmaps: Printer = {
   columns: [NAME, col("Data", "string", "Data contains the configuration data."), AGE],
   cells: (o, now) => [nameOf(o), Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length, ageOf(o, now)],
-});
+};
 
-registerPrinter("", "serviceaccounts", {
+const serviceaccounts: Printer = {
   columns: [NAME, col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."), AGE],
   cells: (o, now) => [nameOf(o), list(o.secrets).length, ageOf(o, now)],
-});
+};
 
-registerPrinter("", "events", {
+const events: Printer = {
   columns: [
     col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
     col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
@@ -162,9 +162,9 @@ registerPrinter("", "events", {
       nameOf(o),
     ];
   },
-});
+};
 
-registerPrinter("", "nodes", {
+const nodes: Printer = {
   columns: [
     NAME,
     col("Status", "string", "The status of the node"),
@@ -202,4 +202,16 @@ registerPrinter("", "nodes", {
       str(info.containerRuntimeVersion) || "<unknown>",
     ];
   },
-});
+};
+
+/** The core group's printers (pods in pods.ts). */
+export const CORE_PRINTERS: readonly PrinterEntry[] = [
+  ["", "namespaces", namespaces],
+  ["", "services", services],
+  ["", "endpoints", endpoints],
+  ["", "secrets", secrets],
+  ["", "configmaps", configmaps],
+  ["", "serviceaccounts", serviceaccounts],
+  ["", "events", events],
+  ["", "nodes", nodes],
+];

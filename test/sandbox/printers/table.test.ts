@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { evalJsonPath, evalJsonPathAll, humanAge, JsonPathError, parseJsonPath, toTable, wantsTable } from "../../src/sandbox/table.ts";
-import type { KubeObject, PrinterColumn, ResourceType } from "../../src/sandbox/types.ts";
-import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
+import { humanAge } from "../../../src/sandbox/printers/human-duration.ts";
+import { evalJsonPath, evalJsonPathAll, JsonPathError, parseJsonPath } from "../../../src/sandbox/printers/jsonpath.ts";
+import { toTable, wantsTable } from "../../../src/sandbox/printers/table.ts";
+import type { KubeObject, PrinterColumn, ResourceType } from "../../../src/sandbox/types.ts";
+import { hasKubectl, needsKubectl, kubectlFor } from "../../helpers/kubectl.ts";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const ago = (seconds: number): string => new Date(NOW.getTime() - seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");

@@ -1,8 +1,8 @@
 // What the printers share: tolerant readers of untyped object fields, kube's formatting of labels,
 // selectors and a few other cells, and the column definitions most resources print.
 import { humanAge, humanDuration } from "./human-duration.ts";
-import type { TableColumnDefinition } from "./table.ts";
-import type { KubeObject } from "./types.ts";
+import type { TableColumnDefinition } from "./types.ts";
+import type { KubeObject } from "../types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Readers and cells

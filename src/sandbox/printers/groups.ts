@@ -23,11 +23,10 @@ import {
   str,
   timeMs,
   wide,
-} from "./table-cells.ts";
-import type { Printer } from "./table.ts";
-import { registerPrinter } from "./table-registry.ts";
+} from "./cells.ts";
+import type { Printer, PrinterEntry } from "./types.ts";
 
-registerPrinter("apps", "deployments", {
+const deployments: Printer = {
   columns: [
     NAME,
     col("Ready", "string", "Number of the pod with ready state"),
@@ -45,9 +44,9 @@ registerPrinter("apps", "deployments", {
     const [names, images] = containerCells(rec(spec.template).spec);
     return [nameOf(o), `${int(status.readyReplicas)}/${desired}`, int(status.updatedReplicas), int(status.availableReplicas), ageOf(o, now), names, images, formatSelector(spec.selector)];
   },
-});
+};
 
-registerPrinter("apps", "replicasets", {
+const replicasets: Printer = {
   columns: [
     NAME,
     col("Desired", "integer", "Replicas is the number of desired pods."),
@@ -64,18 +63,18 @@ registerPrinter("apps", "replicasets", {
     const [names, images] = containerCells(rec(spec.template).spec);
     return [nameOf(o), has(spec.replicas) ? int(spec.replicas) : 1, int(status.replicas), int(status.readyReplicas), ageOf(o, now), names, images, formatLabelSelector(spec.selector)];
   },
-});
+};
 
-registerPrinter("apps", "statefulsets", {
+const statefulsets: Printer = {
   columns: [NAME, col("Ready", "string", "Number of the pod with ready state"), AGE, CONTAINERS, IMAGES],
   cells: (o, now) => {
     const spec = rec(o.spec);
     const [names, images] = containerCells(rec(spec.template).spec);
     return [nameOf(o), `${int(rec(o.status).readyReplicas)}/${has(spec.replicas) ? int(spec.replicas) : 1}`, ageOf(o, now), names, images];
   },
-});
+};
 
-registerPrinter("apps", "daemonsets", {
+const daemonsets: Printer = {
   columns: [
     NAME,
     col("Desired", "integer", "The total number of nodes that should be running the daemon pod."),
@@ -108,7 +107,7 @@ registerPrinter("apps", "daemonsets", {
       formatLabelSelector(spec.selector),
     ];
   },
-});
+};
 
 const roleBindingPrinter = (what: string): Printer => ({
   columns: [
@@ -132,15 +131,13 @@ const roleBindingPrinter = (what: string): Printer => ({
     return [nameOf(o), `${str(roleRef.kind)}/${str(roleRef.name)}`, ageOf(o, now), users.join(", "), groups.join(", "), sas.join(", ")];
   },
 });
-registerPrinter("rbac.authorization.k8s.io", "rolebindings", roleBindingPrinter("roleBinding"));
-registerPrinter("rbac.authorization.k8s.io", "clusterrolebindings", roleBindingPrinter("clusterRoleBinding"));
 
-registerPrinter("coordination.k8s.io", "leases", {
+const leases: Printer = {
   columns: [NAME, col("Holder", "string", "holderIdentity contains the identity of the holder of a current lease."), AGE],
   cells: (o, now) => [nameOf(o), str(rec(o.spec).holderIdentity), ageOf(o, now)],
-});
+};
 
-registerPrinter("discovery.k8s.io", "endpointslices", {
+const endpointslices: Printer = {
   columns: [
     NAME,
     col("AddressType", "string", "addressType specifies the type of address carried by this EndpointSlice."),
@@ -153,9 +150,9 @@ registerPrinter("discovery.k8s.io", "endpointslices", {
     const addresses = recs(o.endpoints).flatMap((e) => list(e.addresses).map(String));
     return [nameOf(o), str(o.addressType), listWithMore(ports, ports.length, 3, "<unset>"), listWithMore(addresses, addresses.length, 3, "<unset>"), ageOf(o, now)];
   },
-});
+};
 
-registerPrinter("policy", "poddisruptionbudgets", {
+const poddisruptionbudgets: Printer = {
   columns: [
     NAME,
     col("Min Available", "string", "The minimum number of pods that must be available."),
@@ -173,9 +170,9 @@ registerPrinter("policy", "poddisruptionbudgets", {
       ageOf(o, now),
     ];
   },
-});
+};
 
-registerPrinter("batch", "jobs", {
+const jobs: Printer = {
   columns: [
     NAME,
     col("Status", "string", "Status of the job."),
@@ -212,7 +209,21 @@ registerPrinter("batch", "jobs", {
     const [names, images] = containerCells(rec(spec.template).spec);
     return [nameOf(o), state, completions, duration, ageOf(o, now), names, images, formatLabelSelector(spec.selector)];
   },
-});
+};
 
 // roles, clusterroles and customresourcedefinitions use the default convertor (NAME, CREATED AT)
 // in kube-apiserver too, so they need no entry here.
+
+/** The named groups' printers. */
+export const GROUP_PRINTERS: readonly PrinterEntry[] = [
+  ["apps", "deployments", deployments],
+  ["apps", "replicasets", replicasets],
+  ["apps", "statefulsets", statefulsets],
+  ["apps", "daemonsets", daemonsets],
+  ["rbac.authorization.k8s.io", "rolebindings", roleBindingPrinter("roleBinding")],
+  ["rbac.authorization.k8s.io", "clusterrolebindings", roleBindingPrinter("clusterRoleBinding")],
+  ["coordination.k8s.io", "leases", leases],
+  ["discovery.k8s.io", "endpointslices", endpointslices],
+  ["policy", "poddisruptionbudgets", poddisruptionbudgets],
+  ["batch", "jobs", jobs],
+];

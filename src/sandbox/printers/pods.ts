@@ -15,15 +15,14 @@ import {
   str,
   timeMs,
   wide,
-} from "./table-cells.ts";
-import type { Cell, TableRowCondition } from "./table.ts";
-import { registerPrinter } from "./table-registry.ts";
-import type { KubeObject } from "./types.ts";
+} from "./cells.ts";
+import type { Cell, Printer, PrinterEntry, TableRowCondition } from "./types.ts";
+import type { KubeObject } from "../types.ts";
 
 const POD_SUCCEEDED: TableRowCondition[] = [{ type: "Completed", status: "True", reason: "Succeeded", message: "The pod has completed successfully." }];
 const POD_FAILED: TableRowCondition[] = [{ type: "Completed", status: "True", reason: "Failed", message: "The pod failed." }];
 
-registerPrinter("", "pods", {
+const pods: Printer = {
   columns: [
     NAME,
     col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
@@ -40,7 +39,7 @@ registerPrinter("", "pods", {
     const phase = rec(o.status).phase;
     return phase === "Succeeded" ? POD_SUCCEEDED : phase === "Failed" ? POD_FAILED : undefined;
   },
-});
+};
 
 const isRestartableInit = (c: Rec | undefined): boolean => c?.restartPolicy === "Always";
 const finishedAt = (containerStatus: Rec): number | undefined => {
@@ -158,3 +157,8 @@ function podCells(pod: KubeObject, now: Date): Cell[] {
     gates,
   ];
 }
+
+/** The pod printer. */
+export const POD_PRINTERS: readonly PrinterEntry[] = [
+  ["", "pods", pods],
+];

@@ -2,9 +2,9 @@
 // columns a CustomResourceDefinition declares.
 import { humanDuration } from "./human-duration.ts";
 import { evalParsed, parseJsonPath } from "./jsonpath.ts";
-import { col, CREATED_DESC, isRec, NAME, nameOf, timeMs } from "./table-cells.ts";
-import type { Cell, Printer } from "./table.ts";
-import type { PrinterColumn } from "./types.ts";
+import { col, CREATED_DESC, isRec, NAME, nameOf, timeMs } from "./cells.ts";
+import type { Cell, Printer } from "./types.ts";
+import type { PrinterColumn } from "../types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // The default convertor (k8s.io/apiserver/pkg/registry/rest.defaultTableConvertor)

@@ -8,75 +8,13 @@
 // as a blank cell).
 //
 // This module holds the Accept negotiation, the Table builder and the choice of printer; the
-// printers themselves live in table-printers-*.ts, their shared readers and columns in
-// table-cells.ts.
-import { crdPrinter, defaultPrinter } from "./table-printers-crd.ts";
-import "./table-printers-core.ts";
-import "./table-printers-groups.ts";
-import "./table-printers-pods.ts";
-import { builtinPrinter } from "./table-registry.ts";
-import { deepCopy } from "./types.ts";
-import type { KubeObject, ObjectMeta, ResourceType } from "./types.ts";
-
-export { humanAge, humanDuration } from "./human-duration.ts";
-export { evalJsonPath, evalJsonPathAll, JsonPathError, parseJsonPath, type JsonPath } from "./jsonpath.ts";
-export { formatLabels, formatSelector } from "./table-cells.ts";
-export { registerPrinter } from "./table-registry.ts";
-
-export type Cell = string | number | boolean | null;
-
-export interface TableColumnDefinition {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-export interface TableRowCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-export interface TableRow {
-  cells: Cell[];
-  conditions?: TableRowCondition[];
-  object: KubeObject | PartialObjectMetadata | null;
-}
-
-export interface PartialObjectMetadata {
-  apiVersion: string;
-  kind: "PartialObjectMetadata";
-  metadata: ObjectMeta;
-}
-
-export interface Table {
-  kind: "Table";
-  apiVersion: string;
-  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
-  columnDefinitions: TableColumnDefinition[];
-  rows: TableRow[];
-}
-
-export interface TableOptions {
-  now: Date;
-  /** What each row carries: PartialObjectMetadata (the default), the whole object, or null. */
-  includeObject?: "None" | "Metadata" | "Object";
-  /** The list's metadata; without it a single object's resourceVersion is used. */
-  listMeta?: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
-  tableVersion?: "v1" | "v1beta1";
-  /** Leave out the column definitions (TableOptions.noHeaders; watch events after the first). */
-  noHeaders?: boolean;
-}
-
-/** How one resource prints: its columns and, per object, one cell per column. */
-export interface Printer {
-  columns: TableColumnDefinition[];
-  cells(obj: KubeObject, now: Date): Cell[];
-  conditions?(obj: KubeObject): TableRowCondition[] | undefined;
-}
+// built-in printers are listed in list.ts (each module exports its own), their shared readers
+// and columns are in cells.ts, the shapes in types.ts.
+import { crdPrinter, defaultPrinter } from "./crd.ts";
+import { builtinPrinter } from "./list.ts";
+import type { Printer, Table, TableOptions, TableRow } from "./types.ts";
+import { deepCopy } from "../types.ts";
+import type { KubeObject, ResourceType } from "../types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Content negotiation
