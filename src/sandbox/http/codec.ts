@@ -1,7 +1,7 @@
 // The wire side of every answer and request body: JSON responses, Status bodies for failures,
 // Warning headers, and bodies decoded as kube-apiserver does (JSON, YAML, Kubernetes protobuf).
 import YAML from "yaml";
-import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "../protobuf.ts";
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError } from "../protobuf/decode.ts";
 import { errors, type ApiError } from "../types.ts";
 
 export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>

@@ -4,7 +4,7 @@
 import type { FieldValidation } from "../validation/builtin.ts";
 import type { Api } from "../api.ts";
 import { patchTypeFromContentType } from "../patch/patch.ts";
-import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf.ts";
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf/decode.ts";
 import type { UserInfo } from "../auth/rbac.ts";
 import { parseFieldSelector, parseLabelSelector } from "../selector.ts";
 import { toTable, wantsTable } from "../printers/table.ts";

@@ -3,8 +3,8 @@
 // served by resource.ts.
 import type { Api } from "../api.ts";
 import { requestFault, type Faults } from "../faults.ts";
-import { openapiDocument, openapiIndex } from "../openapi.ts";
-import { serveOpenapiV2 } from "../openapi-v2.ts";
+import { openapiDocument, openapiIndex } from "../openapi/v3.ts";
+import { serveOpenapiV2 } from "../openapi/v2.ts";
 import { authenticate, type Authenticator } from "../auth/tokens.ts";
 import { SelectorError } from "../selector.ts";
 import { ApiError, errors } from "../types.ts";

@@ -45,11 +45,11 @@
 // changed or deleted replaces its ResourceType objects).
 import { createHash } from "node:crypto";
 import type { Field, Root, Type } from "protobufjs";
-import gnosticSource from "../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
-import { SERVER_VERSION } from "./http/discovery.ts";
-import { kubeProtos, PROTO_PACKAGES } from "./proto-schema.ts";
-import type { Registry } from "./resources.ts";
-import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "./types.ts";
+import gnosticSource from "../../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
+import { SERVER_VERSION } from "../http/discovery.ts";
+import { kubeProtos, PROTO_PACKAGES } from "../protobuf/schema.ts";
+import type { Registry } from "../resources.ts";
+import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "../types.ts";
 
 /** What client-go asks for; kube-openapi also accepts the `.v1.0` spelling and answers with it. */
 export const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { openapiDocument, openapiIndex } from "../../src/sandbox/openapi.ts";
-import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "../../src/sandbox/types.ts";
+import { openapiDocument, openapiIndex } from "../../../src/sandbox/openapi/v3.ts";
+import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "../../../src/sandbox/types.ts";
 
 const ALL_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 

@@ -20,8 +20,8 @@
 // protobufjs and the schema are loaded at the first decode (~20 ms to import protobufjs, ~20 ms to
 // parse the .proto files); importing this module costs under 1 ms, a decode after the first ~0.3 ms.
 import type { Field, MapField, Root, Type } from "protobufjs";
-import { kubeProtos, PROTO_PACKAGES } from "./proto-schema.ts";
-import type { Json, JsonObject, KubeObject } from "./types.ts";
+import { kubeProtos, PROTO_PACKAGES } from "./schema.ts";
+import type { Json, JsonObject, KubeObject } from "../types.ts";
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 

@@ -12,7 +12,7 @@
 // the patch metadata compiled into kubectl — exact for built-ins (the v2 document has no paths). Custom
 // resources get their CRD version's schema, and merge patches, as on a real server.
 import { createHash } from "node:crypto";
-import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "./types.ts";
+import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "../types.ts";
 
 type Schema = Record<string, unknown>;
 

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
-import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError, protobufKinds } from "../../src/sandbox/protobuf.ts";
-import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError, protobufKinds } from "../../../src/sandbox/protobuf/decode.ts";
+import type { KubeObject } from "../../../src/sandbox/types.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../../helpers/kubectl.ts";
 
-const PROTO_DIR = join(import.meta.dir, "../../k8s/proto");
+const PROTO_DIR = join(import.meta.dir, "../../../k8s/proto");
 const protoFiles = readdirSync(PROTO_DIR, { recursive: true })
   .map(String)
   .filter((f) => f.endsWith(".proto"));

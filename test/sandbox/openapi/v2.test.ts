@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { crdSchemaV2, OPENAPI_V2_PROTOBUF, openapiV2Document, openapiV2Protobuf, serveOpenapiV2, type Schema } from "../../src/sandbox/openapi-v2.ts";
-import { Registry } from "../../src/sandbox/resources.ts";
-import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
+import { crdSchemaV2, OPENAPI_V2_PROTOBUF, openapiV2Document, openapiV2Protobuf, serveOpenapiV2, type Schema } from "../../../src/sandbox/openapi/v2.ts";
+import { Registry } from "../../../src/sandbox/resources.ts";
+import type { KubeObject } from "../../../src/sandbox/types.ts";
+import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../../helpers/kubectl.ts";
 
-const ROOT = join(import.meta.dir, "../..");
+const ROOT = join(import.meta.dir, "../../..");
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
 const gadgetCrd = (extraVersion = false): KubeObject => ({

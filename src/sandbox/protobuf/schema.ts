@@ -3,22 +3,22 @@
 // version, the Go JSON tags, and one lazily parsed protobufjs Root shared by the request decoder
 // (protobuf.ts) and the OpenAPI v2 document (openapi-v2.ts).
 import type { Root } from "protobufjs";
-import jsonTagsSource from "../../k8s/proto/json-tags.json" with { type: "text" };
-import appsV1 from "../../k8s/proto/k8s.io/api/apps/v1/generated.proto" with { type: "text" };
-import authenticationV1 from "../../k8s/proto/k8s.io/api/authentication/v1/generated.proto" with { type: "text" };
-import authorizationV1 from "../../k8s/proto/k8s.io/api/authorization/v1/generated.proto" with { type: "text" };
-import batchV1 from "../../k8s/proto/k8s.io/api/batch/v1/generated.proto" with { type: "text" };
-import coordinationV1 from "../../k8s/proto/k8s.io/api/coordination/v1/generated.proto" with { type: "text" };
-import coreV1 from "../../k8s/proto/k8s.io/api/core/v1/generated.proto" with { type: "text" };
-import discoveryV1 from "../../k8s/proto/k8s.io/api/discovery/v1/generated.proto" with { type: "text" };
-import networkingV1 from "../../k8s/proto/k8s.io/api/networking/v1/generated.proto" with { type: "text" };
-import policyV1 from "../../k8s/proto/k8s.io/api/policy/v1/generated.proto" with { type: "text" };
-import rbacV1 from "../../k8s/proto/k8s.io/api/rbac/v1/generated.proto" with { type: "text" };
-import schedulingV1 from "../../k8s/proto/k8s.io/api/scheduling/v1/generated.proto" with { type: "text" };
-import resource from "../../k8s/proto/k8s.io/apimachinery/pkg/api/resource/generated.proto" with { type: "text" };
-import metaV1 from "../../k8s/proto/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with { type: "text" };
-import runtime from "../../k8s/proto/k8s.io/apimachinery/pkg/runtime/generated.proto" with { type: "text" };
-import intstr from "../../k8s/proto/k8s.io/apimachinery/pkg/util/intstr/generated.proto" with { type: "text" };
+import jsonTagsSource from "../../../k8s/proto/json-tags.json" with { type: "text" };
+import appsV1 from "../../../k8s/proto/k8s.io/api/apps/v1/generated.proto" with { type: "text" };
+import authenticationV1 from "../../../k8s/proto/k8s.io/api/authentication/v1/generated.proto" with { type: "text" };
+import authorizationV1 from "../../../k8s/proto/k8s.io/api/authorization/v1/generated.proto" with { type: "text" };
+import batchV1 from "../../../k8s/proto/k8s.io/api/batch/v1/generated.proto" with { type: "text" };
+import coordinationV1 from "../../../k8s/proto/k8s.io/api/coordination/v1/generated.proto" with { type: "text" };
+import coreV1 from "../../../k8s/proto/k8s.io/api/core/v1/generated.proto" with { type: "text" };
+import discoveryV1 from "../../../k8s/proto/k8s.io/api/discovery/v1/generated.proto" with { type: "text" };
+import networkingV1 from "../../../k8s/proto/k8s.io/api/networking/v1/generated.proto" with { type: "text" };
+import policyV1 from "../../../k8s/proto/k8s.io/api/policy/v1/generated.proto" with { type: "text" };
+import rbacV1 from "../../../k8s/proto/k8s.io/api/rbac/v1/generated.proto" with { type: "text" };
+import schedulingV1 from "../../../k8s/proto/k8s.io/api/scheduling/v1/generated.proto" with { type: "text" };
+import resource from "../../../k8s/proto/k8s.io/apimachinery/pkg/api/resource/generated.proto" with { type: "text" };
+import metaV1 from "../../../k8s/proto/k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto" with { type: "text" };
+import runtime from "../../../k8s/proto/k8s.io/apimachinery/pkg/runtime/generated.proto" with { type: "text" };
+import intstr from "../../../k8s/proto/k8s.io/apimachinery/pkg/util/intstr/generated.proto" with { type: "text" };
 
 /** The proto package of each built-in group version (those k8s/proto/generate.ts kept). */
 export const PROTO_PACKAGES: Readonly<Record<string, string>> = {
