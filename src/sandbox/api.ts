@@ -1,22 +1,24 @@
 // The sandbox's request semantics, independent of HTTP: create, read, update, patch, delete
 // with kube-apiserver's checks (names, namespaces, optimistic concurrency, dry run, status
-// subresource, generation, field validation) and the built-in behaviours of builtins.ts.
-import { randomSuffix, sameContent } from "./object-utils.ts";
+// subresource, generation, field validation), admission, and the built-in controllers' hooks
+// (controllers/builtin.ts) around every write of a built-in type.
 import { isDeepStrictEqual } from "node:util";
-import { admit } from "./admission/admit.ts";
-import { admitService, Allocator } from "./admission/services.ts";
-import { admitCrd, fillTokenSecret, isUnfilledTokenSecret, mintToken } from "./builtins.ts";
-import { isMirroredSlice, reconcileMirror, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
-import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
+import { admit, type Admitted } from "./admission/admit.ts";
+import { Allocator } from "./admission/services.ts";
 import { answerAccessReview } from "./auth/access-review.ts";
 import { SANDBOX_ADMIN, type UserInfo } from "./auth/rbac.ts";
-import { ServiceAccountTokens, tokenSecretAccount } from "./auth/tokens.ts";
+import { ServiceAccountTokens } from "./auth/tokens.ts";
+import { builtinControllers } from "./controllers/builtin.ts";
+import type { Controller } from "./controllers/controller.ts";
+import { ensureKubernetesService } from "./controllers/kubernetes-service.ts";
+import { randomSuffix, sameContent, specOf } from "./object-utils.ts";
+import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
 import { Registry } from "./resources.ts";
 import type { ListFilter } from "./storage/filter.ts";
 import { Store } from "./storage/store.ts";
+import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 import type { FieldValidation } from "./validation/builtin.ts";
 import { checkIdentity, checkName } from "./validation/object-meta.ts";
-import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -40,67 +42,26 @@ export class Api {
   /** Service-account tokens, for authentication. */
   readonly tokens = new ServiceAccountTokens();
 
+  private readonly controllers: readonly Controller[];
+
   constructor(
     readonly store: Store,
-    private readonly caPem: string,
+    caPem: string,
   ) {
-    this.seed();
-    // A store kept across a restart carries CRDs and tokens with it.
-    for (const crd of store.list({ group: "apiextensions.k8s.io", plural: "customresourcedefinitions" })) {
-      this.registry.setCrd(crd.metadata.name!, crd);
-    }
-    for (const s of store.list({ group: "", plural: "secrets" })) this.tokens.remember(s);
+    this.controllers = builtinControllers({
+      store,
+      registry: this.registry,
+      tokens: this.tokens,
+      caPem,
+      create: (type, namespace, body) => void this.create(type, namespace, body, { fieldManager: "sandbox" }),
+      delete: (type, namespace, name) => void this.delete(type, namespace, name),
+    });
+    for (const c of this.controllers) c.start?.();
   }
 
-  private seed(): void {
-    const nsType = this.registry.find("", "v1", "namespaces")!;
-    for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) {
-      if (!this.store.get(nsType, undefined, name)) {
-        this.create(nsType, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, { fieldManager: "sandbox" });
-      }
-    }
-  }
-
-  /**
-   * What kube-apiserver keeps for itself: Service default/kubernetes (10.96.0.1, https 443 → the
-   * sandbox's port), its Endpoints (labelled skip-mirror) and its EndpointSlice `kubernetes`.
-   * Internal writes, like the controllers': not counted in `store.writes`.
-   */
+  /** Service default/kubernetes and its endpoints, for the address the sandbox listens on. */
   seedApiServerService(ip: string, port: number): void {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-    const put = (group: string, version: string, plural: string, obj: KubeObject) => {
-      const type = this.registry.find(group, version, plural)!;
-      const current = this.store.get(type, obj.metadata.namespace, obj.metadata.name!);
-      if (current && plural === "services") return;
-      if (current && isDeepStrictEqual(specOf(current), specOf(obj))) return;
-      const meta = current ? { ...current.metadata, ...obj.metadata } : { ...obj.metadata, uid: crypto.randomUUID(), creationTimestamp: now };
-      const next = recordUpdateManager(current, { ...obj, metadata: meta }, { manager: "kube-apiserver", now });
-      if (current) this.store.replace(type, next);
-      else this.store.insert(type, next);
-    };
-    const svc: KubeObject = {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: "kubernetes", namespace: "default", labels: { component: "apiserver", provider: "kubernetes" } },
-      spec: { type: "ClusterIP", clusterIP: "10.96.0.1", ports: [{ name: "https", port: 443, protocol: "TCP", targetPort: port }] },
-    };
-    admitService(svc, undefined, this.alloc);
-    put("", "v1", "services", svc);
-    const ports = [{ name: "https", port, protocol: "TCP" }];
-    put("", "v1", "endpoints", {
-      apiVersion: "v1",
-      kind: "Endpoints",
-      metadata: { name: "kubernetes", namespace: "default", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
-      subsets: [{ addresses: [{ ip }], ports }],
-    });
-    put("discovery.k8s.io", "v1", "endpointslices", {
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: { name: "kubernetes", namespace: "default", labels: { [SERVICE_NAME_LABEL]: "kubernetes" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: [ip], conditions: { ready: true } }],
-      ports,
-    });
+    ensureKubernetesService(this.store, this.registry, this.alloc, ip, port);
   }
 
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
@@ -127,24 +88,10 @@ export class Api {
   }
 
   /** Field validation, pruning and defaulting, then the built-in controllers' mutations. */
-  private admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation): { object: KubeObject; warnings: string[] } {
+  private admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation): Admitted {
     const result = admit(type, obj, previous, mode, this.alloc);
-    const o = result.object;
-    switch (type.kind) {
-      case "Secret":
-        if (!type.crd && isUnfilledTokenSecret(o)) this.fillIfAccountExists(o);
-        break;
-      case "CustomResourceDefinition":
-        if (!type.crd) admitCrd(o);
-        break;
-    }
-    return { object: o, warnings: result.warnings };
-  }
-
-  private fillIfAccountExists(secret: KubeObject): void {
-    const saName = tokenSecretAccount(secret)!;
-    const sa = this.store.get({ group: "", plural: "serviceaccounts" }, secret.metadata.namespace, saName);
-    if (sa) fillTokenSecret(secret, sa, mintToken(), this.caPem);
+    if (!type.crd) for (const c of this.controllers) c.admit?.(type, result.object, previous);
+    return result;
   }
 
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
@@ -245,8 +192,7 @@ export class Api {
     const current = this.store.get(type, namespace, name);
     if (!current) throw errors.notFound(type.plural, name, type.group);
     if (opts.dryRun) return this.served(type, current);
-    if (!type.crd && type.kind === "Namespace") this.emptyNamespace(name);
-    if (!type.crd && type.kind === "CustomResourceDefinition") this.dropCustomResources(current);
+    if (!type.crd) for (const c of this.controllers) c.beforeDelete?.(type, current);
     const gone = this.store.remove(type, namespace, name, opts.preconditions);
     this.store.countWrite("delete");
     this.afterDelete(type, gone);
@@ -257,72 +203,17 @@ export class Api {
     return this.store.list(type, filter).map((o) => this.delete(type, o.metadata.namespace, o.metadata.name!, opts));
   }
 
-  private emptyNamespace(namespace: string): void {
-    for (const t of this.registry.all()) {
-      if (!t.namespaced || !t.verbs.includes("delete")) continue;
-      for (const o of this.store.list(t, { namespace })) {
-        if (this.store.get(t, namespace, o.metadata.name!)) this.delete(t, namespace, o.metadata.name!);
-      }
-    }
-  }
-
-  private dropCustomResources(crd: KubeObject): void {
-    const type = this.registry.all().find((t) => t.crd?.name === crd.metadata.name);
-    if (!type) return;
-    for (const o of this.store.list(type)) this.store.remove(type, o.metadata.namespace, o.metadata.name!);
-  }
-
   private afterWrite(type: ResourceType, obj: KubeObject): void {
-    if (type.crd) return;
-    if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, obj);
-    if (type.kind === "Secret") this.tokens.remember(obj);
-    if (type.kind === "ServiceAccount") this.fillPendingTokens(obj);
-    this.mirrorSlices(type, obj);
+    if (!type.crd) for (const c of this.controllers) c.onWrite?.(type, obj);
   }
 
   private afterDelete(type: ResourceType, obj: KubeObject): void {
-    if (type.crd) return;
-    if (type.kind === "CustomResourceDefinition") this.registry.setCrd(obj.metadata.name!, undefined);
-    if (type.kind === "Secret") this.tokens.forget(obj);
-    if (type.kind === "Service") {
-      // The endpoints controller removes a deleted Service's Endpoints.
-      const ep = this.registry.find("", "v1", "endpoints")!;
-      if (this.store.get(ep, obj.metadata.namespace, obj.metadata.name!)) this.delete(ep, obj.metadata.namespace, obj.metadata.name!);
-    }
-    this.mirrorSlices(type, obj);
-  }
-
-  /** The EndpointSlice mirroring controller follows Services, Endpoints and its own slices. */
-  private mirrorSlices(type: ResourceType, obj: KubeObject): void {
-    const ns = obj.metadata.namespace!;
-    let service: string | undefined;
-    if (type.group === "" && (type.kind === "Service" || type.kind === "Endpoints")) service = obj.metadata.name;
-    else if (type.kind === "EndpointSlice" && isMirroredSlice(obj)) service = obj.metadata.labels![SERVICE_NAME_LABEL];
-    if (service === undefined) return;
-    const find = (group: string, version: string, plural: string) => this.registry.find(group, version, plural)!;
-    reconcileMirror(this.store, { services: find("", "v1", "services"), endpoints: find("", "v1", "endpoints"), slices: find("discovery.k8s.io", "v1", "endpointslices") }, ns, service);
-  }
-
-  /** The token controller fills Secrets created before their ServiceAccount once it appears. */
-  private fillPendingTokens(sa: KubeObject): void {
-    const secrets = this.registry.find("", "v1", "secrets")!;
-    for (const s of this.store.list(secrets, { namespace: sa.metadata.namespace })) {
-      if (isUnfilledTokenSecret(s) && tokenSecretAccount(s) === sa.metadata.name) {
-        fillTokenSecret(s, sa, mintToken(), this.caPem);
-        const stored = this.store.replace(secrets, s);
-        this.tokens.remember(stored);
-      }
-    }
+    if (!type.crd) for (const c of this.controllers) c.onDelete?.(type, obj);
   }
 }
 
 /** Kinds whose strategy keeps metadata.generation (custom resources always do). */
 const GENERATION_KINDS = new Set(["Deployment", "PodDisruptionBudget", "CustomResourceDefinition"]);
 const tracksGeneration = (type: ResourceType) => type.crd !== undefined || GENERATION_KINDS.has(type.kind);
-
-function specOf(obj: KubeObject): unknown {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
-  return rest;
-}
 
 

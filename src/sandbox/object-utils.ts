@@ -14,3 +14,9 @@ export function randomSuffix(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(5));
   return [...bytes].map((b) => alphabet[b % alphabet.length]).join("");
 }
+
+/** An object without its metadata, status, apiVersion and kind: what its generation follows. */
+export function specOf(obj: KubeObject): unknown {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
+}

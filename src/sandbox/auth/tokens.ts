@@ -4,8 +4,8 @@
 import type { KubeObject } from "../types.ts";
 import { SANDBOX_ADMIN, serviceAccountUser, type UserInfo } from "./rbac.ts";
 
-const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
-const SA_NAME_ANNOTATION = "kubernetes.io/service-account.name";
+export const SA_TOKEN_TYPE = "kubernetes.io/service-account-token";
+export const SA_NAME_ANNOTATION = "kubernetes.io/service-account.name";
 
 /** The ServiceAccount a token Secret is for (kubernetes.io/service-account.name), if it is one. */
 export function tokenSecretAccount(secret: KubeObject): string | undefined {

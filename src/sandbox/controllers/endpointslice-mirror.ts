@@ -4,12 +4,14 @@
 // is the pure part (Endpoints → desired slices, as pkg/controller/endpointslicemirroring);
 // `reconcileMirror` applies it through the store with the fewest creates, updates and deletes.
 // These are controller writes: watchers see them, `store.writes` (client requests) does not.
-import { randomSuffix, sameContent } from "./object-utils.ts";
+import { randomSuffix, sameContent } from "../object-utils.ts";
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
-import { recordUpdateManager } from "./patch/patch.ts";
-import type { Store } from "./storage/store.ts";
-import type { KubeObject, ResourceType } from "./types.ts";
+import { recordUpdateManager } from "../patch/patch.ts";
+import type { LabelSelector } from "../selector.ts";
+import type { Store } from "../storage/store.ts";
+import type { KubeObject, ResourceType } from "../types.ts";
+import type { Controller, ControllerContext } from "./controller.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
@@ -180,6 +182,12 @@ export interface MirrorTypes {
   slices: ResourceType;
 }
 
+/** The labels of the slices the mirroring controller manages for Service `service` (as isMirroredSlice). */
+const mirroredSliceSelector = (service: string): LabelSelector => [
+  { key: MANAGED_BY_LABEL, op: "=", value: MIRROR_CONTROLLER },
+  { key: SERVICE_NAME_LABEL, op: "=", value: service },
+];
+
 /** Is this slice one the mirroring controller manages (for `service`, when given)? */
 export function isMirroredSlice(slice: KubeObject, service?: string): boolean {
   const labels = slice.metadata.labels ?? {};
@@ -196,7 +204,7 @@ export function reconcileMirror(store: Store, types: MirrorTypes, namespace: str
   const endpoints = store.get(types.endpoints, namespace, name);
   const service = store.get(types.services, namespace, name);
   const desired = shouldMirror(endpoints, service) ? mirroredSlices(endpoints!) : [];
-  const existing = store.list(types.slices, { namespace }).filter((s) => isMirroredSlice(s, name));
+  const existing = store.list(types.slices, { namespace, labels: mirroredSliceSelector(name) });
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   const unused = new Set(existing);
   for (const d of desired) {
@@ -226,6 +234,19 @@ export function reconcileMirror(store: Store, types: MirrorTypes, namespace: str
     store.insert(types.slices, recordUpdateManager(undefined, want, { manager: FIELD_MANAGER, now }));
   }
   for (const s of unused) store.remove(types.slices, namespace, s.metadata.name!);
+}
+
+/** The controller: follows Services, Endpoints and its own slices, and reconciles their Service. */
+export function endpointSliceMirroring(ctx: ControllerContext): Controller {
+  const follow = (type: ResourceType, obj: KubeObject) => {
+    let service: string | undefined;
+    if (type.group === "" && (type.kind === "Service" || type.kind === "Endpoints")) service = obj.metadata.name;
+    else if (type.kind === "EndpointSlice" && isMirroredSlice(obj)) service = obj.metadata.labels![SERVICE_NAME_LABEL];
+    if (service === undefined) return;
+    const find = (group: string, version: string, plural: string) => ctx.registry.find(group, version, plural)!;
+    reconcileMirror(ctx.store, { services: find("", "v1", "services"), endpoints: find("", "v1", "endpoints"), slices: find("discovery.k8s.io", "v1", "endpointslices") }, obj.metadata.namespace!, service);
+  };
+  return { onWrite: follow, onDelete: follow };
 }
 
 function slicePort(p: EndpointPort): SlicePort {
@@ -268,5 +289,3 @@ export function parseIp(text: string): { ip: string; type: AddressType } | undef
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-

@@ -2,11 +2,11 @@
 // endpointslicemirroring): pure Endpoints → slices, then through client-node and the real kubectl.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as k8s from "@kubernetes/client-node";
-import { mirroredSlices, parseIp, reconcileMirror, repackSubsets, shouldMirror, sliceObject, MIRROR_CONTROLLER } from "../../src/sandbox/endpointslice-mirror.ts";
-import { startSandbox, Store, type Sandbox } from "../../src/sandbox/index.ts";
-import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
-import type { KubeObject } from "../../src/sandbox/types.ts";
-import { hasKubectl, kubectlFor, needsKubectl } from "../helpers/kubectl.ts";
+import { mirroredSlices, parseIp, reconcileMirror, repackSubsets, shouldMirror, sliceObject, MIRROR_CONTROLLER } from "../../../src/sandbox/controllers/endpointslice-mirror.ts";
+import { startSandbox, Store, type Sandbox } from "../../../src/sandbox/index.ts";
+import type { StoreEvent } from "../../../src/sandbox/storage/watch-hub.ts";
+import type { KubeObject } from "../../../src/sandbox/types.ts";
+import { hasKubectl, kubectlFor, needsKubectl } from "../../helpers/kubectl.ts";
 
 const eps = (subsets: unknown[], meta: Partial<KubeObject["metadata"]> = {}): KubeObject => ({
   apiVersion: "v1",

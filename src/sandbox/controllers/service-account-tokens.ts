@@ -1,0 +1,65 @@
+// The token controller: a service-account token Secret gets its token, the CA and the namespace
+// filled in (base64) as soon as its ServiceAccount exists — at once if it does, or when it is
+// created — and the authenticator learns every token Secret written and forgets deleted ones.
+import { SA_NAME_ANNOTATION, SA_TOKEN_TYPE, tokenSecretAccount } from "../auth/tokens.ts";
+import type { KubeObject } from "../types.ts";
+import type { Controller, ControllerContext } from "./controller.ts";
+
+/** Is this a token Secret whose data the token controller has still to fill in? */
+export function isUnfilledTokenSecret(secret: KubeObject): boolean {
+  const data = secret.data as Record<string, string> | undefined;
+  return secret.type === SA_TOKEN_TYPE && !!secret.metadata.annotations?.[SA_NAME_ANNOTATION] && !data?.token;
+}
+
+/** Fills `data.token`, `data.ca.crt` and `data.namespace` (base64), as the token controller does. */
+export function fillTokenSecret(secret: KubeObject, serviceAccount: KubeObject, token: string, caPem: string): void {
+  const b64 = (s: string) => Buffer.from(s).toString("base64");
+  secret.data = {
+    ...((secret.data as Record<string, string> | undefined) ?? {}),
+    token: b64(token),
+    "ca.crt": b64(caPem),
+    namespace: b64(secret.metadata.namespace ?? "default"),
+  };
+  secret.metadata.annotations = {
+    ...secret.metadata.annotations,
+    "kubernetes.io/service-account.uid": serviceAccount.metadata.uid ?? "",
+  };
+}
+
+/** Random token text that looks like what a cluster hands out, unique per call. */
+export function mintToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `sbx.${Buffer.from(bytes).toString("base64url")}`;
+}
+
+export function serviceAccountTokens(ctx: ControllerContext): Controller {
+  return {
+    start() {
+      // A store kept across a restart carries its tokens with it.
+      for (const s of ctx.store.list({ group: "", plural: "secrets" })) ctx.tokens.remember(s);
+    },
+    admit(type, secret) {
+      if (type.kind !== "Secret" || !isUnfilledTokenSecret(secret)) return;
+      const sa = ctx.store.get({ group: "", plural: "serviceaccounts" }, secret.metadata.namespace, tokenSecretAccount(secret)!);
+      if (sa) fillTokenSecret(secret, sa, mintToken(), ctx.caPem);
+    },
+    onWrite(type, obj) {
+      if (type.kind === "Secret") ctx.tokens.remember(obj);
+      if (type.kind === "ServiceAccount") fillPending(ctx, obj);
+    },
+    onDelete(type, obj) {
+      if (type.kind === "Secret") ctx.tokens.forget(obj);
+    },
+  };
+}
+
+/** Secrets created before their ServiceAccount are filled once it appears (a controller write). */
+function fillPending(ctx: ControllerContext, sa: KubeObject): void {
+  const secrets = ctx.registry.find("", "v1", "secrets")!;
+  for (const s of ctx.store.list(secrets, { namespace: sa.metadata.namespace, fields: [{ field: "type", op: "=", value: SA_TOKEN_TYPE }] })) {
+    if (isUnfilledTokenSecret(s) && tokenSecretAccount(s) === sa.metadata.name) {
+      fillTokenSecret(s, sa, mintToken(), ctx.caPem);
+      ctx.tokens.remember(ctx.store.replace(secrets, s));
+    }
+  }
+}
