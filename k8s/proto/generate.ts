@@ -104,7 +104,7 @@ for (let o = ro.off; o < ro.off + ro.size - 96; o += 8) {
 }
 
 // ---- 3. reachable messages, .proto text, json tags --------------------------------------------
-/** Messages whose JSON form is custom Go code (MarshalJSON), handled by src/sandbox/protobuf.ts, and the envelope. */
+/** Messages whose JSON form is custom Go code (MarshalJSON), handled by src/sandbox/protobuf/decode.ts, and the envelope. */
 const SPECIAL = /\.(meta\.v1\.(Time|MicroTime|FieldsV1)|resource\.Quantity|intstr\.IntOrString|runtime\.(RawExtension|Unknown|TypeMeta)|v1\.ExtraValue)$/;
 const keep = new Set<string>();
 const visit = (n: string) => { if (keep.has(n)) return; const e = msgs.get(n); if (!e) throw new Error(`no message ${n}`); keep.add(n); for (const f of e.m.field ?? []) if (f.typeName) visit(f.typeName); };
