@@ -4,7 +4,7 @@
 // kube-openapi pkg/util/proto):
 // - `apply|create|replace -f` validate each document with NewParamVerifyingSchema: when the server
 //   supports `fieldValidation` for the document's group-version-kind (a PATCH operation carrying it
-//   in /openapi/v3, see openapi.ts) kubectl skips client-side validation and sends
+//   in /openapi/v3, see v3.ts) kubectl skips client-side validation and sends
 //   fieldValidation=Strict. Both query-param verifiers (v3 and the v2 fallback) answer
 //   "unsupported" for `v1 List` without looking, so a List is always validated client-side.
 // - Client-side validation (schemaValidation.ValidateBytes) fetches this document (client-go

@@ -2,7 +2,7 @@
 // index (/openapi/v3) and the group-version document, and look for the PATCH operation of the
 // object's group-version-kind (`x-kubernetes-group-version-kind`) with a `fieldValidation` query
 // parameter; finding it, they leave validation to the server (fieldValidation=Strict) instead of
-// validating client-side with /openapi/v2 (served by openapi-v2.ts for `kind: List` files, which
+// validating client-side with /openapi/v2 (served by v2.ts for `kind: List` files, which
 // kubectl always validates client-side).
 //
 // Built-in kinds get permissive component schemas: the server validates with the real ones
