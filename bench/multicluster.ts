@@ -7,8 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
+import { defaultLinkOptions } from "../src/cli/link-flags.ts";
 import { buildInstall, defaultInstallOptions } from "../src/linker/install.ts";
-import { buildLinkBundle, defaultLinkOptions } from "../src/linker/link.ts";
+import { buildLinkBundle } from "../src/linker/link.ts";
 import * as L from "../src/model/labels.ts";
 import * as N from "../src/model/names.ts";
 import { applyObjects } from "../src/demo/apply.ts";
@@ -63,7 +64,7 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
   });
   const gateway = { port: server.port!, stop: () => server.stop(true) };
-  const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, pkg.version, eastPath));
+  const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, eastPath));
   // Nothing listens on the gateway's probe port on 127.0.0.1: point the probe at the fake gateway.
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;

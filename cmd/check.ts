@@ -1,56 +1,39 @@
 // mc check: run the multicluster checks against this (source) cluster and print each as it finishes.
 import { defineCommand } from "citty";
-import * as v from "valibot";
 import { checkMulticluster, renderHeader, renderJson, renderResult, renderSummary } from "../src/checker/index.ts";
+import { defineFlags } from "../src/cli/flags.ts";
+import { globalsOf } from "../src/cli/globals.ts";
+import { durationFlag, linkerdNamespaceFlag, outputFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
-import { DurationError, parseDuration } from "../src/model/duration.ts";
-import { DEFAULT_LINKERD_NAMESPACE } from "../src/model/names.ts";
-import * as V from "../src/model/values.ts";
-import { parseFlags } from "./flags.ts";
-import { globals } from "./globals.ts";
 
-/** A Go duration such as 30s or 5m, to milliseconds. */
-const duration = (example: string, min: number) =>
-  v.pipe(
-    v.string(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      try {
-        const ms = parseDuration(dataset.value);
-        if (ms >= min) return ms;
-      } catch (err) {
-        if (!(err instanceof DurationError)) throw err;
-      }
-      addIssue({ message: `must be a duration such as ${example}${min > 0 ? "" : " (0s: no retries)"}` });
-      return NEVER;
+const flags = defineFlags(
+  {
+    output: outputFlag(["table", "json"]),
+    wait: durationFlag({
+      default: "0s",
+      description: "Retry failing checks that can recover (controller start, probes, sync) for this long, e.g. 5m",
+      message: "must be a duration such as 5m (0s: no retries)",
     }),
-  );
-
-const Flags = v.object({
-  output: V.oneOf(["table", "json"] as const),
-  wait: duration("5m", 0),
-  timeout: duration("10s", 1),
-  "linkerd-namespace": V.namespace,
-});
+    timeout: durationFlag({ default: "10s", description: "Timeout of each API call, here and on the targets", message: "must be a duration such as 10s", min: 1 }),
+    "linkerd-namespace": linkerdNamespaceFlag("Namespace of Linkerd's control plane (its trust anchors)"),
+  },
+  { command: "check" },
+);
 
 export default defineCommand({
   meta: { name: "check", description: "Check that the links of this (source) cluster work: credentials, trust, controllers, gateways, mirrors" },
-  args: {
-    output: { type: "string", alias: "o", default: "table", description: "Output format: table or json" },
-    wait: { type: "string", default: "0s", description: "Retry failing checks that can recover (controller start, probes, sync) for this long, e.g. 5m" },
-    timeout: { type: "string", default: "10s", description: "Timeout of each API call, here and on the targets" },
-    "linkerd-namespace": { type: "string", alias: "L", default: DEFAULT_LINKERD_NAMESPACE, description: "Namespace of Linkerd's control plane (its trust anchors)" },
-  },
-  async run({ args }) {
-    if (args._.length > 0) throw new UserError(`unexpected argument ${JSON.stringify(args._[0])}: mc check takes flags only`);
-    const f = parseFlags(Flags, args);
+  args: flags.args,
+  async run({ args, data }) {
+    const f = flags.parse(args);
+    const g = globalsOf(data);
     const table = f.output === "table";
     const log = logger("check");
     let started = false;
     const report = await checkMulticluster({
-      kubeconfig: globals.kubeconfig,
-      context: globals.context,
-      linkerdNamespace: f["linkerd-namespace"],
+      kubeconfig: g.kubeconfig,
+      context: g.context,
+      linkerdNamespace: f.linkerdNamespace,
       timeoutMs: f.timeout,
       waitMs: f.wait,
       onResult: (r) => {

@@ -2,21 +2,26 @@
 import { defineCommand } from "citty";
 import { join, relative } from "node:path";
 import { runDemo } from "../src/demo/walkthrough.ts";
+import { defineFlags } from "../src/cli/flags.ts";
+import { globalsOf } from "../src/cli/globals.ts";
 import { logger, setLogLevel } from "../src/log.ts";
-import { globals } from "./globals.ts";
+
+const flags = defineFlags(
+  { hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C (default: only in a terminal)" } },
+  { command: "demo" },
+);
 
 export default defineCommand({
   meta: { name: "demo", description: "Link two in-memory clusters and watch services mirror, with live gateway health" },
-  args: {
-    hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C (default: only in a terminal)" },
-  },
-  async run({ args }) {
+  args: flags.args,
+  async run({ args, data }) {
+    const f = flags.parse(args);
     // The walk-through is the output; the controller's own logs only with --verbose.
-    if (!globals.verbose) setLogLevel("warn");
+    if (!globalsOf(data).verbose) setLogLevel("warn");
     const say = (line: string) => process.stdout.write(`${line}\n`);
     say("mc demo: two in-memory clusters, east (target) and west (source)");
     const demo = await runDemo(say);
-    const hold = args.hold ?? process.stdin.isTTY === true;
+    const hold = f.hold ?? process.stdin.isTTY === true;
     // How to run mc again from here: from a checkout `bun cmd/mc.ts`, else the binary on PATH.
     const script = process.argv[1] ?? "";
     const mc = script.endsWith(".ts") ? `bun ${relative(process.cwd(), script) || script}` : "mc";

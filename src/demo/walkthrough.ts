@@ -6,10 +6,11 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { defaultLinkOptions } from "../cli/link-flags.ts";
 import { gatewaysOutput } from "../gateways/read.ts";
 import { connect, resources, waitForObject, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { buildInstall, defaultInstallOptions } from "../linker/install.ts";
-import { buildLinkBundle, defaultLinkOptions } from "../linker/link.ts";
+import { buildLinkBundle } from "../linker/link.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import { serve, type Serving } from "../mirror/serve.ts";
 import * as L from "../model/labels.ts";
@@ -65,7 +66,7 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
   say(`3. east runs default/web (exported: ${L.EXPORTED}=true) and default/db (not exported)`);
 
   const gateway = await startDemoGateway();
-  const bundle = await buildLinkBundle(defaultLinkOptions("east", pkg.version, eastPath));
+  const bundle = await buildLinkBundle(defaultLinkOptions("east", eastPath));
   // The sandbox's load balancer answers on 127.0.0.1, but nothing listens on the gateway's probe
   // port there: point the probe at the demo gateway, and probe fast so failures show in seconds.
   for (const obj of bundle) {

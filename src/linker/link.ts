@@ -7,9 +7,7 @@ import { connect, loadKubeconfig, selectContext } from "../kube/index.ts";
 import { renderLinkBundle, type LinkBundleOptions } from "../manifests/link-bundle.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import type { ControllerOptions } from "../manifests/service-mirror.ts";
-import * as L from "../model/labels.ts";
-import * as N from "../model/names.ts";
-import { parseLabelSelector, type LabelSelector } from "../model/selector.ts";
+import type { LinkSpecOptions } from "../model/link.ts";
 import { remoteKubeconfig } from "./kubeconfig.ts";
 import { readTarget } from "./target.ts";
 
@@ -22,36 +20,14 @@ export interface LinkOptions {
   apiServerAddress?: string;
   /** null: `--gateway=false`. */
   gateway: { name: string; namespace: string; addresses?: string[]; port?: number } | null;
-  selector: LabelSelector;
-  remoteDiscoverySelector: LabelSelector;
-  federatedServiceSelector: LabelSelector;
-  excludedAnnotations: string[];
-  excludedLabels: string[];
+  /** The Link's selectors and exclusions, rendered as given. */
+  spec: LinkSpecOptions;
   controller: ControllerOptions | null;
   version: string;
   /** The target's kubeconfig and context (`--kubeconfig`, `--context`, else KUBECONFIG, ~/.kube/config). */
   kubeconfig?: string;
   context?: string;
   env?: Record<string, string | undefined>;
-}
-
-/** What `mc link --cluster-name C` uses when given no other flags (for in-process callers: demo, bench). */
-export function defaultLinkOptions(clusterName: string, version: string, kubeconfig?: string): LinkOptions {
-  return {
-    clusterName,
-    namespace: N.DEFAULT_NAMESPACE,
-    linkerdNamespace: N.DEFAULT_LINKERD_NAMESPACE,
-    serviceAccount: N.DEFAULT_REMOTE_ACCESS_SA,
-    gateway: { name: N.GATEWAY_NAME, namespace: N.DEFAULT_NAMESPACE },
-    selector: parseLabelSelector(`${L.EXPORTED}=true`),
-    remoteDiscoverySelector: parseLabelSelector(`${L.EXPORTED}=remote-discovery`),
-    federatedServiceSelector: parseLabelSelector(`${L.FEDERATED}=member`),
-    excludedAnnotations: [],
-    excludedLabels: [],
-    controller: { image: N.defaultImage(version), logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
-    version,
-    kubeconfig,
-  };
 }
 
 export async function buildLinkBundle(o: LinkOptions): Promise<Manifest[]> {
@@ -83,11 +59,7 @@ export async function buildLinkBundle(o: LinkOptions): Promise<Manifest[]> {
     clusterDomain: facts.config.clusterDomain,
     trustDomain: facts.config.trustDomain,
     gateway: facts.gateway,
-    selector: o.selector,
-    remoteDiscoverySelector: o.remoteDiscoverySelector,
-    federatedServiceSelector: o.federatedServiceSelector,
-    excludedAnnotations: o.excludedAnnotations,
-    excludedLabels: o.excludedLabels,
+    spec: o.spec,
     controller: o.controller,
     version: o.version,
   };

@@ -5,6 +5,7 @@
 import { renderInstall } from "../manifests/install.ts";
 import { renderLinkBundle } from "../manifests/link-bundle.ts";
 import type { Manifest } from "../manifests/meta.ts";
+import { noLinkSpecOptions } from "../model/link.ts";
 import { leaseName, probeGatewayName } from "../model/names.ts";
 
 /** An object as `kubectl delete -f -` needs it: apiVersion, kind, name and namespace only. */
@@ -43,8 +44,6 @@ export interface LinkObjectsOptions {
   linkerdNamespace: string;
 }
 
-const EMPTY_SELECTOR: never[] = [];
-
 /**
  * Everything `mc link --cluster-name <c>` can put in the source cluster (HA and a gateway on, so
  * the PodDisruptionBudget and the probe Service are included), plus the two objects its
@@ -59,11 +58,7 @@ export function linkObjects(o: LinkObjectsOptions): LinkObject[] {
     clusterDomain: "cluster.local",
     trustDomain: "cluster.local",
     gateway: { addresses: ["192.0.2.1"], port: 4143, identity: "", probe: { path: "/ready", port: 4191, periodMs: 3000 } },
-    selector: EMPTY_SELECTOR,
-    remoteDiscoverySelector: EMPTY_SELECTOR,
-    federatedServiceSelector: EMPTY_SELECTOR,
-    excludedAnnotations: [],
-    excludedLabels: [],
+    spec: noLinkSpecOptions(),
     controller: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true },
     version: "0",
   });

@@ -3,9 +3,8 @@
 // Linkerd's link-gen) the link's service mirror controller. Pure: facts read from the target
 // and flags in, objects out, in apply order.
 import * as L from "../model/labels.ts";
-import { formatDuration } from "../model/duration.ts";
+import { DEFAULT_PROBE_FAILURE_THRESHOLD, DEFAULT_PROBE_TIMEOUT_MS, toLinkSpecObject, type LinkSpecOptions } from "../model/link.ts";
 import { credentialsSecretName, LINK_API_VERSION, LINK_KIND } from "../model/names.ts";
-import { toSelectorObject, type LabelSelector } from "../model/selector.ts";
 import { createdBy, type Manifest } from "./meta.ts";
 import { renderServiceMirror, type ControllerOptions } from "./service-mirror.ts";
 
@@ -28,11 +27,8 @@ export interface LinkBundleOptions {
   trustDomain: string;
   /** null: a gateway-less link (remote discovery and federated services only). */
   gateway: LinkGateway | null;
-  selector: LabelSelector;
-  remoteDiscoverySelector: LabelSelector;
-  federatedServiceSelector: LabelSelector;
-  excludedAnnotations: string[];
-  excludedLabels: string[];
+  /** The Link's selectors and exclusions (mc link's flags). */
+  spec: LinkSpecOptions;
   /** null: `--controller=false`, Secrets and Link only. */
   controller: ControllerOptions | null;
   version: string;
@@ -62,25 +58,18 @@ export function renderLinkBundle(o: LinkBundleOptions): Manifest[] {
   return out;
 }
 
-/** The Link, v1alpha3, every scalar a string (SPEC §1.2). Probe timeout and threshold are left to the CRD defaults. */
+/** The Link, v1alpha3 (SPEC §1.2): the facts read from the target plus the chosen spec options. */
 export function renderLink(o: Omit<LinkBundleOptions, "kubeconfig" | "controller" | "trustDomain">): Manifest {
-  const spec: Record<string, unknown> = {
+  const g = o.gateway;
+  const spec = toLinkSpecObject({
     targetClusterName: o.clusterName,
     targetClusterDomain: o.clusterDomain,
     targetClusterLinkerdNamespace: o.linkerdNamespace,
     clusterCredentialsSecret: credentialsSecretName(o.clusterName),
-  };
-  if (o.gateway) {
-    spec.gatewayAddress = o.gateway.addresses.join(",");
-    spec.gatewayPort = String(o.gateway.port);
-    spec.gatewayIdentity = o.gateway.identity;
-    spec.probeSpec = { path: o.gateway.probe.path, port: String(o.gateway.probe.port), period: formatDuration(o.gateway.probe.periodMs) };
-    spec.selector = toSelectorObject(o.selector);
-  }
-  spec.remoteDiscoverySelector = toSelectorObject(o.remoteDiscoverySelector);
-  spec.federatedServiceSelector = toSelectorObject(o.federatedServiceSelector);
-  if (o.excludedAnnotations.length > 0) spec.excludedAnnotations = o.excludedAnnotations;
-  if (o.excludedLabels.length > 0) spec.excludedLabels = o.excludedLabels;
+    gateway: g && { addresses: g.addresses, port: g.port, identity: g.identity },
+    probe: g && { ...g.probe, timeoutMs: DEFAULT_PROBE_TIMEOUT_MS, failureThreshold: DEFAULT_PROBE_FAILURE_THRESHOLD },
+    ...o.spec,
+  });
   return {
     apiVersion: LINK_API_VERSION,
     kind: LINK_KIND,

@@ -3,8 +3,8 @@
 import YAML from "yaml";
 import type { Manifest } from "./meta.ts";
 
-export type OutputFormat = "yaml" | "json";
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ["yaml", "json"];
+export const OUTPUT_FORMATS = ["yaml", "json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** The objects as one text: a YAML stream or a JSON `v1/List`, ending in a newline. */
 export function formatManifests(objects: readonly Manifest[], format: OutputFormat): string {

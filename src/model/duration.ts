@@ -1,5 +1,6 @@
-// Go duration strings (`3s`, `1m30s`, `1.5h`, `500ms`), as Link specs carry them: parsed to
-// milliseconds once, written back the way Go's time.Duration.String() does. Pure.
+// Go duration strings (`3s`, `1m30s`, `1.5h`, `500ms`), as Link specs and flags carry them:
+// parsed to milliseconds once, written back the way Go's time.Duration.String() does. Pure.
+import * as v from "valibot";
 
 const UNIT_NS: Record<string, number> = {
   ns: 1,
@@ -56,6 +57,44 @@ export function isDuration(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+export interface DurationRule {
+  /** What a wrong value gets told, e.g. `must be a duration such as 30s or 2m`. */
+  message: string;
+  /** The shortest duration allowed, in ms (default 0). */
+  min?: number;
+  /** Only durations above zero. */
+  positive?: boolean;
+  /** What a duration below the minimum gets told instead of `message`. */
+  tooSmall?: string;
+  /** After `message`, for a bare number, suggest it in seconds: quoted (`"3s"`, a Link spec's string) or plain (`3s`, a flag). */
+  bareNumber?: "quoted" | "plain";
+  /** The value of "" (for Link fields checked later), instead of an error. */
+  emptyAs?: number;
+}
+
+/**
+ * The one duration check of mc, for Link fields and flags alike: a valibot action from a Go
+ * duration string to milliseconds, or one issue saying the fix (`rule`'s messages).
+ */
+export function duration(rule: DurationRule): v.RawTransformAction<string, number> {
+  const min = rule.min ?? 0;
+  return v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const text = dataset.value;
+    if (text === "" && rule.emptyAs !== undefined) return rule.emptyAs;
+    let ms: number | undefined;
+    try {
+      ms = parseDuration(text);
+    } catch (err) {
+      if (!(err instanceof DurationError)) throw err;
+    }
+    if (ms !== undefined && ms >= min && (!rule.positive || ms > 0)) return ms;
+    const unit = rule.bareNumber === "quoted" ? `"${text}s"` : `${text}s`;
+    const bare = rule.bareNumber && ms === undefined && /^\d+$/.test(text) ? ` (a bare number has no unit: write ${unit})` : "";
+    addIssue({ message: ms !== undefined && rule.tooSmall ? rule.tooSmall : `${rule.message}${bare}` });
+    return NEVER;
+  });
 }
 
 /** Go's time.Duration.String(): `0s`, `500ms`, `3s`, `1m0s`, `1h2m3.5s`. */

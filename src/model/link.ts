@@ -1,13 +1,15 @@
 // The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
 // once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
 // defaults applied (a Link read from a cluster that does not default still gets them) — and
-// a bad Link rejected with the field path and the fix (SPEC §1, §11, §12). Pure.
+// a bad Link rejected with the field path and the fix (SPEC §1, §11, §12); and written back as
+// a v1alpha3 spec (`toLinkSpecObject`). A new spec field is its LinkSpec member, its schema
+// entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag row. Pure.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { isAddress, parsePort, splitList } from "./address.ts";
-import { DurationError, parseDuration } from "./duration.ts";
+import { duration, formatDuration } from "./duration.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
-import { fromSelectorObject, matchesLabels, SelectorError, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
+import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
 
 /** The Link resource, shaped like src/kube's ResourceType (model imports nothing from src/kube). */
 export const linkResource = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, plural: "links", namespaced: true } as const;
@@ -37,15 +39,8 @@ export interface GatewayStatus {
   lastTransitionTime?: string;
 }
 
-export interface Link {
-  apiVersion: string;
-  name: string;
-  namespace: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  annotations: Record<string, string>;
+/** A Link's spec (SPEC §1.2), parsed. */
+export interface LinkSpec {
   targetClusterName: string;
   targetClusterDomain: string;
   targetClusterLinkerdNamespace: string;
@@ -60,9 +55,30 @@ export interface Link {
   federatedServiceSelector: LabelSelector | null;
   excludedAnnotations: string[];
   excludedLabels: string[];
+}
+
+export interface Link extends LinkSpec {
+  apiVersion: string;
+  name: string;
+  namespace: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  annotations: Record<string, string>;
   /** The status as stored; the controller owns it. */
   status: { gateway?: GatewayStatus; mirrorServices?: unknown[]; federatedServices?: unknown[]; [key: string]: unknown };
 }
+
+/** Spec fields `mc link` reads from the target (linkerd-config, the gateway Service) or derives from the cluster name. */
+type LinkFacts = "targetClusterName" | "targetClusterDomain" | "targetClusterLinkerdNamespace" | "clusterCredentialsSecret" | "gateway" | "probe";
+
+/** The rest of the spec — selectors, exclusions, and any field added to LinkSpec: what `mc link` takes from flags. */
+export type LinkSpecOptions = Omit<LinkSpec, LinkFacts>;
+
+/** The CRD defaults of a probe spec. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 30_000;
+export const DEFAULT_PROBE_FAILURE_THRESHOLD = 3;
 
 /** A Link that cannot be used: `field` is its path (`spec.probeSpec.period`), the message says the fix. */
 export class LinkError extends UserError {
@@ -88,21 +104,15 @@ const text = (fallback: string) => v.optional(v.string(`must be a string ${QUOTE
 const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
 
 /** A Go duration → ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
-const duration = (example: string, emptyAs?: 0) =>
+const goDuration = (example: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      if (dataset.value === "" && emptyAs !== undefined) return emptyAs;
-      try {
-        const ms = parseDuration(dataset.value);
-        if (ms > 0) return ms;
-        addIssue({ message: `must be a positive duration, e.g. "${example}"` });
-      } catch (err) {
-        if (!(err instanceof DurationError)) throw err;
-        const bare = /^\d+$/.test(dataset.value) ? ` (a bare number has no unit: write "${dataset.value}s")` : "";
-        addIssue({ message: `must be a Go duration such as "${example}"${bare}` });
-      }
-      return NEVER;
+    duration({
+      message: `must be a Go duration such as "${example}"`,
+      positive: true,
+      tooSmall: `must be a positive duration, e.g. "${example}"`,
+      bareNumber: "quoted",
+      emptyAs,
     }),
   );
 
@@ -156,12 +166,12 @@ const ProbeSchema = v.optional(
     {
       path: optionalText,
       port: v.optional(port("4191", 0), ""),
-      period: v.optional(duration("3s", 0), ""),
+      period: v.optional(goDuration("3s", 0), ""),
       // CRD defaults: timeout 30s, failureThreshold "3".
-      timeout: v.optional(duration("30s"), "30s"),
+      timeout: v.optional(goDuration("30s"), formatDuration(DEFAULT_PROBE_TIMEOUT_MS)),
       failureThreshold: v.optional(
         v.pipe(v.string(`must be a string ${QUOTE}`), v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`), v.transform(Number)),
-        "3",
+        String(DEFAULT_PROBE_FAILURE_THRESHOLD),
       ),
     },
     "must be an object {path, port, period, timeout, failureThreshold}",
@@ -287,6 +297,55 @@ function toLink(p: Parsed, where: string): Link {
     excludedLabels: s.excludedLabels,
     status: p.status as Link["status"],
   };
+}
+
+/**
+ * A spec as a v1alpha3 Link carries it, every scalar a string (SPEC §1.2). Gateway fields, the
+ * probe and `selector` only with a gateway (a gateway-less link has none, as Linkerd writes it);
+ * probe timeout and threshold only when not the CRD defaults (Linkerd never writes them, so the
+ * Link also applies where the CRD predates them); exclusions only when there are some.
+ */
+export function toLinkSpecObject(s: LinkSpec): Record<string, unknown> {
+  const spec: Record<string, unknown> = {
+    targetClusterName: s.targetClusterName,
+    targetClusterDomain: s.targetClusterDomain,
+    targetClusterLinkerdNamespace: s.targetClusterLinkerdNamespace,
+    clusterCredentialsSecret: s.clusterCredentialsSecret,
+  };
+  if (s.gateway) {
+    spec.gatewayAddress = s.gateway.addresses.join(",");
+    spec.gatewayPort = String(s.gateway.port);
+    spec.gatewayIdentity = s.gateway.identity;
+    const p = s.probe;
+    if (p) {
+      spec.probeSpec = {
+        path: p.path,
+        port: String(p.port),
+        period: formatDuration(p.periodMs),
+        ...(p.timeoutMs !== DEFAULT_PROBE_TIMEOUT_MS && { timeout: formatDuration(p.timeoutMs) }),
+        ...(p.failureThreshold !== DEFAULT_PROBE_FAILURE_THRESHOLD && { failureThreshold: String(p.failureThreshold) }),
+      };
+    }
+    spec.selector = toSelectorObject(s.selector ?? []);
+  }
+  spec.remoteDiscoverySelector = toSelectorObject(s.remoteDiscoverySelector ?? []);
+  spec.federatedServiceSelector = toSelectorObject(s.federatedServiceSelector ?? []);
+  if (s.excludedAnnotations.length > 0) spec.excludedAnnotations = s.excludedAnnotations;
+  if (s.excludedLabels.length > 0) spec.excludedLabels = s.excludedLabels;
+  return spec;
+}
+
+/** A Link's selectors and exclusions (LinkSpecOptions): the spec without what `mc link` reads or derives. */
+export function linkSpecOptions(link: Link): LinkSpecOptions {
+  const { apiVersion, name, namespace, uid, resourceVersion, generation, creationTimestamp, annotations, status, ...spec } = link;
+  const { targetClusterName, targetClusterDomain, targetClusterLinkerdNamespace, clusterCredentialsSecret, gateway, probe, ...options } = spec;
+  return options;
+}
+
+/** The options of a Link that sets none: every selector selects nothing, nothing is excluded (the CRD's defaults). */
+export function noLinkSpecOptions(): LinkSpecOptions {
+  const bare = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, metadata: { name: "x" }, spec: { targetClusterName: "x", clusterCredentialsSecret: "x" } };
+  return linkSpecOptions(parseLink(bare));
 }
 
 /** `Link linkerd-multicluster/east`, from whatever metadata the object has. */

@@ -1,7 +1,6 @@
 // Runs `mc` in this process (no Bun start-up, no import cost per call), capturing what it
-// writes to stdout and stderr and its exit code, with the global flags reset between runs.
+// writes to stdout and stderr and its exit code. Global flags live in no module, so runs share nothing.
 import { run } from "../../cmd/mc.ts";
-import { globals } from "../../cmd/globals.ts";
 
 export interface RunResult {
   code: number;
@@ -10,9 +9,6 @@ export interface RunResult {
 }
 
 export async function runMc(argv: string[]): Promise<RunResult> {
-  globals.kubeconfig = undefined;
-  globals.context = undefined;
-  globals.verbose = false;
   const out: string[] = [];
   const err: string[] = [];
   const stdoutWrite = process.stdout.write;

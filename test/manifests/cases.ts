@@ -60,11 +60,13 @@ export const linkBase: LinkBundleOptions = {
     identity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
     probe: { path: "/ready", port: 4191, periodMs: 3000 },
   },
-  selector: parseLabelSelector("mirror.linkerd.io/exported=true"),
-  remoteDiscoverySelector: parseLabelSelector("mirror.linkerd.io/exported=remote-discovery"),
-  federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"),
-  excludedAnnotations: [],
-  excludedLabels: [],
+  spec: {
+    selector: parseLabelSelector("mirror.linkerd.io/exported=true"),
+    remoteDiscoverySelector: parseLabelSelector("mirror.linkerd.io/exported=remote-discovery"),
+    federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"),
+    excludedAnnotations: [],
+    excludedLabels: [],
+  },
   controller,
   version: VERSION,
 };
@@ -81,9 +83,12 @@ export const linkCases: Record<string, LinkBundleOptions> = {
   "link-no-controller": { ...linkBase, controller: null },
   "link-exclusions": {
     ...linkBase,
-    excludedAnnotations: ["argocd.argoproj.io/*"],
-    excludedLabels: ["app.kubernetes.io/managed-by"],
-    selector: parseLabelSelector("mirror.linkerd.io/exported=true,tier in (web,api)"),
+    spec: {
+      ...linkBase.spec,
+      excludedAnnotations: ["argocd.argoproj.io/*"],
+      excludedLabels: ["app.kubernetes.io/managed-by"],
+      selector: parseLabelSelector("mirror.linkerd.io/exported=true,tier in (web,api)"),
+    },
   },
 };
 

@@ -61,16 +61,16 @@ describe("rendered Links against the Link CRD", () => {
       targetClusterName: o.clusterName,
       targetClusterDomain: o.clusterDomain,
       clusterCredentialsSecret: `cluster-credentials-${o.clusterName}`,
-      excludedAnnotations: o.excludedAnnotations,
-      excludedLabels: o.excludedLabels,
+      excludedAnnotations: o.spec.excludedAnnotations,
+      excludedLabels: o.spec.excludedLabels,
     });
     if (o.gateway) {
       expect(parsed.gateway).toEqual({ addresses: o.gateway.addresses, port: o.gateway.port, identity: o.gateway.identity });
       expect(parsed.probe).toEqual({ ...o.gateway.probe, timeoutMs: 30_000, failureThreshold: 3 });
-      expect(parsed.selector).toEqual(o.selector);
+      expect(parsed.selector).toEqual(o.spec.selector);
     } else {
       expect([parsed.gateway, parsed.probe, parsed.selector]).toEqual([null, null, null]);
     }
-    expect(parsed.remoteDiscoverySelector).toEqual(o.remoteDiscoverySelector);
+    expect(parsed.remoteDiscoverySelector).toEqual(o.spec.remoteDiscoverySelector);
   });
 });

@@ -1,6 +1,7 @@
-// Flags every command accepts, before or after the subcommand (as kubectl and linkerd do).
-// They are taken out of argv before citty sees it, since citty would read a flag's value as
-// the subcommand name (`mc --context east link`).
+// Flags every command accepts, before or after the subcommand (as kubectl and linkerd do). They
+// are taken out of argv before citty sees it, since citty would read a flag's value as the
+// subcommand name (`mc --context east link`), and handed to the command as `data`. Pure.
+import { UserError } from "../errors.ts";
 
 export interface Globals {
   kubeconfig?: string;
@@ -8,19 +9,26 @@ export interface Globals {
   verbose: boolean;
 }
 
-export const globals: Globals = { verbose: false };
-
 /** For usage text only: parsing is done by `extractGlobals`. */
-export const globalArgs = {
+export const GLOBAL_ARGS = {
   kubeconfig: { type: "string", description: "Path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config)" },
   context: { type: "string", description: "Name of the kubeconfig context to use" },
   verbose: { type: "boolean", alias: "v", description: "Print debug logs and stack traces" },
 } as const;
 
+/** A global flag without its value: a user error (one line, no stack even with -v). */
+export class GlobalFlagError extends UserError {
+  constructor(message: string) {
+    super(message);
+    this.name = "GlobalFlagError";
+  }
+}
+
 const VALUE_FLAGS: Record<string, "kubeconfig" | "context"> = { "--kubeconfig": "kubeconfig", "--context": "context" };
 
-/** Removes the global flags from argv, wherever they stand, and records them in `globals`. */
-export function extractGlobals(argv: string[]): string[] {
+/** The global flags, wherever they stand in argv, and argv without them. */
+export function extractGlobals(argv: readonly string[]): { globals: Globals; rest: string[] } {
+  const globals: Globals = { verbose: false };
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -45,7 +53,11 @@ export function extractGlobals(argv: string[]): string[] {
       rest.push(arg);
     }
   }
-  return rest;
+  return { globals, rest };
 }
 
-export class GlobalFlagError extends Error {}
+/** The global flags a command was run with (citty's `data`, set by the runner). */
+export function globalsOf(data: unknown): Globals {
+  if (typeof data === "object" && data !== null && typeof (data as Globals).verbose === "boolean") return data as Globals;
+  throw new Error("a command ran without the global flags: run it through src/cli/run.ts");
+}

@@ -1,0 +1,117 @@
+// A command's flags as one table. Each row is a flag's name, alias, default and help text (what
+// citty parses and prints) and its valibot schema (what checks and converts the value), so a
+// flag is declared once: `args` is citty's definition, `parse` the checked values under
+// camelCase keys (`--gateway-port` → `gatewayPort`), or a UserError naming the first bad flag
+// and the fix, e.g. `--cluster-name: must be a DNS-1123 label (…), got "East_1"`. Pure.
+import type { ArgsDef } from "citty";
+import * as v from "valibot";
+import { UserError } from "../errors.ts";
+
+/** A row's schema takes a string or, unset, undefined (a boolean's, a boolean). */
+type Schema = v.GenericSchema<any, unknown>;
+
+export interface StringFlag {
+  type: "string";
+  alias?: string;
+  default?: string;
+  description: string;
+  /** Checks and converts the value: a string, or undefined when unset with no default. Without one, the string as given. */
+  schema?: Schema;
+}
+
+export interface BooleanFlag {
+  type: "boolean";
+  alias?: string;
+  default?: boolean;
+  description: string;
+}
+
+/** A positional argument (`mc serve LINK_NAME`): passed through as given; the command checks it. */
+export interface PositionalFlag {
+  type: "positional";
+  required?: boolean;
+  description: string;
+}
+
+export type FlagRow = StringFlag | BooleanFlag | PositionalFlag;
+export type FlagRows = Record<string, FlagRow>;
+
+type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+
+type RowValue<R extends FlagRow> = R extends { schema: infer S extends Schema }
+  ? v.InferOutput<S>
+  : R extends { type: "boolean" }
+    ? R extends { default: boolean }
+      ? boolean
+      : boolean | undefined
+    : R extends { default: string }
+      ? string
+      : string | undefined;
+
+/** The checked values of a table's flags, under camelCase keys. */
+export type FlagValues<T extends FlagRows> = { [K in keyof T & string as CamelCase<K>]: RowValue<T[K]> };
+
+export interface Flags<T extends FlagRows> {
+  readonly rows: T;
+  /** citty's `args`: what it parses and what the usage text shows. */
+  readonly args: ArgsDef;
+  /**
+   * Checks and converts citty's parsed args (a flag it did not set takes the row's default, so
+   * `parse({})` is what the command does given no flags). Throws a UserError naming the first
+   * bad flag; arguments beyond the table's positionals are refused (`--flag false`, pflag's
+   * mistake, the runner has refused already with the fix).
+   */
+  parse(args: Record<string, unknown>): FlagValues<T>;
+}
+
+export interface FlagsOptions {
+  /** The command's name, for the stray-argument error: `mc check takes flags only`. */
+  command: string;
+  /** An example for that error: `mc gateways takes flags only (e.g. --cluster-name east)`. */
+  example?: string;
+}
+
+export const camelCase = (name: string): string => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+export function defineFlags<const T extends FlagRows>(rows: T, options: FlagsOptions): Flags<T> {
+  const entries = Object.entries(rows);
+  const flagOf = new Map(entries.map(([name]) => [camelCase(name), name]));
+  const args: ArgsDef = {};
+  const shape: Record<string, Schema> = {};
+  for (const [name, row] of entries) {
+    args[name] = citty(row);
+    shape[camelCase(name)] = row.type === "string" && row.schema ? row.schema : v.any();
+  }
+  const schema = v.object(shape);
+  const positionals = entries.filter(([, row]) => row.type === "positional").map(([name]) => name.toUpperCase());
+  const takes = positionals.length > 0 ? `only flags and ${positionals.join(" ")}` : "flags only";
+  const strayHint = `mc ${options.command} takes ${takes}${options.example ? ` (e.g. ${options.example})` : ""}`;
+
+  return {
+    rows,
+    args,
+    parse(parsed) {
+      const stray = ((parsed._ as string[] | undefined) ?? [])[positionals.length];
+      if (stray !== undefined) throw new UserError(`unexpected argument ${JSON.stringify(stray)}: ${strayHint}`);
+      const input: Record<string, unknown> = {};
+      for (const [name, row] of entries) input[camelCase(name)] = parsed[name] ?? ("default" in row ? row.default : undefined);
+      const result = v.safeParse(schema, input);
+      if (result.success) return result.output as FlagValues<T>;
+      const issue = result.issues[0];
+      const key = String(issue.path?.[0]?.key ?? "");
+      const got = issue.input === undefined ? "" : `, got ${JSON.stringify(issue.input)}`;
+      throw new UserError(`--${flagOf.get(key) ?? key}: ${issue.message}${got}`);
+    },
+  };
+}
+
+/** The values of some rows only (a group of a larger table), e.g. the Link spec's. */
+export function valuesOf<G extends FlagRows>(group: G, values: Record<string, unknown>): FlagValues<G> {
+  return Object.fromEntries(Object.keys(group).map((name) => [camelCase(name), values[camelCase(name)]])) as FlagValues<G>;
+}
+
+function citty(row: FlagRow): ArgsDef[string] {
+  if (row.type === "positional") return { type: "positional", ...(row.required !== undefined && { required: row.required }), description: row.description };
+  const { schema: _schema, ...def } = row as StringFlag;
+  return def;
+}

@@ -1,0 +1,37 @@
+// Flag rows several commands share, declared once: the extension's and Linkerd's namespaces,
+// `-o/--output`, and durations (`--wait`, `--timeout`, intervals) parsed by the model's one
+// duration check. A command may word the help text for itself; name, default and check stay.
+import * as v from "valibot";
+import { OUTPUT_FORMATS } from "../manifests/output.ts";
+import { duration, type DurationRule } from "../model/duration.ts";
+import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE } from "../model/names.ts";
+import * as V from "../model/values.ts";
+
+/** `--namespace` (default linkerd-multicluster). */
+export const namespaceFlag = (description = "Namespace of the multicluster extension", alias?: "n") =>
+  ({ type: "string", ...(alias && { alias }), default: DEFAULT_NAMESPACE, description, schema: V.namespace }) as const;
+
+/** `-L/--linkerd-namespace` (default linkerd). */
+export const linkerdNamespaceFlag = (description = "Namespace of Linkerd's control plane") =>
+  ({ type: "string", alias: "L", default: DEFAULT_LINKERD_NAMESPACE, description, schema: V.namespace }) as const;
+
+/** `-o/--output`, one of `choices`; the first is the default. */
+export const outputFlag = <const C extends readonly [string, ...string[]]>(choices: C) =>
+  ({ type: "string", alias: "o", default: choices[0], description: `Output format: ${choices.join(" or ")}`, schema: V.oneOf<C[number]>(choices) }) as const;
+
+/** The output of commands that print manifests: `-o yaml|json`. */
+export const MANIFEST_OUTPUT = outputFlag(OUTPUT_FORMATS);
+
+/** A string flag whose "" means unset (undefined), else checked by `schema`. */
+export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
+  v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));
+
+/** A Go duration flag (`--wait 30s`), to milliseconds; surrounding spaces are ignored. */
+export const durationFlag = (o: { default: string; description: string; alias?: string } & DurationRule) =>
+  ({
+    type: "string",
+    ...(o.alias !== undefined && { alias: o.alias }),
+    default: o.default,
+    description: o.description,
+    schema: v.pipe(v.string(), v.trim(), duration(o)),
+  }) as const;

@@ -1,0 +1,83 @@
+// `mc link`'s flags (SPEC §4.1) and how they become LinkOptions. In src/, not cmd/, because the
+// demo and the benchmark link "as `mc link --cluster-name C` would" from the same table, so its
+// defaults exist once. The Link spec's own fields are one group, LINK_SPEC_FLAGS, whose values
+// are the model's LinkSpecOptions as they are: a field added to the model's LinkSpec needs its
+// row here (the type check below says so) and nothing else on the way to the rendered Link.
+import * as v from "valibot";
+import pkg from "../../package.json" with { type: "json" };
+import { UserError } from "../errors.ts";
+import type { LinkOptions } from "../linker/link.ts";
+import type { OutputFormat } from "../manifests/output.ts";
+import type { LinkSpecOptions } from "../model/link.ts";
+import * as N from "../model/names.ts";
+import * as V from "../model/values.ts";
+import { defineFlags, valuesOf, type FlagValues } from "./flags.ts";
+import type { Globals } from "./globals.ts";
+import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag } from "./groups.ts";
+
+const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
+
+/** The Link spec fields chosen on the command line: the model's LinkSpecOptions, one row each. */
+export const LINK_SPEC_FLAGS = {
+  selector: { type: "string", alias: "l", default: N.DEFAULT_SELECTOR, description: "Selector of the Services to mirror through the gateway", schema: V.selector },
+  "remote-discovery-selector": { type: "string", default: N.DEFAULT_REMOTE_DISCOVERY_SELECTOR, description: "Selector of the Services to mirror in remote discovery mode", schema: V.selector },
+  "federated-service-selector": { type: "string", default: N.DEFAULT_FEDERATED_SERVICE_SELECTOR, description: "Selector of federated service members", schema: V.selector },
+  "excluded-annotations": { type: "string", description: "Annotation keys (or prefix/*) not copied to mirrors, comma-separated", schema: v.optional(V.keyList, "") },
+  "excluded-labels": { type: "string", description: "Label keys (or prefix/*) not copied to mirrors, comma-separated", schema: v.optional(V.keyList, "") },
+} as const;
+
+// A row that is no LinkSpecOptions field fails to compile here; a field without a row, at `spec:` below.
+type ExtraRows = Exclude<keyof FlagValues<typeof LINK_SPEC_FLAGS>, keyof LinkSpecOptions>;
+export const NO_EXTRA_ROWS: [ExtraRows] extends [never] ? true : never = true;
+
+export const LINK_FLAGS = defineFlags(
+  {
+    "cluster-name": { type: "string", description: "Name of this (target) cluster, as the source will call it (required)", schema: V.clusterName },
+    namespace: namespaceFlag("Namespace of the remote access account here, and of the Link on the source"),
+    "linkerd-namespace": linkerdNamespaceFlag(),
+    "api-server-address": { type: "string", description: "API server URL the source should use for this cluster (default: the kubeconfig's)", schema: v.optional(V.serverUrl, "") },
+    "service-account-name": { type: "string", default: N.DEFAULT_REMOTE_ACCESS_SA, description: "Remote access ServiceAccount whose token the source gets", schema: V.objectName },
+    "gateway-name": { type: "string", default: N.GATEWAY_NAME, description: "Name of the gateway Service", schema: V.objectName },
+    "gateway-namespace": { type: "string", description: "Namespace of the gateway Service (default: --namespace)", schema: v.optional(V.namespace) },
+    "gateway-addresses": { type: "string", description: "Comma-separated gateway IPs or hostnames (default: the load balancer's)", schema: v.optional(V.addressList, "") },
+    "gateway-port": { type: "string", description: "Gateway port (default: the Service's mc-gateway port, or its nodePort)", schema: v.optional(V.optionalPort, "") },
+    gateway: { type: "boolean", default: true, description: "Link through the gateway (--gateway=false: remote discovery and federated services only)" },
+    ...LINK_SPEC_FLAGS,
+    controller: { type: "boolean", default: true, description: "Include the service mirror controller (--controller=false: Secrets and Link only, for GitOps)" },
+    image: { type: "string", default: N.defaultImage(pkg.version), description: "Image of the controller (runs mc serve)", schema: V.image },
+    "log-level": { type: "string", default: "info", description: "Controller log level: error, warn, info, debug, trace", schema: V.oneOf(LOG_LEVELS) },
+    "log-format": { type: "string", default: "plain", description: "Controller log format: plain or json", schema: V.oneOf(["plain", "json"] as const) },
+    "service-mirror-retry-limit": { type: "string", default: "3", description: "Times the controller retries a failing service before giving up", schema: V.wholeNumber(0, "retries") },
+    ha: { type: "boolean", default: false, description: "3 controller replicas with anti-affinity and a disruption budget" },
+    output: MANIFEST_OUTPUT,
+  },
+  { command: "link" },
+);
+
+/** Checks citty's parsed args of `mc link` and turns them into what buildLinkBundle takes. */
+export function linkOptions(args: Record<string, unknown>, g: Globals): { options: LinkOptions; output: OutputFormat } {
+  const f = LINK_FLAGS.parse(args);
+  if (!f.gateway) {
+    const clash = args.selector !== undefined && args.selector !== N.DEFAULT_SELECTOR ? "--selector" : f.gatewayAddresses.length ? "--gateway-addresses" : f.gatewayPort ? "--gateway-port" : "";
+    if (clash) throw new UserError(`${clash} and --gateway=false are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services`);
+  }
+  const options: LinkOptions = {
+    clusterName: f.clusterName,
+    namespace: f.namespace,
+    linkerdNamespace: f.linkerdNamespace,
+    serviceAccount: f.serviceAccountName,
+    apiServerAddress: f.apiServerAddress,
+    gateway: f.gateway ? { name: f.gatewayName, namespace: f.gatewayNamespace || f.namespace, addresses: f.gatewayAddresses, port: f.gatewayPort } : null,
+    spec: valuesOf(LINK_SPEC_FLAGS, f),
+    controller: f.controller ? { image: f.image, logLevel: f.logLevel, logFormat: f.logFormat, retryLimit: f.serviceMirrorRetryLimit, ha: f.ha } : null,
+    version: pkg.version,
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+  };
+  return { options, output: f.output };
+}
+
+/** What `mc link --cluster-name C` uses when given no other flags (for in-process callers: demo, bench). */
+export function defaultLinkOptions(clusterName: string, kubeconfig?: string): LinkOptions {
+  return linkOptions({ "cluster-name": clusterName }, { kubeconfig, verbose: false }).options;
+}

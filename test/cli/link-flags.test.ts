@@ -1,0 +1,73 @@
+// mc link's flag table: the Link spec group is the model's LinkSpecOptions, so every row's value
+// lands in the rendered Link as given, and the defaults the demo and bench use are the table's.
+import { describe, expect, test } from "bun:test";
+import pkg from "../../package.json" with { type: "json" };
+import { camelCase } from "../../src/cli/flags.ts";
+import { defaultLinkOptions, LINK_FLAGS, LINK_SPEC_FLAGS, linkOptions } from "../../src/cli/link-flags.ts";
+import { renderLink } from "../../src/manifests/link-bundle.ts";
+import { linkSpecOptions, noLinkSpecOptions, parseLink, type LinkSpecOptions } from "../../src/model/link.ts";
+import { parseLabelSelector } from "../../src/model/selector.ts";
+
+const globals = { verbose: false };
+const facts = { clusterDomain: "cluster.local", gateway: { addresses: ["203.0.113.10"], port: 4143, identity: "gw", probe: { path: "/ready", port: 4191, periodMs: 3000 } } };
+
+/** The Link `mc link` would print for these options, read back as the controller reads it. */
+function roundTrip(spec: LinkSpecOptions): LinkSpecOptions {
+  const link = renderLink({ clusterName: "east", namespace: "linkerd-multicluster", linkerdNamespace: "linkerd", ...facts, spec, version: "0" });
+  return linkSpecOptions(parseLink(link));
+}
+
+/** A value other than the default for every Link spec flag (a new row needs one here). */
+const SAMPLES: Record<keyof typeof LINK_SPEC_FLAGS, string> = {
+  selector: "tier in (web,api)",
+  "remote-discovery-selector": "mirror.linkerd.io/exported=flat",
+  "federated-service-selector": "mirror.linkerd.io/federated=member,team=a",
+  "excluded-annotations": "argocd.argoproj.io/*",
+  "excluded-labels": "app.kubernetes.io/managed-by",
+};
+
+describe("the Link spec flags", () => {
+  test.each(Object.entries(SAMPLES))("--%s=%s reaches the rendered Link as given", (flag, value) => {
+    const key = camelCase(flag) as keyof LinkSpecOptions;
+    const { options } = linkOptions({ "cluster-name": "east", [flag]: value }, globals);
+    expect(options.spec[key]).not.toEqual(defaultLinkOptions("east").spec[key]);
+    expect(roundTrip(options.spec)[key]).toEqual(options.spec[key]);
+  });
+
+  test("are the whole of the model's spec options, each once", () => {
+    expect(Object.keys(LINK_SPEC_FLAGS).map(camelCase).sort()).toEqual(Object.keys(noLinkSpecOptions()).sort());
+    for (const flag of Object.keys(LINK_SPEC_FLAGS)) expect(LINK_FLAGS.args[flag]).toBeDefined();
+  });
+
+  test("with no flags, the Link carries Linkerd's default selectors and no exclusions", () => {
+    expect(roundTrip(defaultLinkOptions("east").spec)).toEqual({
+      selector: parseLabelSelector("mirror.linkerd.io/exported=true"),
+      remoteDiscoverySelector: parseLabelSelector("mirror.linkerd.io/exported=remote-discovery"),
+      federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"),
+      excludedAnnotations: [],
+      excludedLabels: [],
+    });
+  });
+});
+
+describe("defaultLinkOptions", () => {
+  test("is mc link --cluster-name C with every other flag at its default", () => {
+    expect(defaultLinkOptions("east", "/k/east")).toEqual({
+      clusterName: "east",
+      namespace: "linkerd-multicluster",
+      linkerdNamespace: "linkerd",
+      serviceAccount: "linkerd-service-mirror-remote-access-default",
+      apiServerAddress: undefined,
+      gateway: { name: "linkerd-gateway", namespace: "linkerd-multicluster", addresses: [], port: undefined },
+      spec: defaultLinkOptions("east").spec,
+      controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
+      version: pkg.version,
+      kubeconfig: "/k/east",
+      context: undefined,
+    });
+  });
+
+  test("takes the global flags it is given", () => {
+    expect(linkOptions({ "cluster-name": "east" }, { kubeconfig: "/k", context: "east", verbose: true }).options).toMatchObject({ kubeconfig: "/k", context: "east" });
+  });
+});
