@@ -26,7 +26,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "allow", description: "Print a remote access account (ServiceAccount, token, RBAC) for another source cluster" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

@@ -22,7 +22,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "check", description: "Check that the links of this (source) cluster work: credentials, trust, controllers, gateways, mirrors" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

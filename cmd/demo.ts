@@ -12,7 +12,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "demo", description: "Link two in-memory clusters and watch services mirror, with live gateway health" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

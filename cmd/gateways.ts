@@ -31,7 +31,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "gateways", description: "Show the health of each linked target's gateway (from the Links' status)" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

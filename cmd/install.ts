@@ -33,7 +33,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "install", description: "Print the manifests for a cluster that will be linked to: gateway, remote access account, Link CRD" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

@@ -7,7 +7,6 @@ import { buildLinkBundle } from "../src/linker/link.ts";
 import { formatManifests } from "../src/manifests/output.ts";
 
 export default defineCommand({
-  meta: { name: "link", description: "Print, for the source cluster, the credentials, Link and controller that mirror this (target) cluster" },
   args: LINK_FLAGS.args,
   async run({ args, data }) {
     const { options, output } = linkOptions(args, globalsOf(data));

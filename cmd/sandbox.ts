@@ -29,7 +29,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "sandbox", description: "Start an in-memory Kubernetes API server (for tests, demos, and trying mc)" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

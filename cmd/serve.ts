@@ -56,7 +56,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the service mirror controller for one Link: mirror the target's exported Services into this cluster" },
   args: flags.args,
   async run({ args, data }) {
     const link = typeof args.link === "string" ? args.link : "";

@@ -11,7 +11,6 @@ import { formatManifests } from "../src/manifests/output.ts";
 const flags = defineFlags({ output: MANIFEST_OUTPUT }, { command: "uninstall" });
 
 export default defineCommand({
-  meta: { name: "uninstall", description: "Print, for kubectl delete -f -, every object of the multicluster extension (refuses while Links exist)" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

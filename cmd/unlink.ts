@@ -21,7 +21,6 @@ const flags = defineFlags(
 );
 
 export default defineCommand({
-  meta: { name: "unlink", description: "Print, for kubectl delete -f -, everything mc link made for a link, and that cluster's mirrors" },
   args: flags.args,
   async run({ args, data }) {
     const f = flags.parse(args);

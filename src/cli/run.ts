@@ -18,6 +18,20 @@ const argsOf = async (cmd: AnyCommand): Promise<ArgsDef> => ((await resolve(cmd.
 const aliasesOf = (def: ArgsDef[string]): string[] => ("alias" in def && def.alias !== undefined ? [def.alias].flat() : []);
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
+/**
+ * A subcommand known by its name and description, its module (flags and `run`) imported only
+ * when it runs or shows its own help: `mc --help` loads no subcommand.
+ */
+export function lazyCommand(name: string, description: string, load: () => Promise<{ default: CommandDef<any> }>): AnyCommand {
+  let loaded: Promise<AnyCommand> | undefined;
+  const command = () => (loaded ??= load().then((m) => m.default as AnyCommand));
+  return {
+    meta: { name, description },
+    args: async () => ((await resolve((await command()).args)) ?? {}) as ArgsDef,
+    run: async (context) => (await command()).run?.(context),
+  };
+}
+
 /** Finds the command argv names, and the argv that belongs to it. */
 async function findCommand(root: AnyCommand, argv: string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
   let cmd = root;
