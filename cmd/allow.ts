@@ -1,9 +1,8 @@
 // mc allow: one more remote access account on a target, for another source cluster (SPEC §8).
-import { defineCommand } from "citty";
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { MANIFEST_OUTPUT, namespaceFlag } from "../src/cli/groups.ts";
 import { buildAllow } from "../src/linker/install.ts";
 import { formatManifests } from "../src/manifests/output.ts";
@@ -25,19 +24,14 @@ const flags = defineFlags(
   { command: "allow" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const objects = await buildAllow({
-      namespace: f.namespace,
-      serviceAccount: f.serviceAccountName,
-      version: pkg.version,
-      ignoreCluster: f.ignoreCluster,
-      kubeconfig: g.kubeconfig,
-      context: g.context,
-    });
-    process.stdout.write(formatManifests(objects, f.output));
-  },
+export default command(flags, async (f, g) => {
+  const objects = await buildAllow({
+    namespace: f.namespace,
+    serviceAccount: f.serviceAccountName,
+    version: pkg.version,
+    ignoreCluster: f.ignoreCluster,
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+  });
+  process.stdout.write(formatManifests(objects, f.output));
 });

@@ -1,8 +1,7 @@
 // mc check: run the multicluster checks against this (source) cluster and print each as it finishes.
-import { defineCommand } from "citty";
 import { checkMulticluster, renderHeader, renderJson, renderResult, renderSummary } from "../src/checker/index.ts";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { durationFlag, linkerdNamespaceFlag, outputFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
@@ -21,35 +20,30 @@ const flags = defineFlags(
   { command: "check" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const table = f.output === "table";
-    const log = logger("check");
-    let started = false;
-    const report = await checkMulticluster({
-      kubeconfig: g.kubeconfig,
-      context: g.context,
-      linkerdNamespace: f.linkerdNamespace,
-      timeoutMs: f.timeout,
-      waitMs: f.wait,
-      onResult: (r) => {
-        if (!table) return;
-        // Nothing reaches stdout until the first check ran (a bad kubeconfig prints only its error).
-        if (!started) process.stdout.write(renderHeader());
-        started = true;
-        process.stdout.write(renderResult(r));
-      },
-      onRetry: (check, outcome, attempt) => {
-        if (attempt !== 1) return;
-        const why = outcome.message?.endsWith(":") ? (outcome.details?.[0] ?? outcome.message) : (outcome.message ?? outcome.details?.[0] ?? "");
-        log.info(`waiting for "${check.title}" (${why}); retrying for up to --wait ${args.wait}`);
-      },
-    });
-    process.stdout.write(table ? renderSummary(report) : renderJson(report));
-    const failed = report.results.filter((r) => r.status === "error").length;
-    if (failed > 0) throw new UserError(`${failed} of ${report.results.length} checks failed (see the hints above)`);
-  },
+export default command(flags, async (f, g, args) => {
+  const table = f.output === "table";
+  const log = logger("check");
+  let started = false;
+  const report = await checkMulticluster({
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+    linkerdNamespace: f.linkerdNamespace,
+    timeoutMs: f.timeout,
+    waitMs: f.wait,
+    onResult: (r) => {
+      if (!table) return;
+      // Nothing reaches stdout until the first check ran (a bad kubeconfig prints only its error).
+      if (!started) process.stdout.write(renderHeader());
+      started = true;
+      process.stdout.write(renderResult(r));
+    },
+    onRetry: (check, outcome, attempt) => {
+      if (attempt !== 1) return;
+      const why = outcome.message?.endsWith(":") ? (outcome.details?.[0] ?? outcome.message) : (outcome.message ?? outcome.details?.[0] ?? "");
+      log.info(`waiting for "${check.title}" (${why}); retrying for up to --wait ${args.wait}`);
+    },
+  });
+  process.stdout.write(table ? renderSummary(report) : renderJson(report));
+  const failed = report.results.filter((r) => r.status === "error").length;
+  if (failed > 0) throw new UserError(`${failed} of ${report.results.length} checks failed (see the hints above)`);
 });

@@ -1,8 +1,7 @@
 // mc gateways: the health of every linked target's gateway, read from the Links' status.gateway
 // on the source cluster (no port-forward, no Prometheus).
-import { defineCommand } from "citty";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { durationFlag, namespaceFlag, outputFlag, unlessEmpty } from "../src/cli/groups.ts";
 import { gatewaysOutput } from "../src/gateways/read.ts";
 import { GATEWAY_OUTPUTS } from "../src/gateways/render.ts";
@@ -30,13 +29,8 @@ const flags = defineFlags(
   { command: "gateways", example: "--cluster-name east" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
-    const out = await gatewaysOutput({ client, namespace: f.namespace, clusterName: f.clusterName, output: f.output, waitMs: f.wait });
-    process.stdout.write(out);
-  },
+export default command(flags, async (f, g) => {
+  const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
+  const out = await gatewaysOutput({ client, namespace: f.namespace, clusterName: f.clusterName, output: f.output, waitMs: f.wait });
+  process.stdout.write(out);
 });

@@ -1,8 +1,7 @@
 // mc install: the manifests for a cluster that will be linked *to* (gateway, remote access, Link CRD).
-import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag, unlessEmpty } from "../src/cli/groups.ts";
 import { buildInstall } from "../src/linker/install.ts";
 import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
@@ -32,24 +31,19 @@ const flags = defineFlags(
   { command: "install" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const objects = await buildInstall({
-      namespace: f.namespace,
-      linkerdNamespace: f.linkerdNamespace,
-      trustDomain: f.identityTrustDomain,
-      gateway: f.gateway
-        ? { serviceType: f.gatewayServiceType, port: f.gatewayPort, probePort: f.gatewayProbePort, probeSeconds: f.gatewayProbeSeconds, replicas: f.ha ? 3 : 1, ha: f.ha }
-        : null,
-      remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
-      version: pkg.version,
-      ignoreCluster: f.ignoreCluster,
-      kubeconfig: g.kubeconfig,
-      context: g.context,
-    });
-    process.stdout.write(formatManifests(objects, f.output));
-  },
+export default command(flags, async (f, g) => {
+  const objects = await buildInstall({
+    namespace: f.namespace,
+    linkerdNamespace: f.linkerdNamespace,
+    trustDomain: f.identityTrustDomain,
+    gateway: f.gateway
+      ? { serviceType: f.gatewayServiceType, port: f.gatewayPort, probePort: f.gatewayProbePort, probeSeconds: f.gatewayProbeSeconds, replicas: f.ha ? 3 : 1, ha: f.ha }
+      : null,
+    remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
+    version: pkg.version,
+    ignoreCluster: f.ignoreCluster,
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+  });
+  process.stdout.write(formatManifests(objects, f.output));
 });

@@ -1,8 +1,7 @@
 // mc sandbox: an in-memory Kubernetes API server on 127.0.0.1 that kubectl can drive.
-import { defineCommand } from "citty";
 import * as v from "valibot";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
@@ -28,20 +27,16 @@ const flags = defineFlags(
   { command: "sandbox" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const path = globalsOf(data).kubeconfig;
-    if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
-    // Listen for signals before saying ready, so a stop right after the ready line is clean.
-    const stopped = new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
-    });
-    const sb = await startSandbox({ name: f.name, port: f.port, tls: f.tls, kubeconfigPath: path });
-    logger("sandbox").info(`sandbox ${f.name} ready at ${sb.url} (kubeconfig ${path})`);
-    await stopped;
-    await sb.stop();
-  },
+export default command(flags, async (f, g) => {
+  const path = g.kubeconfig;
+  if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
+  // Listen for signals before saying ready, so a stop right after the ready line is clean.
+  const stopped = new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  const sb = await startSandbox({ name: f.name, port: f.port, tls: f.tls, kubeconfigPath: path });
+  logger("sandbox").info(`sandbox ${f.name} ready at ${sb.url} (kubeconfig ${path})`);
+  await stopped;
+  await sb.stop();
 });

@@ -2,11 +2,10 @@
 // `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
 // `--identity`, `--probe-direct`, `--status-interval` and `--admin-addr` (`127.0.0.1:0` picks a
 // free port).
-import { defineCommand } from "citty";
 import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { durationFlag, namespaceFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { connect } from "../src/kube/index.ts";
@@ -55,43 +54,38 @@ const flags = defineFlags(
   { command: "serve" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const link = typeof args.link === "string" ? args.link : "";
-    if (link === "") throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
-    if (!isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;
-    log.setLogLevel(g.verbose ? "debug" : level);
-    const out = log.logger(`mirror:${link}`);
-    log.setLogFormat(f.logFormat);
-    const stopped = new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
-    });
-    const local = await connect({ kubeconfig: g.kubeconfig, context: g.context });
-    const serving = await serve({
-      local,
-      namespace: f.namespace,
-      linkName: link,
-      adminAddr: f.adminAddr,
-      leaderElect: f.leaderElect,
-      identity: f.identity || undefined,
-      statusIntervalMs: f.statusInterval,
-      controller: {
-        requeueLimit: f.eventRequeueLimit,
-        refreshPeriodMs: f.endpointRefreshPeriod,
-        enableHeadless: f.enableHeadlessServices,
-        enableNamespaceCreation: f.enableNamespaceCreation,
-        probeService: f.probeService || undefined,
-        probeDirect: f.probeDirect,
-      },
-      log: out,
-    });
-    await stopped;
-    out.info("stopping");
-    await serving.stop();
-  },
+export default command(flags, async (f, g) => {
+  const link = f.link ?? "";
+  if (link === "") throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
+  if (!isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
+  const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;
+  log.setLogLevel(g.verbose ? "debug" : level);
+  const out = log.logger(`mirror:${link}`);
+  log.setLogFormat(f.logFormat);
+  const stopped = new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  const local = await connect({ kubeconfig: g.kubeconfig, context: g.context });
+  const serving = await serve({
+    local,
+    namespace: f.namespace,
+    linkName: link,
+    adminAddr: f.adminAddr,
+    leaderElect: f.leaderElect,
+    identity: f.identity || undefined,
+    statusIntervalMs: f.statusInterval,
+    controller: {
+      requeueLimit: f.eventRequeueLimit,
+      refreshPeriodMs: f.endpointRefreshPeriod,
+      enableHeadless: f.enableHeadlessServices,
+      enableNamespaceCreation: f.enableNamespaceCreation,
+      probeService: f.probeService || undefined,
+      probeDirect: f.probeDirect,
+    },
+    log: out,
+  });
+  await stopped;
+  out.info("stopping");
+  await serving.stop();
 });

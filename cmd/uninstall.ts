@@ -1,7 +1,6 @@
 // mc uninstall: print, for `kubectl delete -f -`, everything labelled as the multicluster extension's.
-import { defineCommand } from "citty";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { MANIFEST_OUTPUT } from "../src/cli/groups.ts";
 import { connect } from "../src/kube/index.ts";
 import { planUninstall } from "../src/linker/uninstall.ts";
@@ -10,12 +9,7 @@ import { formatManifests } from "../src/manifests/output.ts";
 
 const flags = defineFlags({ output: MANIFEST_OUTPUT }, { command: "uninstall" });
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
-    process.stdout.write(formatManifests(toStubs(await planUninstall(client)), f.output));
-  },
+export default command(flags, async (f, g) => {
+  const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
+  process.stdout.write(formatManifests(toStubs(await planUninstall(client)), f.output));
 });

@@ -1,7 +1,6 @@
 // mc unlink: print, for `kubectl delete -f -`, what `mc link` and its controller made for one link.
-import { defineCommand } from "citty";
+import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { globalsOf } from "../src/cli/globals.ts";
 import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag } from "../src/cli/groups.ts";
 import { connect } from "../src/kube/index.ts";
 import { planUnlink, toStubs } from "../src/linker/unlink.ts";
@@ -20,20 +19,15 @@ const flags = defineFlags(
   { command: "unlink" },
 );
 
-export default defineCommand({
-  args: flags.args,
-  async run({ args, data }) {
-    const f = flags.parse(args);
-    const g = globalsOf(data);
-    const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
-    const plan = await planUnlink(client, {
-      clusterName: f.clusterName,
-      namespace: f.namespace,
-      linkerdNamespace: f.linkerdNamespace,
-      onlyController: f.onlyController,
-    });
-    const log = logger("unlink");
-    for (const line of plan.leftAlone) log.warn(line);
-    process.stdout.write(formatManifests(toStubs(plan.objects), f.output));
-  },
+export default command(flags, async (f, g) => {
+  const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
+  const plan = await planUnlink(client, {
+    clusterName: f.clusterName,
+    namespace: f.namespace,
+    linkerdNamespace: f.linkerdNamespace,
+    onlyController: f.onlyController,
+  });
+  const log = logger("unlink");
+  for (const line of plan.leftAlone) log.warn(line);
+  process.stdout.write(formatManifests(toStubs(plan.objects), f.output));
 });

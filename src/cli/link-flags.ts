@@ -28,7 +28,7 @@ export const LINK_SPEC_FLAGS = {
 
 // A row that is no LinkSpecOptions field fails to compile here; a field without a row, at `spec:` below.
 type ExtraRows = Exclude<keyof FlagValues<typeof LINK_SPEC_FLAGS>, keyof LinkSpecOptions>;
-export const NO_EXTRA_ROWS: [ExtraRows] extends [never] ? true : never = true;
+const noExtraRows: [ExtraRows] extends [never] ? true : never = true;
 
 export const LINK_FLAGS = defineFlags(
   {
