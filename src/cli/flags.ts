@@ -7,7 +7,7 @@ import type { ArgsDef } from "citty";
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 
-/** A row's schema takes a string or, unset, undefined (a boolean's, a boolean). */
+/** A row's schema takes the flag's string, or undefined when it is unset and has no default. */
 type Schema = v.GenericSchema<any, unknown>;
 
 export interface StringFlag {

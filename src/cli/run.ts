@@ -1,7 +1,7 @@
 // The one way mc's commands run: global flags out of argv (passed to the command as citty's
 // `data`, never kept in module state), the subcommand found and loaded, its flags read as pflag
-// reads them, unknown flags refused, then citty runs it. Help (`--help`, `-h`, `mc help [cmd]`)
-// goes to stdout with exit 0; any error is one line on stderr with exit 1, a stack only with
+// reads them, unknown flags refused, then citty runs it. Help (`--help`, `-h`, `mc help [cmd]`,
+// a bare `mc`) goes to stdout with exit 0; any error is one line on stderr with exit 1, a stack only with
 // `-v` and only for errors that are not the user's to fix.
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { formatError, UserError } from "../errors.ts";
@@ -28,7 +28,9 @@ export function lazyCommand(name: string, description: string, load: () => Promi
   return {
     meta: { name, description },
     args: async () => ((await resolve((await command()).args)) ?? {}) as ArgsDef,
+    setup: async (context) => (await command()).setup?.(context),
     run: async (context) => (await command()).run?.(context),
+    cleanup: async (context) => (await command()).cleanup?.(context),
   };
 }
 
