@@ -7,6 +7,7 @@ import { MANIFEST_OUTPUT, namespaceFlag } from "../src/cli/groups.ts";
 import { buildAllow } from "../src/linker/install.ts";
 import { formatManifests } from "../src/manifests/output.ts";
 import * as V from "../src/model/values.ts";
+import { meta } from "./commands.ts";
 
 const SA_EXAMPLE = "the account another source cluster will use, e.g. --service-account-name linkerd-service-mirror-remote-access-west";
 
@@ -24,7 +25,7 @@ const flags = defineFlags(
   { command: "allow" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("allow"), flags, async (f, g) => {
   const objects = await buildAllow({
     namespace: f.namespace,
     serviceAccount: f.serviceAccountName,

@@ -5,6 +5,7 @@ import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, linkerdNamespaceFlag, outputFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
@@ -20,7 +21,7 @@ const flags = defineFlags(
   { command: "check" },
 );
 
-export default command(flags, async (f, g, args) => {
+export default command(meta("check"), flags, async (f, g, args) => {
   const table = f.output === "table";
   const log = logger("check");
   let started = false;

@@ -4,13 +4,14 @@ import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
 import { runDemo } from "../src/demo/walkthrough.ts";
 import { logger, setLogLevel } from "../src/log.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   { hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C (default: only in a terminal)" } },
   { command: "demo" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("demo"), flags, async (f, g) => {
   // The walk-through is the output; the controller's own logs only with --verbose.
   if (!g.verbose) setLogLevel("warn");
   const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -7,6 +7,7 @@ import { gatewaysOutput } from "../src/gateways/read.ts";
 import { GATEWAY_OUTPUTS } from "../src/gateways/render.ts";
 import { connect } from "../src/kube/index.ts";
 import * as V from "../src/model/values.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
@@ -29,7 +30,7 @@ const flags = defineFlags(
   { command: "gateways", example: "--cluster-name east" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("gateways"), flags, async (f, g) => {
   const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
   const out = await gatewaysOutput({ client, namespace: f.namespace, clusterName: f.clusterName, output: f.output, waitMs: f.wait });
   process.stdout.write(out);

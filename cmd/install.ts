@@ -8,6 +8,7 @@ import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
 import { formatManifests } from "../src/manifests/output.ts";
 import { DEFAULT_REMOTE_ACCESS_SA } from "../src/model/names.ts";
 import * as V from "../src/model/values.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
@@ -31,7 +32,7 @@ const flags = defineFlags(
   { command: "install" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("install"), flags, async (f, g) => {
   const objects = await buildInstall({
     namespace: f.namespace,
     linkerdNamespace: f.linkerdNamespace,

@@ -1,24 +1,25 @@
 #!/usr/bin/env bun
 // mc: multicluster service mirroring for Kubernetes, wire-compatible with Linkerd's extension.
-// Each subcommand is its name and one line here (all the root's usage needs) and a module
-// loaded only when it runs or shows its own help; src/cli/run.ts does flags, help and errors.
+// Subcommands load lazily: `mc --help` lists them from cmd/commands.ts and loads none.
+// src/cli/run.ts does the global flags, help and errors.
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
 import { GLOBAL_ARGS } from "../src/cli/globals.ts";
-import { lazyCommand, runCli } from "../src/cli/run.ts";
+import { runCli } from "../src/cli/run.ts";
+import { COMMANDS, type CommandName } from "./commands.ts";
 
 const subCommands = {
-  sandbox: lazyCommand("sandbox", "Start an in-memory Kubernetes API server (for tests, demos, and trying mc)", () => import("./sandbox.ts")),
-  demo: lazyCommand("demo", "Link two in-memory clusters and watch services mirror, with live gateway health", () => import("./demo.ts")),
-  serve: lazyCommand("serve", "Run the service mirror controller for one Link: mirror the target's exported Services into this cluster", () => import("./serve.ts")),
-  gateways: lazyCommand("gateways", "Show the health of each linked target's gateway (from the Links' status)", () => import("./gateways.ts")),
-  install: lazyCommand("install", "Print the manifests for a cluster that will be linked to: gateway, remote access account, Link CRD", () => import("./install.ts")),
-  allow: lazyCommand("allow", "Print a remote access account (ServiceAccount, token, RBAC) for another source cluster", () => import("./allow.ts")),
-  link: lazyCommand("link", "Print, for the source cluster, the credentials, Link and controller that mirror this (target) cluster", () => import("./link.ts")),
-  unlink: lazyCommand("unlink", "Print, for kubectl delete -f -, everything mc link made for a link, and that cluster's mirrors", () => import("./unlink.ts")),
-  uninstall: lazyCommand("uninstall", "Print, for kubectl delete -f -, every object of the multicluster extension (refuses while Links exist)", () => import("./uninstall.ts")),
-  check: lazyCommand("check", "Check that the links of this (source) cluster work: credentials, trust, controllers, gateways, mirrors", () => import("./check.ts")),
-};
+  sandbox: () => import("./sandbox.ts").then((m) => m.default),
+  demo: () => import("./demo.ts").then((m) => m.default),
+  serve: () => import("./serve.ts").then((m) => m.default),
+  gateways: () => import("./gateways.ts").then((m) => m.default),
+  install: () => import("./install.ts").then((m) => m.default),
+  allow: () => import("./allow.ts").then((m) => m.default),
+  link: () => import("./link.ts").then((m) => m.default),
+  unlink: () => import("./unlink.ts").then((m) => m.default),
+  uninstall: () => import("./uninstall.ts").then((m) => m.default),
+  check: () => import("./check.ts").then((m) => m.default),
+} satisfies Record<CommandName, unknown>;
 
 export const main = defineCommand({
   meta: { name: "mc", version: pkg.version, description: "Multicluster service mirroring for Kubernetes (Linkerd-compatible)" },
@@ -27,6 +28,6 @@ export const main = defineCommand({
 });
 
 /** Runs mc with argv (no `bun`, no script path); returns the exit code. */
-export const run = (argv: string[]): Promise<number> => runCli(main, argv);
+export const run = (argv: string[]): Promise<number> => runCli(main, argv, COMMANDS);
 
 if (import.meta.main) process.exitCode = await run(process.argv.slice(2));

@@ -5,6 +5,7 @@ import { defineFlags } from "../src/cli/flags.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
@@ -27,7 +28,7 @@ const flags = defineFlags(
   { command: "sandbox" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("sandbox"), flags, async (f, g) => {
   const path = g.kubeconfig;
   if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
   // Listen for signals before saying ready, so a stop right after the ready line is clean.

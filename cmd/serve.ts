@@ -13,6 +13,7 @@ import * as log from "../src/log.ts";
 import { serve } from "../src/mirror/serve.ts";
 import { isDns1123Label } from "../src/model/names.ts";
 import { oneOf, wholeNumber } from "../src/model/values.ts";
+import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
 const LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
@@ -54,7 +55,7 @@ const flags = defineFlags(
   { command: "serve" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("serve"), flags, async (f, g) => {
   const link = f.link ?? "";
   if (link === "") throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
   if (!isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);

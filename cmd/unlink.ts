@@ -7,6 +7,7 @@ import { planUnlink, toStubs } from "../src/linker/unlink.ts";
 import { logger } from "../src/log.ts";
 import { formatManifests } from "../src/manifests/output.ts";
 import * as V from "../src/model/values.ts";
+import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
@@ -19,7 +20,7 @@ const flags = defineFlags(
   { command: "unlink" },
 );
 
-export default command(flags, async (f, g) => {
+export default command(meta("unlink"), flags, async (f, g) => {
   const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
   const plan = await planUnlink(client, {
     clusterName: f.clusterName,

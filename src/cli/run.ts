@@ -18,22 +18,6 @@ const argsOf = async (cmd: AnyCommand): Promise<ArgsDef> => ((await resolve(cmd.
 const aliasesOf = (def: ArgsDef[string]): string[] => ("alias" in def && def.alias !== undefined ? [def.alias].flat() : []);
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/**
- * A subcommand known by its name and description, its module (flags and `run`) imported only
- * when it runs or shows its own help: `mc --help` loads no subcommand.
- */
-export function lazyCommand(name: string, description: string, load: () => Promise<{ default: CommandDef<any> }>): AnyCommand {
-  let loaded: Promise<AnyCommand> | undefined;
-  const command = () => (loaded ??= load().then((m) => m.default as AnyCommand));
-  return {
-    meta: { name, description },
-    args: async () => ((await resolve((await command()).args)) ?? {}) as ArgsDef,
-    setup: async (context) => (await command()).setup?.(context),
-    run: async (context) => (await command()).run?.(context),
-    cleanup: async (context) => (await command()).cleanup?.(context),
-  };
-}
-
 /** Finds the command argv names, and the argv that belongs to it. */
 async function findCommand(root: AnyCommand, argv: string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
   let cmd = root;
@@ -121,8 +105,16 @@ async function usage(cmd: AnyCommand, parent: AnyCommand | undefined): Promise<s
   return `${plain ? text.replace(/\u001b\[[0-9;]*m/g, "") : text}\n`;
 }
 
-/** Runs `mc` with argv (without `bun` and the script); returns the exit code. */
-export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string[]): Promise<number> {
+/** The root with its subcommands as name and description only: its usage without loading them. */
+function listing(root: AnyCommand, summaries: Record<string, string>): AnyCommand {
+  return { ...root, subCommands: Object.fromEntries(Object.entries(summaries).map(([name, description]) => [name, { meta: { name, description } }])) };
+}
+
+/**
+ * Runs `mc` with argv (without `bun` and the script); returns the exit code. `summaries`, each
+ * subcommand's one line, let the root's usage list them without loading their modules.
+ */
+export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string[], summaries?: Record<string, string>): Promise<number> {
   const root = top as unknown as AnyCommand;
   let verbose = false;
   try {
@@ -137,7 +129,7 @@ export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string
     const helpWord = rest[0] === "help";
     const { cmd, parents, args } = await findCommand(root, helpWord ? rest.slice(1) : rest);
     if (helpWord || args.includes("--help") || args.includes("-h") || (cmd === root && args.length === 0)) {
-      process.stdout.write(await usage(cmd, parents.at(-1)));
+      process.stdout.write(await usage(cmd === root && summaries ? listing(root, summaries) : cmd, parents.at(-1)));
       return 0;
     }
     const normalized = await normalizeFlags(cmd, args);
