@@ -1,7 +1,12 @@
-// mc sandbox: an in-memory Kubernetes API server on 127.0.0.1 that kubectl can drive.
+// mc sandbox: an in-memory Kubernetes API server on 127.0.0.1 that kubectl can drive. With
+// --linkerd it also holds what a cluster with Linkerd installed has (src/demo/fake-linkerd.ts) and
+// answers its gateway's probe (src/demo/gateway-standin.ts), so the real-cluster walk runs on it.
 import * as v from "valibot";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
+import { fakeLinkerd } from "../src/demo/fake-linkerd.ts";
+import { startGatewayStandIn, type GatewayStandIn } from "../src/demo/gateway-standin.ts";
+import { generateTrustAnchor, sharedTrustAnchor } from "../src/demo/trust-anchor.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
@@ -22,6 +27,16 @@ const flags = defineFlags(
       schema: v.pipe(v.string(), v.regex(/^\d+$/, "must be a port number (0 picks a free port)"), v.transform(Number), v.maxValue(65535, "must be at most 65535")),
     },
     tls: { type: "boolean", default: false, description: "Serve HTTPS with a generated CA and a bearer token" },
+    linkerd: {
+      type: "boolean",
+      default: false,
+      description: "Look like a cluster with Linkerd installed (namespace linkerd, linkerd-config, policy CRDs) and answer its gateway's probe",
+    },
+    "trust-anchor": {
+      type: "string",
+      description: "With --linkerd: the PEM trust anchor in linkerd-config; generated and written there if the file does not exist (give sandboxes the same file to share it)",
+      schema: v.optional(v.pipe(v.string(), v.minLength(1, "needs a file path, e.g. --trust-anchor ./trust-anchor.pem"))),
+    },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
     kubeconfig: { type: "string", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
   },
@@ -31,13 +46,31 @@ const flags = defineFlags(
 export default command(meta("sandbox"), flags, async (f, g) => {
   const path = g.kubeconfig;
   if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
+  if (f.trustAnchor !== undefined && !f.linkerd) throw new UserError("--trust-anchor: only means something with --linkerd; add --linkerd or leave --trust-anchor out");
+  const log = logger("sandbox");
+  const anchor = f.linkerd ? await trustAnchor(f.trustAnchor) : undefined;
   // Listen for signals before saying ready, so a stop right after the ready line is clean.
   const stopped = new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
-  const sb = await startSandbox({ name: f.name, port: f.port, tls: f.tls, kubeconfigPath: path });
-  logger("sandbox").info(`sandbox ${f.name} ready at ${sb.url} (kubeconfig ${path})`);
+  const sb = await startSandbox({ name: f.name, port: f.port, tls: f.tls });
+  let gateway: GatewayStandIn | undefined;
+  if (anchor) {
+    fakeLinkerd(sb, { anchors: anchor.pem });
+    gateway = await startGatewayStandIn(sb.kubeconfig, f.name);
+    log.info(`sandbox ${f.name} runs a stand-in Linkerd: namespace linkerd, linkerd-config (trust anchor ${anchor.from}), policy CRDs, and its gateway's probe`);
+  }
+  // Written once everything is seeded: a client that finds the file finds Linkerd there too.
+  await Bun.write(path, sb.kubeconfig, { mode: 0o600 });
+  log.info(`sandbox ${f.name} ready at ${sb.url} (kubeconfig ${path})`);
   await stopped;
+  await gateway?.stop();
   await sb.stop();
 });
+
+async function trustAnchor(file: string | undefined): Promise<{ pem: string; from: string }> {
+  if (file === undefined) return { pem: await generateTrustAnchor(), from: "generated, not saved: --trust-anchor FILE shares one" };
+  const { pem, created } = await sharedTrustAnchor(file);
+  return { pem, from: created ? `generated and written to ${file}` : `read from ${file}` };
+}
