@@ -3,7 +3,8 @@
 // that count as paired services. With `waitMs`, it reads again until every probed Link has a
 // fresh status. Every "nothing to show" case is one line saying the fix.
 import { UserError } from "../errors.ts";
-import { isNotFound, resources, sleep, systemClock, type Clock, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { sleep, systemClock, type Clock } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { formatDuration } from "../model/duration.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_GATEWAY, MIRRORED_SERVICE } from "../model/labels.ts";

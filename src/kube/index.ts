@@ -1,5 +1,6 @@
 // The kube layer: the only part of mc that talks to clusters (and the only importer of
-// @kubernetes/client-node, loaded lazily by connect). Everything else imports from here.
+// @kubernetes/client-node, loaded lazily by connect). Everything else imports from here; time,
+// backoff, the work queue and waiting are src/runtime's.
 export { connect, connectFromSecret, connectInCluster, connectKubeconfigText, loadKubeconfig, REMOTE_KUBECONFIG_SECRET_TYPE, SERVICE_ACCOUNT_DIR } from "./connect.ts";
 export type { ConnectOptions, SecretConnectOptions } from "./connect.ts";
 export { KubeClient, FIELD_MANAGER, resourcePath } from "./client.ts";
@@ -20,20 +21,14 @@ export type { KubeReason, KubeVerb } from "./kube-error.ts";
 export { Informer } from "./informer.ts";
 export type { InformerCounters, InformerEvent, InformerOptions, InformerStatus } from "./informer.ts";
 export type { ReadonlyCache } from "./cache.ts";
-export { WorkQueue } from "./queue.ts";
-export type { Reconcile, WorkQueueOptions } from "./queue.ts";
 export { createWriter } from "./writer.ts";
 export type { Writer, WriterOptions } from "./writer.ts";
 export { LeaderElector, LEASE_DEFAULTS, defaultIdentity } from "./lease.ts";
 export type { LeaderElectorOptions, LeaseObject } from "./lease.ts";
 export type { LeaseSpec } from "./lease-record.ts";
-export { ManualClock, sleep, systemClock } from "./clock.ts";
-export type { Clock } from "./clock.ts";
-export { backoffDelay } from "./backoff.ts";
-export type { BackoffOptions } from "./backoff.ts";
 export { mergeKubeconfigs, parseKubeconfig, selectContext } from "./kubeconfig.ts";
 export type { Kubeconfig, SelectedContext } from "./kubeconfig.ts";
 export { resources } from "./resources.ts";
 export { objectKey, splitKey } from "./types.ts";
 export type { KubeList, KubeObject, ObjectMeta, ResourceType, WatchEvent, WatchEventType } from "./types.ts";
-export { getIfExists, waitForObject, WaitTimeout } from "./wait.ts";
+export { followObject, getIfExists, waitForObject } from "./wait-object.ts";

@@ -5,10 +5,10 @@
 // logging one line per transition (lost, recovered). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
 import { logger, type Logger } from "../log.ts";
-import { backoffDelay, type BackoffOptions } from "./backoff.ts";
+import { backoffDelay, type BackoffOptions } from "../runtime/backoff.ts";
 import { ObjectCache, type ReadonlyCache } from "./cache.ts";
 import type { KubeClient, WatchStream } from "./client.ts";
-import { sleep, systemClock, type Clock } from "./clock.ts";
+import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
 import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
 import { objectKey, type KubeObject, type ResourceType } from "./types.ts";

@@ -1,6 +1,7 @@
 // KubeError: every API failure as one line — verb, target, HTTP code and reason. Nothing from
 // client-node's exception text (it carries headers and bodies) is ever copied into it.
 import { redact } from "../errors.ts";
+import type { RetryHint } from "../runtime/queue.ts";
 
 export type KubeVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 
@@ -58,7 +59,7 @@ export interface KubeErrorInit {
 }
 
 /** One API failure. `message` is `get services ns/name on east: 404 NotFound: …`. */
-export class KubeError extends Error {
+export class KubeError extends Error implements RetryHint {
   readonly verb: KubeVerb;
   readonly target: string;
   readonly code: number;

@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
 import type { KubeClient } from "./client.ts";
-import { sleep, systemClock, type Clock } from "./clock.ts";
+import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { isConflict, isNotFound } from "./kube-error.ts";
 import { decideLease, observe, releasedSpec, type LeaseSpec, type Observation } from "./lease-record.ts";
 import { resources } from "./resources.ts";

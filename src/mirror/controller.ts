@@ -4,7 +4,8 @@
 // waits for every cache before the first key runs, so an empty cache is never mistaken for
 // "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
 import { formatError } from "../errors.ts";
-import { createWriter, splitKey, systemClock, WorkQueue, type BackoffOptions, type Clock, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { createWriter, splitKey, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
 import type { Link } from "../model/link.ts";

@@ -2,7 +2,8 @@
 // target cluster for a missing namespace (as Linkerd does), on the local foreign Service for a
 // name conflict. Best effort: a failed Event is logged at debug and never fails a reconcile.
 import { formatError } from "../errors.ts";
-import { resources, type Clock, type Writer } from "../kube/index.ts";
+import { resources, type Writer } from "../kube/index.ts";
+import type { Clock } from "../runtime/index.ts";
 import type { Logger } from "../log.ts";
 import type { ServiceObject } from "./types.ts";
 

@@ -1,7 +1,7 @@
 // What became of each target Service: mirrored, skipped (missing namespace, no ports, waiting
 // for endpoints), failed (foreign name holder, retries exhausted), or nothing to do. Kept in
 // memory for the mirrors gauge, the Link status (failures only) and transition-only logging.
-import type { Clock } from "../kube/index.ts";
+import type { Clock } from "../runtime/index.ts";
 import type { Metrics, MirrorState } from "../metrics.ts";
 import type { MirrorFailure } from "./status.ts";
 import type { MirrorProblem } from "./types.ts";

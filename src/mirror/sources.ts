@@ -4,7 +4,8 @@
 // what unexport means). Local: all Services (so a foreign same-named Service is seen), our
 // Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
 // namespace appears).
-import { Informer, resources, type BackoffOptions, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
+import { Informer, resources, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
+import type { BackoffOptions } from "../runtime/index.ts";
 import { logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";

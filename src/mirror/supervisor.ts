@@ -4,7 +4,8 @@
 // causes (Linkerd #13579). A deleted Link stops mirroring and keeps the mirrors; a bad Link or
 // Secret is reported once and waited on; a failure to read them is retried with backoff.
 import { formatError, UserError } from "../errors.ts";
-import { connectFromSecret, Informer, resources, WorkQueue, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
+import { connectFromSecret, Informer, resources, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
+import { WorkQueue } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts";

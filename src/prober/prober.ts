@@ -5,7 +5,7 @@
 // Link (at once on a liveness change, otherwise at most every status interval). The clock,
 // timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
 import { formatError } from "../errors.ts";
-import { systemClock, type Clock } from "../kube/clock.ts";
+import { systemClock, type Clock } from "../runtime/clock.ts";
 import { formatDuration } from "../model/duration.ts";
 import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
 import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";

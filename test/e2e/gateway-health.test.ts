@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { gatewaysOutput } from "../../src/gateways/read.ts";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { linkResource, type GatewayStatus } from "../../src/model/link.ts";
 import { parseDuration } from "../../src/model/duration.ts";

@@ -2,7 +2,7 @@
 // written through the status subresource, and mirror Services.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { gatewaysOutput, readGateways, readGatewaysSnapshot } from "../../src/gateways/read.ts";
-import type { Clock } from "../../src/kube/clock.ts";
+import type { Clock } from "../../src/runtime/clock.ts";
 import { resources } from "../../src/kube/resources.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { recordingLog } from "../prober/helpers.ts";

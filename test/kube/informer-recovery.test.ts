@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { backoffDelay } from "../../src/kube/backoff.ts";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { backoffDelay } from "../../src/runtime/backoff.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { Informer } from "../../src/kube/informer.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { Informer, type InformerOptions } from "../../src/kube/informer.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";

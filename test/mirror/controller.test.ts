@@ -1,7 +1,8 @@
 // The mirror controller against two sandboxes with the real client: Linkerd's service-mirror
 // scenarios (SPEC §9.1/§9.2) for gateway mode, plus mc's own (orphans, foreign names, writes).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { ManualClock, resources, type KubeObject } from "../../src/kube/index.ts";
+import { resources, type KubeObject } from "../../src/kube/index.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { recordingLog } from "../kube/helpers.ts";

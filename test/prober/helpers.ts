@@ -1,7 +1,7 @@
 // Fixtures for the prober's tests: Links with a probe spec, a recording log, timeout signals
 // driven by a ManualClock, a scripted fetch, and a loopback Bun.serve gateway that answers
 // 200, 500, hangs, adds a delay, or is stopped and restarted on the same port.
-import type { ManualClock } from "../../src/kube/clock.ts";
+import type { ManualClock } from "../../src/runtime/clock.ts";
 import { parseLink, type Link } from "../../src/model/link.ts";
 import type { FetchLike } from "../../src/prober/probe.ts";
 

@@ -2,7 +2,7 @@
 // writes and stop(), each in a few milliseconds.
 import { describe, expect, test } from "bun:test";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { createMetrics, type Metrics } from "../../src/metrics.ts";
 import type { GatewayStatus } from "../../src/model/link.ts";
 import { proberFactory, type Prober, type ProberDeps } from "../../src/prober/prober.ts";

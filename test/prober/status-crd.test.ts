@@ -2,7 +2,7 @@
 // the CRD's schema accepts it (formats duration and date-time are checked), a merge patch with
 // gatewayStatusPatch removes a latency that ran out, and `kubectl get links` shows it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { linkResource, parseLink, type GatewayStatus } from "../../src/model/link.ts";
 import { proberFactory } from "../../src/prober/prober.ts";

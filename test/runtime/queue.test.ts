@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ManualClock } from "../../src/kube/clock.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { kubeError } from "../../src/kube/kube-error.ts";
-import { WorkQueue } from "../../src/kube/queue.ts";
+import { WorkQueue } from "../../src/runtime/queue.ts";
 import type { Logger } from "../../src/log.ts";
 
 const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
@@ -151,6 +151,34 @@ describe("WorkQueue", () => {
     expect(calls).toBe(1);
     expect(given).toEqual(["a"]);
     expect(q.delayedCount).toBe(0);
+  });
+
+  test("any error's retry hint decides: isRetryable false is not retried, retryAfterMs delays the retry; a plain error is retried", async () => {
+    const clock = new ManualClock();
+    const given: string[] = [];
+    const thrown: Record<string, unknown> = {
+      hinted: Object.assign(new Error("busy"), { isRetryable: true, retryAfterMs: 2_000 }),
+      refused: Object.assign(new Error("bad"), { isRetryable: false }),
+      plain: new Error("plain"),
+    };
+    const q = new WorkQueue<string>(
+      (k) => {
+        throw thrown[k];
+      },
+      { clock, backoff: { initialMs: 100, maxMs: 10_000, jitter: 0 }, onGiveUp: (k) => given.push(k), log: quiet },
+    );
+    q.add("hinted");
+    const hinted = clock.nextTimer();
+    await q.processNext();
+    expect(await hinted).toBe(2_000);
+    q.add("refused");
+    await q.processNext();
+    expect(given).toEqual(["refused"]);
+    q.add("plain");
+    const plain = clock.nextTimer();
+    await q.processNext();
+    expect(await plain).toBe(100);
+    expect(q.delayedCount).toBe(2);
   });
 
   test("drain waits for delayed retries to run", async () => {

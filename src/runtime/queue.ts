@@ -2,11 +2,12 @@
 // never objects; a key queued twice runs once; a key is never run by two workers at once (an add
 // while it runs re-runs it after); retryable failures come back after a per-key exponential
 // backoff, up to a requeue limit; `drain()` lets tests assert once everything has settled.
+// It knows no API: an error says whether it is worth a retry, and how soon, through the
+// `RetryHint` fields (the kube layer's KubeError has them).
 import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "./backoff.ts";
 import { systemClock, type Clock } from "./clock.ts";
-import { KubeError } from "./kube-error.ts";
 
 export type Reconcile<K extends string> = (key: K) => Promise<void> | void;
 
@@ -18,11 +19,21 @@ export interface WorkQueueOptions<K extends string> {
   /** Per-key retry delays. Default 50 ms doubling to 30 s, 10% jitter. */
   backoff?: Partial<BackoffOptions>;
   clock?: Clock;
-  /** Which failures are worth a retry. Default: a KubeError's `isRetryable`; any other error is retried too (bounded by the limit). */
+  /** Which failures are worth a retry. Default: an error's `isRetryable` (a RetryHint); any other error is retried too (bounded by the limit). */
   isRetryable?: (err: unknown) => boolean;
   /** Told when a key is dropped: a terminal error, or the requeue limit reached. */
   onGiveUp?: (key: K, err: unknown, attempts: number) => void;
   log?: Logger;
+}
+
+/** What an error may say about retrying it (KubeError does): whether to, and the server's Retry-After. */
+export interface RetryHint {
+  readonly isRetryable: boolean;
+  readonly retryAfterMs?: number | undefined;
+}
+
+function hintOf(err: unknown): RetryHint | undefined {
+  return typeof err === "object" && err !== null && typeof (err as Partial<RetryHint>).isRetryable === "boolean" ? (err as RetryHint) : undefined;
 }
 
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 50, maxMs: 30_000, jitter: 0.1 };
@@ -170,7 +181,7 @@ export class WorkQueue<K extends string = string> {
     const retryable = this.opts.isRetryable ? this.opts.isRetryable(err) : defaultIsRetryable(err);
     if (retryable && attempts <= this.requeueLimit && !this.stopped) {
       this.failures.set(key, attempts);
-      const hinted = err instanceof KubeError ? (err.retryAfterMs ?? 0) : 0;
+      const hinted = hintOf(err)?.retryAfterMs ?? 0;
       const delay = Math.max(hinted, backoffDelay(attempts, this.backoff));
       this.log.debug(`${key}: ${formatError(err)}; retry ${attempts}/${this.requeueLimit} in ${delay}ms`);
       this.addAfter(key, delay);
@@ -196,5 +207,5 @@ export class WorkQueue<K extends string = string> {
 }
 
 function defaultIsRetryable(err: unknown): boolean {
-  return err instanceof KubeError ? err.isRetryable : true;
+  return hintOf(err)?.isRetryable ?? true;
 }
