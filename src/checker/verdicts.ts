@@ -3,7 +3,7 @@
 // Pure: plain objects and the time in, a verdict line out.
 import type { Link } from "../model/link.ts";
 import { formatDuration } from "../model/duration.ts";
-import { isStale, staleAfterMs } from "../gateways/rows.ts";
+import { isStale, staleAfterMs } from "../model/staleness.ts";
 
 export interface Verdict {
   ok: boolean;

@@ -1,9 +1,7 @@
 // What `mc gateways` shows for each probed Link: its status.gateway as the controller wrote it,
-// judged fresh or stale against the reader's clock, and the number of mirrored services. Pure.
-import type { GatewayStatus, Link } from "../model/link.ts";
-
-/** A status is stale once its last probe is older than 3 probe periods, and never sooner than this. */
-export const MIN_STALE_MS = 30_000;
+// judged fresh or stale (src/model/staleness.ts) against the reader's clock, and the number of mirrored services. Pure.
+import type { Link } from "../model/link.ts";
+import { isStale } from "../model/staleness.ts";
 
 export interface GatewayRow {
   clusterName: string;
@@ -15,18 +13,6 @@ export interface GatewayRow {
   /** As written in status.gateway (`12ms`); null when absent. */
   latency: { p50: string | null; p95: string | null; p99: string | null };
   lastProbeTime: string | null;
-}
-
-/** How old a status may be before it is stale: max(3 × period, 30 s). */
-export function staleAfterMs(periodMs: number): number {
-  return Math.max(3 * periodMs, MIN_STALE_MS);
-}
-
-/** Whether a status no longer says anything about now; a missing or unreadable probe time is stale. */
-export function isStale(status: GatewayStatus | undefined, periodMs: number, now: number): boolean {
-  const at = status?.lastProbeTime === undefined ? Number.NaN : Date.parse(status.lastProbeTime);
-  if (Number.isNaN(at)) return true;
-  return now - at > staleAfterMs(periodMs);
 }
 
 export function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayRow {
