@@ -4,7 +4,7 @@
 // waits for every cache before the first key runs, so an empty cache is never mistaken for
 // "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
 import { formatError } from "../errors.ts";
-import { createWriter, splitKey, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { createWriter, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
@@ -16,8 +16,10 @@ import { createExecutor } from "./execute.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
 import { LinkStatusWriter } from "./link-status.ts";
 import { failuresFromStatus } from "./status.ts";
+import { serviceKey, type MirrorKey, type ServiceKey } from "./keys.ts";
 import { Outcomes } from "./outcomes.ts";
-import { byHeadlessMirror, reconcileGatewayMirror, reconcileService, type ReconcileContext } from "./reconcile.ts";
+import { byHeadlessMirror } from "./read.ts";
+import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { allInformers, allKeys, createSources, wireSources, type Sources } from "./sources.ts";
 import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
@@ -63,13 +65,13 @@ export class MirrorController {
   readonly synced: Promise<void>;
   readonly outcomes: Outcomes;
   private readonly opts: MirrorControllerOptions;
-  private readonly queue: WorkQueue<string>;
+  private readonly queue: WorkQueue<MirrorKey>;
   private readonly status: LinkStatusWriter;
   private readonly addresses: GatewayAddresses | undefined;
   private readonly metrics: Metrics;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly ctx: ReconcileContext;
+  private readonly deps: ReconcileDeps;
   private readonly gatewayRef: { namespace: string; name: string };
   private readonly views: Array<LocalView<KubeObject>>;
   private readonly prober: GatewayProber | undefined;
@@ -114,9 +116,9 @@ export class MirrorController {
     const services = new LocalView(this.informers.services, byHeadlessMirror(c));
     const endpoints = new LocalView(this.informers.endpoints);
     this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
-    this.outcomes = new Outcomes(c, this.clock, this.metrics);
+    this.outcomes = new Outcomes(c, this.clock, this.metrics, () => this.enqueue(STATUS_KEY));
     this.outcomes.seed(failuresFromStatus(link.status.mirrorServices));
-    this.queue = new WorkQueue<string>((key) => this.reconcile(key), {
+    this.queue = new WorkQueue<MirrorKey>((key) => this.reconcile(key), {
       requeueLimit: opts.requeueLimit ?? 3,
       workers: opts.workers ?? 4,
       backoff: opts.queueBackoff,
@@ -124,25 +126,29 @@ export class MirrorController {
       onGiveUp: (key, err) => this.gaveUp(key, err),
     });
     const probeService = opts.probeService || probeGatewayName(c);
-    this.ctx = {
-      link: opts.link,
-      cluster: c,
-      namespace: opts.namespace,
-      probeService,
-      enableHeadless: opts.enableHeadless ?? false,
-      enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
-      remoteServices: this.informers.remoteServices?.cache ?? null,
-      remoteEndpoints: this.informers.remoteEndpoints?.cache ?? null,
-      services,
-      endpoints,
-      namespaces: this.informers.namespaces.cache,
-      gateway: () => this.gateway,
-      alive: () => this.isAlive,
-      execute: createExecutor({ writer, services, endpoints, metrics: this.metrics, cluster: c }),
+    this.deps = {
+      link: {
+        link,
+        namespace: opts.namespace,
+        probeService,
+        enableHeadless: opts.enableHeadless ?? false,
+        enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
+        gateway: () => this.gateway,
+        alive: () => this.isAlive,
+      },
+      caches: {
+        remoteServices: this.informers.remoteServices?.cache ?? null,
+        remoteEndpoints: this.informers.remoteEndpoints?.cache ?? null,
+        services,
+        endpoints,
+        namespaces: this.informers.namespaces.cache,
+      },
+      writer: {
+        execute: createExecutor({ writer, services, endpoints, metrics: this.metrics, cluster: c }),
+        remoteEvent: eventRecorder(createWriter(opts.remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
+        localEvent: eventRecorder(writer, serviceMirrorName(c), this.clock, this.log),
+      },
       outcomes: this.outcomes,
-      remoteEvent: eventRecorder(createWriter(opts.remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
-      localEvent: eventRecorder(writer, serviceMirrorName(c), this.clock, this.log),
-      failuresChanged: () => this.enqueue(STATUS_KEY),
       log: this.log,
     };
     this.gatewayRef = { namespace: opts.namespace, name: probeService };
@@ -183,7 +189,7 @@ export class MirrorController {
   }
 
   /** What became of a target Service (`ns/name`). */
-  outcome(key: string): MirrorState | undefined {
+  outcome(key: ServiceKey): MirrorState | undefined {
     return this.outcomes.stateOf(key);
   }
 
@@ -210,7 +216,7 @@ export class MirrorController {
     this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
-    for (const f of this.outcomes.failures()) this.enqueue(`${f.namespace}/${f.name}`);
+    for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
     this.enqueue(STATUS_KEY);
     if (!this.opts.manual) this.queue.start();
     this.prober?.start();
@@ -270,7 +276,7 @@ export class MirrorController {
     });
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: MirrorKey): void {
     this.queue.add(key);
     this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
   }
@@ -279,24 +285,20 @@ export class MirrorController {
     for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.enqueue(k);
   }
 
-  private async reconcile(key: string): Promise<void> {
+  private async reconcile(key: MirrorKey): Promise<void> {
     const end = this.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
     try {
-      if (key === GATEWAY_KEY) await reconcileGatewayMirror(this.ctx);
+      if (key === GATEWAY_KEY) await reconcileGatewayMirror(this.deps);
       else if (key === STATUS_KEY) await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
-      else {
-        const { namespace = "", name } = splitKey(key);
-        await reconcileService(this.ctx, namespace, name);
-      }
+      else await reconcileService(this.deps, key);
     } finally {
       end();
       this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
     }
   }
 
-  private gaveUp(key: string, err: unknown): void {
+  private gaveUp(key: MirrorKey, err: unknown): void {
     if (key === GATEWAY_KEY || key === STATUS_KEY) return;
-    const t = this.outcomes.record(key, { state: "problem", problem: { reason: "Error", message: formatError(err) } });
-    if (t.failuresChanged) this.enqueue(STATUS_KEY);
+    this.outcomes.record(key, { state: "problem", problem: { reason: "Error", message: formatError(err) } });
   }
 }

@@ -15,6 +15,7 @@ export interface RemoteState {
   endpoints: EndpointsObject | undefined;
 }
 
+/** The controller's flags, and what the source cluster holds that changes the decision. */
 export interface DesiredOptions {
   enableHeadless: boolean;
   enableNamespaceCreation: boolean;
@@ -22,6 +23,18 @@ export interface DesiredOptions {
   namespaceExists: boolean;
   /** Kind of the mirror that exists now, if any: a headless mirror stays headless while its target has no endpoints. */
   currentMirror?: "headless" | "clusterIP";
+}
+
+/** Everything desiredMirror decides from. */
+export interface DesiredInput extends DesiredOptions {
+  link: Link;
+  /** The target Service. */
+  key: { namespace: string; name: string };
+  remote: RemoteState;
+  /** null: the Link has no gateway (nothing is mirrored in gateway mode). */
+  gateway: ResolvedGateway | null;
+  /** The gateway's liveness from the prober: mirror Endpoints are not ready while it is false. */
+  alive: boolean;
 }
 
 export interface NamespaceObject {
@@ -69,14 +82,8 @@ export function hasReadyEndpoints(ep: EndpointsObject | undefined): boolean {
   return (ep?.subsets ?? []).some((s) => (s.addresses?.length ?? 0) > 0);
 }
 
-export function desiredMirror(
-  link: Link,
-  remote: RemoteState,
-  gateway: ResolvedGateway | null,
-  alive: boolean,
-  opts: DesiredOptions,
-  key: { namespace: string; name: string },
-): DesiredMirror {
+export function desiredMirror(opts: DesiredInput): DesiredMirror {
+  const { link, remote, gateway, alive, key } = opts;
   const cluster = link.targetClusterName;
   const out: DesiredMirror = {
     namespace: key.namespace,

@@ -1,7 +1,7 @@
-// The service mirror: pure core (desired, plan, status), the controller for one Link, the
+// The service mirror: pure core (read → desired → phases → outcomes, status), the controller for one Link, the
 // supervisor that follows the Link and its Secret, and `serve` (admin server + leader election).
 export { desiredGatewayMirror, desiredMirror, hasReadyEndpoints, isExported, isHeadlessService } from "./desired.ts";
-export type { DesiredMirror, DesiredOptions, NamespaceObject, RemoteEvent, RemoteState } from "./desired.ts";
+export type { DesiredInput, DesiredMirror, DesiredOptions, NamespaceObject, RemoteEvent, RemoteState } from "./desired.ts";
 export { headlessEndpoints } from "./headless.ts";
 export type { EndpointMirror, HeadlessDesired } from "./headless.ts";
 export { planEndpointMirrors, planEndpoints, planGatewayMirror, planMirror } from "./plan.ts";
@@ -17,4 +17,6 @@ export type { ControllerSettings, SupervisorOptions, SupervisorState } from "./s
 export { serve } from "./serve.ts";
 export type { ServeOptions, Serving } from "./serve.ts";
 export { GATEWAY_KEY, STATUS_KEY } from "./types.ts";
+export { serviceKey } from "./keys.ts";
+export type { MirrorKey, ServiceKey } from "./keys.ts";
 export type { FailureReason, MirrorProblem, ResolvedGateway } from "./types.ts";

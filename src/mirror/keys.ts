@@ -1,8 +1,25 @@
 // Queue keys: every watched object maps to the `ns/name` of the target Service it is about
 // (a mirror `web-east` → `ns/web`, an endpoint mirror → its headless mirror's target), or to
-// the gateway mirror's key. Pure.
+// the gateway mirror's key. One type from the informers through the queue to reconcile and the
+// outcomes: a ServiceKey is split into namespace and name only where an object is read. Pure.
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../model/labels.ts";
-import { GATEWAY_KEY, type Meta } from "./types.ts";
+import { GATEWAY_KEY, type Meta, type STATUS_KEY } from "./types.ts";
+
+/** A target Service: `ns/name`. */
+export type ServiceKey = `${string}/${string}`;
+
+/** What the mirror's queue holds: target Services, the gateway mirror, the Link status. */
+export type MirrorKey = ServiceKey | typeof GATEWAY_KEY | typeof STATUS_KEY;
+
+export function serviceKey(namespace: string, name: string): ServiceKey {
+  return `${namespace}/${name}`;
+}
+
+/** The inverse of serviceKey (a namespace has no `/`, so the first one splits). */
+export function splitServiceKey(key: ServiceKey): { namespace: string; name: string } {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
 
 /** `web-east` → `web` for cluster `east`; undefined when the name has no such suffix. */
 export function remoteNameOf(mirror: string, cluster: string): string | undefined {
@@ -15,16 +32,16 @@ export function remoteNameOf(mirror: string, cluster: string): string | undefine
  * mirror (or endpoint mirror) it is or could be. Foreign objects named `<x>-<cluster>` map too,
  * so the key is re-evaluated when one appears or goes away.
  */
-export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }): string | undefined {
+export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }): MirrorKey | undefined {
   const namespace = meta.namespace ?? "";
   const name = meta.name ?? "";
   if (namespace === gateway.namespace && name === gateway.name) return GATEWAY_KEY;
   const headlessOf = meta.labels?.[CLUSTER_NAME] === cluster ? meta.labels?.[HEADLESS_MIRROR_SVC_NAME] : undefined;
   const remote = remoteNameOf(headlessOf ?? name, cluster);
-  return remote === undefined ? undefined : `${namespace}/${remote}`;
+  return remote === undefined ? undefined : serviceKey(namespace, remote);
 }
 
 /** The key of a target Service or its Endpoints. */
-export function keyOfRemote(meta: Meta): string {
-  return `${meta.namespace ?? ""}/${meta.name ?? ""}`;
+export function keyOfRemote(meta: Meta): ServiceKey {
+  return serviceKey(meta.namespace ?? "", meta.name ?? "");
 }

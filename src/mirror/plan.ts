@@ -32,14 +32,7 @@ export function planMirror(
 ): Plan {
   const owned: Owned = (m) => isOwnedMirror(m, cluster);
   const svc = actual.service;
-  if (svc && !owned(svc.metadata)) {
-    if (!desired.service) return { ops: [], conflict: null };
-    const ref = { namespace: svc.metadata.namespace ?? "", name: svc.metadata.name ?? "" };
-    return {
-      ops: [],
-      conflict: { reason: "Error", message: `Service ${ref.namespace}/${ref.name} exists and is not a mirror of ${cluster}; left alone`, localRef: ref },
-    };
-  }
+  if (svc && !owned(svc.metadata)) return { ops: [], conflict: mirrorConflict(desired.service, svc, cluster) };
   if (!desired.service) {
     return { ops: [...deleteIfOwned("Endpoints", actual.endpoints, owned), ...deleteIfOwned("Service", svc, owned)], conflict: null };
   }
@@ -58,6 +51,13 @@ export function planMirror(
   }
   ops.push(...planEndpoints(desired.endpoints, endpoints, owned));
   return { ops, conflict: null };
+}
+
+/** A mirror is wanted but a Service that is not ours holds its name (null: no such conflict). */
+export function mirrorConflict(desired: ServiceObject | null, actual: ServiceObject | undefined, cluster: string): MirrorProblem | null {
+  if (!desired || !actual || isOwnedMirror(actual.metadata, cluster)) return null;
+  const ref = { namespace: actual.metadata.namespace ?? "", name: actual.metadata.name ?? "" };
+  return { reason: "Error", message: `Service ${ref.namespace}/${ref.name} exists and is not a mirror of ${cluster}; left alone`, localRef: ref };
 }
 
 /** Endpoints on their own: create, update only what differs, delete only our own. */

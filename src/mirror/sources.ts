@@ -11,8 +11,8 @@ import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";
 import type { Link } from "../model/link.ts";
 import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
-import { keyOfLocal, keyOfRemote } from "./keys.ts";
-import type { Eps, Svc } from "./reconcile.ts";
+import { keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
+import type { Eps, Svc } from "./read.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
 export interface Sources {
@@ -48,9 +48,8 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 type Gateway = { namespace: string; name: string };
 
 /** Subscribes `enqueue` to every change, and counts watch restarts per resource. */
-export function wireSources(s: Sources, cluster: string, gateway: Gateway, enqueue: (key: string) => void, metrics: Metrics): void {
-  s.remoteServices?.onKey(enqueue);
-  s.remoteEndpoints?.onKey(enqueue);
+export function wireSources(s: Sources, cluster: string, gateway: Gateway, enqueue: (key: MirrorKey) => void, metrics: Metrics): void {
+  for (const remote of [s.remoteServices, s.remoteEndpoints] as Array<Informer<KubeObject> | undefined>) remote?.on((e) => enqueue(keyOfRemote(e.object.metadata)));
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
@@ -76,8 +75,8 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
 }
 
 /** Every key there is, sorted: exported Services, our mirrors (orphans included), the gateway mirror. */
-export function allKeys(s: Sources, cluster: string, gateway: Gateway): string[] {
-  const keys = new Set<string>(s.remoteServices?.cache.keys() ?? []);
+export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
+  const keys = new Set<MirrorKey>((s.remoteServices?.cache.list() ?? []).map((svc) => keyOfRemote(svc.metadata)));
   const ours: LabelSelector = [
     { key: MIRRORED_SERVICE, op: "=", value: "true" },
     { key: CLUSTER_NAME, op: "=", value: cluster },

@@ -12,7 +12,7 @@ const key = { namespace: "ns1", name: "service-one" };
 describe("desiredMirror for a gateway-mode target Service", () => {
   test("an exported Service gets a ClusterIP mirror with its ports and gateway Endpoints with the gateway port (Linkerd: create service and endpoints when gateway can be resolved)", () => {
     const svc = remoteService({ labels: { ...EXPORT, lk: "lv" }, resourceVersion: "7" });
-    const d = desiredMirror(link({ cluster: "remote" }), { service: svc, endpoints: remoteEndpoints() }, gateway, true, opts, key);
+    const d = desiredMirror({ link: link({ cluster: "remote" }), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
     expect(d.mirrorName).toBe("service-one-remote");
     expect(d.service).toEqual({
       apiVersion: "v1",
@@ -53,60 +53,60 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   test("only name, protocol, port and targetPort are copied; nodePort, appProtocol, type and selector are not", () => {
     const svc = remoteService({ ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: "web", nodePort: 30080, appProtocol: "http" }] });
     svc.spec = { ...svc.spec, type: "LoadBalancer", selector: { app: "web" } };
-    const d = desiredMirror(link(), { service: svc, endpoints: remoteEndpoints() }, gateway, true, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
     expect(d.service?.spec).toEqual({ ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: "web" }] });
   });
 
   test("a gateway that is not alive puts every address in notReadyAddresses (Linkerd: TestServiceCreatedGatewayDown)", () => {
-    const d = desiredMirror(link(), { service: remoteService(), endpoints: remoteEndpoints() }, gateway, false, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: false, ...opts, key });
     expect(d.endpoints?.subsets).toEqual([expect.objectContaining({ notReadyAddresses: [{ ip: "192.0.2.127" }] })]);
     expect(d.endpoints?.subsets?.[0]?.addresses).toBeUndefined();
   });
 
   test("a target with no ready endpoints gets mirror Endpoints with no subsets, so traffic fails fast", () => {
     for (const endpoints of [undefined, remoteEndpoints({ ready: [] }), remoteEndpoints({ ready: [], notReady: ["10.0.0.9"] })]) {
-      const d = desiredMirror(link(), { service: remoteService(), endpoints }, gateway, true, opts, key);
+      const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints }, gateway, alive: true, ...opts, key });
       expect(d.endpoints?.subsets).toEqual([]);
     }
   });
 
   test("a gateway with several addresses lists them all, in the order given (already sorted by resolution)", () => {
     const g = { ...gateway, addresses: ["192.0.2.1", "192.0.2.2"] };
-    const d = desiredMirror(link(), { service: remoteService(), endpoints: remoteEndpoints() }, g, true, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: g, alive: true, ...opts, key });
     expect(d.endpoints?.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.1" }, { ip: "192.0.2.2" }]);
   });
 
   test("a Link without an identity writes no identity annotation", () => {
-    const d = desiredMirror(link(), { service: remoteService(), endpoints: remoteEndpoints() }, { ...gateway, identity: "" }, true, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: { ...gateway, identity: "" }, alive: true, ...opts, key });
     expect(Object.keys(d.endpoints?.metadata.annotations ?? {})).toEqual(["mirror.linkerd.io/remote-svc-fq-name"]);
   });
 
   test("a Service the selector does not match, or one that is gone, has no mirror (Linkerd: RemoteServiceUnexported)", () => {
     for (const service of [undefined, remoteService({ labels: { other: "x" } })]) {
-      const d = desiredMirror(link(), { service, endpoints: undefined }, gateway, true, opts, key);
+      const d = desiredMirror({ link: link(), remote: { service, endpoints: undefined }, gateway, alive: true, ...opts, key });
       expect([d.service, d.endpoints, d.problem]).toEqual([null, null, null]);
     }
   });
 
   test("an empty or missing selector exports nothing (Linkerd: TestEmptyRemoteSelectors)", () => {
     for (const selector of [null, {}, { matchLabels: {} }]) {
-      const d = desiredMirror(link({ selector }), { service: remoteService(), endpoints: remoteEndpoints() }, gateway, true, opts, key);
+      const d = desiredMirror({ link: link({ selector }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
       expect(d.service).toBeNull();
     }
   });
 
   test("a Link without a gateway mirrors nothing in gateway mode (Linkerd PR4710: gateway address is missing)", () => {
-    const d = desiredMirror(link({ gatewayAddress: "" }), { service: remoteService(), endpoints: remoteEndpoints() }, null, true, opts, key);
+    const d = desiredMirror({ link: link({ gatewayAddress: "" }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: null, alive: true, ...opts, key });
     expect(d.service).toBeNull();
   });
 
   test("a missing local namespace is a MissingNamespace problem with a skip Event, unless namespaces may be created", () => {
     const input = { service: remoteService(), endpoints: remoteEndpoints() };
-    const skipped = desiredMirror(link(), input, gateway, true, { ...opts, namespaceExists: false }, key);
+    const skipped = desiredMirror({ link: link(), remote: input, gateway, alive: true, ...opts, namespaceExists: false, key });
     expect(skipped.service).toBeNull();
     expect(skipped.problem?.reason).toBe("MissingNamespace");
     expect(skipped.remoteEvent).toEqual({ reason: "ServiceMirroringSkipped", message: "Skipped mirroring service: namespace does not exist" });
-    const created = desiredMirror(link(), input, gateway, true, { ...opts, namespaceExists: false, enableNamespaceCreation: true }, key);
+    const created = desiredMirror({ link: link(), remote: input, gateway, alive: true, ...opts, namespaceExists: false, enableNamespaceCreation: true, key });
     expect(created.createNamespace).toEqual({
       apiVersion: "v1",
       kind: "Namespace",
@@ -116,7 +116,7 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   });
 
   test("a Service without ports is an InvalidService problem", () => {
-    const d = desiredMirror(link(), { service: remoteService({ ports: [] }), endpoints: undefined }, gateway, true, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: remoteService({ ports: [] }), endpoints: undefined }, gateway, alive: true, ...opts, key });
     expect(d.problem).toEqual({ reason: "InvalidService", message: "object spec has no exposed ports" });
     expect(d.remoteEvent?.message).toBe("Skipped mirroring service: object spec has no exposed ports");
   });
@@ -124,7 +124,7 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   test("a headless target is mirrored as a regular ClusterIP Service when headless support is off", () => {
     const svc = remoteService({ headless: true });
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }] });
-    const d = desiredMirror(link(), { service: svc, endpoints: eps }, gateway, true, { ...opts, enableHeadless: false }, key);
+    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, enableHeadless: false, key });
     expect(d.service?.spec?.clusterIP).toBeUndefined();
     expect(d.headless).toBeNull();
     expect(d.endpoints?.subsets?.[0]?.ports?.[0]?.port).toBe(888);
@@ -174,7 +174,7 @@ describe("desiredMirror for headless targets", () => {
   test("a headless target whose pods have hostnames gets a headless mirror and one endpoint mirror per ready pod (Linkerd: create headless service and endpoints)", () => {
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }], notReady: [{ ip: "10.0.0.2", hostname: "pod-1" }], headless: true, resourceVersion: "9" });
     const g = { addresses: ["192.0.2.129"], port: 889, identity: "gateway-identity" };
-    const d = desiredMirror(link({ cluster: "remote" }), { service: svc, endpoints: eps }, g, true, opts, key);
+    const d = desiredMirror({ link: link({ cluster: "remote" }), remote: { service: svc, endpoints: eps }, gateway: g, alive: true, ...opts, key });
     expect(d.service?.spec?.clusterIP).toBe("None");
     expect(d.endpoints).toBeNull();
     const mirrors = d.headless?.endpointMirrors ?? [];
@@ -200,18 +200,18 @@ describe("desiredMirror for headless targets", () => {
 
   test("endpoint mirrors follow liveness; the headless Endpoints are always ready", () => {
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }] });
-    const d = desiredMirror(link(), { service: svc, endpoints: eps }, gateway, false, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: false, ...opts, key });
     expect(d.headless?.endpointMirrors[0]?.endpoints.subsets?.[0]?.notReadyAddresses).toEqual([{ ip: "192.0.2.127" }]);
     expect(headlessEndpoints(d.headless!, new Map([["pod-0", "10.96.0.5"]])).subsets?.[0]?.addresses).toEqual([{ hostname: "pod-0", ip: "10.96.0.5" }]);
   });
 
   test("pods without hostnames make a regular mirror; no endpoints yet means wait, or keep the mirror's kind", () => {
-    const plain = desiredMirror(link(), { service: svc, endpoints: remoteEndpoints({ ready: ["10.0.0.1"] }) }, gateway, true, opts, key);
+    const plain = desiredMirror({ link: link(), remote: { service: svc, endpoints: remoteEndpoints({ ready: ["10.0.0.1"] }) }, gateway, alive: true, ...opts, key });
     expect(plain.service?.spec?.clusterIP).toBeUndefined();
     expect(plain.endpoints?.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.127" }]);
     const none = remoteEndpoints({ ready: [] });
-    expect(desiredMirror(link(), { service: svc, endpoints: none }, gateway, true, opts, key).service).toBeNull();
-    const kept = desiredMirror(link(), { service: svc, endpoints: none }, gateway, true, { ...opts, currentMirror: "headless" }, key);
+    expect(desiredMirror({ link: link(), remote: { service: svc, endpoints: none }, gateway, alive: true, ...opts, key }).service).toBeNull();
+    const kept = desiredMirror({ link: link(), remote: { service: svc, endpoints: none }, gateway, alive: true, ...opts, currentMirror: "headless", key });
     expect(kept.service?.spec?.clusterIP).toBe("None");
     expect(kept.headless?.endpointMirrors).toEqual([]);
     expect(headlessEndpoints(kept.headless!, new Map()).subsets).toEqual([]);
@@ -219,7 +219,7 @@ describe("desiredMirror for headless targets", () => {
 
   test("a pod whose endpoint mirror has no cluster IP yet is left out of the headless Endpoints", () => {
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }, { ip: "10.0.0.2", hostname: "pod-1" }] });
-    const d = desiredMirror(link(), { service: svc, endpoints: eps }, gateway, true, opts, key);
+    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, key });
     expect(headlessEndpoints(d.headless!, new Map([["pod-1", "10.96.0.6"]])).subsets?.[0]?.addresses).toEqual([{ hostname: "pod-1", ip: "10.96.0.6" }]);
   });
 });

@@ -25,7 +25,7 @@ function stored<T extends ServiceObject | EndpointsObject>(obj: T, rv = "100"): 
 const verbs = (ops: MirrorOp[]) => ops.map((op) => `${op.verb} ${op.kind}`);
 
 function desiredFor(svc = remoteService(), alive = true) {
-  return desiredMirror(link(), { service: svc, endpoints: remoteEndpoints() }, gateway, alive, opts, key);
+  return desiredMirror({ link: link(), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive, ...opts, key });
 }
 
 describe("plan for a mirror", () => {
@@ -72,7 +72,7 @@ describe("plan for a mirror", () => {
   test("no mirror wanted: our Endpoints then our Service are deleted, each conditional on its uid", () => {
     const d = desiredFor();
     const actual = { service: stored(d.service!), endpoints: stored(d.endpoints!) };
-    const gone = desiredMirror(link(), { service: undefined, endpoints: undefined }, gateway, true, opts, key);
+    const gone = desiredMirror({ link: link(), remote: { service: undefined, endpoints: undefined }, gateway, alive: true, ...opts, key });
     expect(planMirror(gone, actual, "east").ops).toEqual([
       { verb: "delete", kind: "Endpoints", namespace: "ns1", name: "service-one-east", uid: "uid-service-one-east" },
       { verb: "delete", kind: "Service", namespace: "ns1", name: "service-one-east", uid: "uid-service-one-east" },
@@ -88,12 +88,12 @@ describe("plan for a mirror", () => {
       message: "Service ns1/service-one-east exists and is not a mirror of east; left alone",
       localRef: { namespace: "ns1", name: "service-one-east" },
     });
-    const gone = desiredMirror(link(), { service: undefined, endpoints: undefined }, gateway, true, opts, key);
+    const gone = desiredMirror({ link: link(), remote: { service: undefined, endpoints: undefined }, gateway, alive: true, ...opts, key });
     expect(planMirror(gone, { service: foreign }, "east")).toEqual({ ops: [], conflict: null });
   });
 
   test("a mirror of another cluster with the same name is foreign too", () => {
-    const other = stored(desiredMirror(link({ cluster: "west2" }), { service: remoteService(), endpoints: remoteEndpoints() }, gateway, true, opts, key).service!);
+    const other = stored(desiredMirror({ link: link({ cluster: "west2" }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key }).service!);
     other.metadata.name = "service-one-east";
     expect(planMirror(desiredFor(), { service: other }, "east").conflict?.reason).toBe("Error");
   });
@@ -121,7 +121,7 @@ describe("plan for endpoint mirrors and the gateway mirror", () => {
   const eps = (hosts: string[], rv = "1") => remoteEndpoints({ ready: hosts.map((h, i) => ({ ip: `10.0.0.${i + 1}`, hostname: h })), resourceVersion: rv });
 
   test("endpoint mirrors are created for new pods and deleted for gone ones; a new target resourceVersion alone writes nothing", () => {
-    const first = desiredMirror(link(), { service: svc, endpoints: eps(["pod-0", "pod-1"]) }, gateway, true, opts, key);
+    const first = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-0", "pod-1"]) }, gateway, alive: true, ...opts, key });
     const mirrors = first.headless!.endpointMirrors;
     expect(verbs(planEndpointMirrors(mirrors, { services: [], endpoints: new Map() }, "east"))).toEqual([
       "create Service",
@@ -133,9 +133,9 @@ describe("plan for endpoint mirrors and the gateway mirror", () => {
       services: mirrors.map((m) => stored(m.service)),
       endpoints: new Map(mirrors.map((m) => [m.service.metadata.name!, stored(m.endpoints)])),
     };
-    const same = desiredMirror(link(), { service: svc, endpoints: eps(["pod-0", "pod-1"], "2") }, gateway, true, opts, key);
+    const same = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-0", "pod-1"], "2") }, gateway, alive: true, ...opts, key });
     expect(planEndpointMirrors(same.headless!.endpointMirrors, actual, "east")).toEqual([]);
-    const shrunk = desiredMirror(link(), { service: svc, endpoints: eps(["pod-1"], "3") }, gateway, true, opts, key);
+    const shrunk = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-1"], "3") }, gateway, alive: true, ...opts, key });
     expect(planEndpointMirrors(shrunk.headless!.endpointMirrors, actual, "east")).toEqual([
       { verb: "delete", kind: "Endpoints", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
       { verb: "delete", kind: "Service", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
