@@ -15,6 +15,11 @@ export function serviceKey(namespace: string, name: string): ServiceKey {
   return `${namespace}/${name}`;
 }
 
+/** Whether a cache or informer key (`ns/name` for namespaced objects) is a Service key. */
+export function isServiceKey(key: string): key is ServiceKey {
+  return key.includes("/");
+}
+
 /** The inverse of serviceKey (a namespace has no `/`, so the first one splits). */
 export function splitServiceKey(key: ServiceKey): { namespace: string; name: string } {
   const slash = key.indexOf("/");

@@ -72,7 +72,10 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
 /** Runs the phases in order, each planned from the writes of the ones before it. */
 async function runPhases(phases: readonly Phase[], execute: Execute): Promise<OpResult[]> {
   const done: OpResult[] = [];
-  for (const phase of phases) done.push(...(await execute(phase.plan(done))));
+  for (const phase of phases) {
+    const ops = phase.plan(done);
+    if (ops.length > 0) done.push(...(await execute(ops)));
+  }
   return done;
 }
 

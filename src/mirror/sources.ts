@@ -11,7 +11,7 @@ import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";
 import type { Link } from "../model/link.ts";
 import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
-import { keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
+import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
@@ -49,7 +49,11 @@ type Gateway = { namespace: string; name: string };
 
 /** Subscribes `enqueue` to every change, and counts watch restarts per resource. */
 export function wireSources(s: Sources, cluster: string, gateway: Gateway, enqueue: (key: MirrorKey) => void, metrics: Metrics): void {
-  for (const remote of [s.remoteServices, s.remoteEndpoints] as Array<Informer<KubeObject> | undefined>) remote?.on((e) => enqueue(keyOfRemote(e.object.metadata)));
+  const remoteKey = (key: string) => {
+    if (isServiceKey(key)) enqueue(key);
+  };
+  s.remoteServices?.onKey(remoteKey);
+  s.remoteEndpoints?.onKey(remoteKey);
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
@@ -76,7 +80,7 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
 
 /** Every key there is, sorted: exported Services, our mirrors (orphans included), the gateway mirror. */
 export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
-  const keys = new Set<MirrorKey>((s.remoteServices?.cache.list() ?? []).map((svc) => keyOfRemote(svc.metadata)));
+  const keys = new Set<MirrorKey>((s.remoteServices?.cache.keys() ?? []).filter(isServiceKey));
   const ours: LabelSelector = [
     { key: MIRRORED_SERVICE, op: "=", value: "true" },
     { key: CLUSTER_NAME, op: "=", value: cluster },
