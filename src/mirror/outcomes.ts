@@ -103,6 +103,7 @@ export function outcomeOf(r: Reconciled, cluster: string, before: MirrorFailure 
 
 /** One line per transition of the mirror Service; Endpoints-only changes at debug. */
 function writeLines(s: Snapshot, cluster: string, done: readonly OpResult[], headless: boolean): LogLine[] {
+  if (done.length === 0) return [];
   const { namespace, name, mirrorName: mirror } = s;
   const main = done.filter((r) => r.op.kind === "Service" && nameOf(r.op) === mirror).map((r) => r.op);
   const created = main.some((op) => op.verb === "create");

@@ -3,7 +3,7 @@
 // then a headless mirror's endpoint mirrors, then the mirror itself — whose Endpoints, for a
 // headless mirror, list the endpoint mirrors' cluster IPs taken from those writes (a new
 // endpoint mirror's IP is known only once it exists), never from a re-read. Pure; reconcile
-// runs the phases in order, each one's writes done before the next plans.
+// runs PHASES in order, each one's writes done before the next plans.
 import type { DesiredMirror } from "./desired.ts";
 import type { OpResult } from "./execute.ts";
 import { headlessEndpoints, type HeadlessDesired } from "./headless.ts";
@@ -11,31 +11,38 @@ import { mirrorConflict, planEndpointMirrors, planMirror, type MirrorOp } from "
 import type { Snapshot } from "./read.ts";
 import type { EndpointsObject, MirrorProblem, ServiceObject } from "./types.ts";
 
+/** What every phase plans from: the read, what should exist, the target cluster. */
+export interface PhaseInput {
+  snapshot: Snapshot;
+  desired: DesiredMirror;
+  cluster: string;
+}
+
 export interface Phase {
   name: "namespace" | "endpoint mirrors" | "mirror";
   /** This phase's writes, given what the phases before it wrote. */
-  plan(written: readonly OpResult[]): MirrorOp[];
+  plan(input: PhaseInput, written: readonly OpResult[]): MirrorOp[];
 }
 
-export interface ReconcilePlan {
-  phases: Phase[];
-  /** A foreign Service holds the mirror's name: nothing is planned for it. */
-  conflict: MirrorProblem | null;
-}
+/** In order. Endpoint mirrors go before the mirror: the headless Endpoints need their cluster IPs, and an unexport (or a foreign name holder) removes them before the headless mirror itself. */
+export const PHASES: readonly Phase[] = [
+  {
+    name: "namespace",
+    plan: ({ desired }) => (desired.createNamespace ? [{ verb: "create", kind: "Namespace", object: desired.createNamespace }] : []),
+  },
+  {
+    name: "endpoint mirrors",
+    plan: ({ snapshot, desired, cluster }) => planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster),
+  },
+  {
+    name: "mirror",
+    plan: ({ snapshot, desired, cluster }, written) => planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster).ops,
+  },
+];
 
-export function planPhases(snapshot: Snapshot, desired: DesiredMirror, cluster: string): ReconcilePlan {
-  // Endpoint mirrors go before the mirror: the headless Endpoints need their cluster IPs, and an
-  // unexport (or a foreign name holder) removes them before the headless mirror itself.
-  const endpointMirrors = snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []);
-  const namespace = desired.createNamespace;
-  return {
-    phases: [
-      { name: "namespace", plan: () => (namespace ? [{ verb: "create", kind: "Namespace", object: namespace }] : []) },
-      { name: "endpoint mirrors", plan: () => planEndpointMirrors(endpointMirrors, snapshot.endpointMirrors, cluster) },
-      { name: "mirror", plan: (written) => planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster).ops },
-    ],
-    conflict: mirrorConflict(desired.service, snapshot.mirror.service, cluster),
-  };
+/** A foreign Service holds the mirror's name: nothing is planned for it, and this is the problem to report. */
+export function conflictOf({ snapshot, desired, cluster }: PhaseInput): MirrorProblem | null {
+  return mirrorConflict(desired.service, snapshot.mirror.service, cluster);
 }
 
 function mirrorEndpoints(desired: DesiredMirror, snapshot: Snapshot, written: readonly OpResult[]): EndpointsObject | null {

@@ -1,6 +1,6 @@
 // reconcile(key) for one target Service, in five steps: read the target from the remote caches
 // and the mirror from the local views (readSnapshot), compute what should exist (desiredMirror),
-// plan the difference as ordered phases (planPhases), write each phase in turn (execute), and
+// plan the difference as ordered phases (PHASES), write each phase in turn (execute), and
 // record the outcome (outcomeOf: status entry, Events, log lines). Level-triggered: it does not
 // care which event woke it, so creation, update, unexport, deletion, orphan GC and repair are
 // all the same code path.
@@ -11,7 +11,7 @@ import type { RecordEvent } from "./events.ts";
 import type { Execute, OpResult } from "./execute.ts";
 import type { ServiceKey } from "./keys.ts";
 import type { Outcomes } from "./outcomes.ts";
-import { planPhases, type Phase } from "./phases.ts";
+import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
 import { planGatewayMirror } from "./plan.ts";
 import { readSnapshot, type MirrorCaches } from "./read.ts";
 import type { EndpointsObject, ResolvedGateway } from "./types.ts";
@@ -62,18 +62,18 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
     namespaceExists: snapshot.namespaceExists,
     ...(snapshot.currentMirror && { currentMirror: snapshot.currentMirror }),
   });
-  const { phases, conflict } = planPhases(snapshot, desired, cluster);
-  const done = await runPhases(phases, d.writer.execute);
-  const verdict = d.outcomes.settle({ snapshot, desired, conflict, done, hasGateway: gateway !== null });
+  const plan: PhaseInput = { snapshot, desired, cluster };
+  const done = await runPhases(plan, d.writer.execute);
+  const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done, hasGateway: gateway !== null });
   for (const line of verdict.logs) d.log[line.level](line.message);
   for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
 }
 
 /** Runs the phases in order, each planned from the writes of the ones before it. */
-async function runPhases(phases: readonly Phase[], execute: Execute): Promise<OpResult[]> {
+async function runPhases(input: PhaseInput, execute: Execute): Promise<OpResult[]> {
   const done: OpResult[] = [];
-  for (const phase of phases) {
-    const ops = phase.plan(done);
+  for (const phase of PHASES) {
+    const ops = phase.plan(input, done);
     if (ops.length > 0) done.push(...(await execute(ops)));
   }
   return done;

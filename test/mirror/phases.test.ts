@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { desiredMirror, type DesiredOptions } from "../../src/mirror/desired.ts";
 import type { OpResult } from "../../src/mirror/execute.ts";
 import { outcomeOf, type Reconciled } from "../../src/mirror/outcomes.ts";
-import { planPhases } from "../../src/mirror/phases.ts";
+import { conflictOf, PHASES } from "../../src/mirror/phases.ts";
 import type { MirrorOp } from "../../src/mirror/plan.ts";
 import type { Snapshot, Svc } from "../../src/mirror/read.ts";
 import type { ServiceObject } from "../../src/mirror/types.ts";
@@ -37,6 +37,12 @@ const withIP = (svc: ServiceObject, ip: string): Svc => ({ ...structuredClone(sv
 const answered = (ops: MirrorOp[], ip: string): OpResult[] =>
   ops.map((op) => (op.verb === "delete" ? { op } : { op, object: (op.kind === "Service" ? withIP(op.object as ServiceObject, ip) : op.object) as Svc }));
 
+/** The phases bound to one reconcile's input, and its conflict. */
+function phasesFor(snapshot: Snapshot, desired: ReturnType<typeof desiredFor>) {
+  const input = { snapshot, desired, cluster: "east" };
+  return { phases: PHASES.map((p) => ({ name: p.name, plan: (written: OpResult[]) => p.plan(input, written) })), conflict: conflictOf(input) };
+}
+
 describe("reconcile phases", () => {
   const pods = remoteEndpoints({ ready: [{ ip: "10.1.0.1", hostname: "pod-0" }, { ip: "10.1.0.2", hostname: "pod-1" }], headless: true });
 
@@ -46,7 +52,7 @@ describe("reconcile phases", () => {
     // pod-1's endpoint mirror exists (read) as desired; pod-0's does not yet.
     const pod1 = withIP(desired.headless!.endpointMirrors[1]!.service, "10.96.0.6");
     const s = { ...first, endpointMirrors: { services: [pod1], endpoints: new Map([["pod-1-east", desired.headless!.endpointMirrors[1]!.endpoints as never]]) } };
-    const { phases, conflict } = planPhases(s, desired, "east");
+    const { phases, conflict } = phasesFor(s, desired);
     expect(phases.map((p) => p.name)).toEqual(["namespace", "endpoint mirrors", "mirror"]);
     expect(conflict).toBeNull();
     expect(phases[0]!.plan([])).toEqual([]);
@@ -70,7 +76,7 @@ describe("reconcile phases", () => {
     const ours = withIP(desired.headless!.endpointMirrors[0]!.service, "10.96.0.5");
     const foreign: Svc = { apiVersion: "v1", kind: "Service", metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } }, spec: { ports: [{ port: 80 }] } };
     const s = { ...base, mirror: { service: foreign }, foreign: true, endpointMirrors: { services: [ours], endpoints: new Map() } };
-    const { phases, conflict } = planPhases(s, desired, "east");
+    const { phases, conflict } = phasesFor(s, desired);
     expect(phases[1]!.plan([])).toEqual([{ verb: "delete", kind: "Service", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" }]);
     expect(phases[2]!.plan([])).toEqual([]);
     expect(conflict?.localRef).toEqual({ namespace: "ns1", name: "service-one-east" });
@@ -78,7 +84,7 @@ describe("reconcile phases", () => {
 
   test("a namespace to create is the first phase's one write", () => {
     const s = snapshot({ namespaceExists: false });
-    const { phases } = planPhases(s, desiredFor(s, { enableNamespaceCreation: true }), "east");
+    const { phases } = phasesFor(s, desiredFor(s, { enableNamespaceCreation: true }));
     expect(phases[0]!.plan([]).map((op) => `${op.verb} ${op.kind}`)).toEqual(["create Namespace"]);
   });
 });
@@ -86,14 +92,14 @@ describe("reconcile phases", () => {
 describe("outcomeOf", () => {
   function reconciled(s: Snapshot, o: Partial<DesiredOptions> = {}, written: MirrorOp[] = []): Reconciled {
     const desired = desiredFor(s, o);
-    const { conflict } = planPhases(s, desired, "east");
+    const { conflict } = phasesFor(s, desired);
     return { snapshot: s, desired, conflict, done: answered(written, "10.96.0.9"), hasGateway: true };
   }
 
   test("a new mirror: one info line, no Event, no status entry", () => {
     const s = snapshot();
     const r = reconciled(s);
-    const { phases } = planPhases(s, r.desired, "east");
+    const { phases } = phasesFor(s, r.desired);
     const v = outcomeOf({ ...r, done: answered(phases[2]!.plan([]), "10.96.0.9") }, "east", undefined, NOW);
     expect(v.outcome).toEqual({ state: "mirrored" });
     expect([v.state, v.failure, v.failuresChanged, v.events]).toEqual(["mirrored", null, false, []]);
