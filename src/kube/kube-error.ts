@@ -1,27 +1,14 @@
 // KubeError: every API failure as one line — verb, target, HTTP code and reason. Nothing from
 // client-node's exception text (it carries headers and bodies) is ever copied into it.
+import type { StatusReason } from "../lib/kube-api.ts";
 import { redact } from "../errors.ts";
 import type { RetryHint } from "../runtime/queue.ts";
 
 export type KubeVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 
-/** kube-apiserver's Status reasons we act on, plus ours for failures without a response. */
+/** kube-apiserver's Status reasons, plus ours for failures without a response. */
 export type KubeReason =
-  | "BadRequest"
-  | "Unauthorized"
-  | "Forbidden"
-  | "NotFound"
-  | "AlreadyExists"
-  | "Conflict"
-  | "Gone"
-  | "Expired"
-  | "Invalid"
-  | "MethodNotAllowed"
-  | "UnsupportedMediaType"
-  | "TooManyRequests"
-  | "InternalError"
-  | "ServiceUnavailable"
-  | "Timeout"
+  | StatusReason
   | "Unreachable" // no HTTP response: refused, reset, DNS, TLS handshake
   | "Aborted" // cancelled by the caller
   | "Unknown";

@@ -10,22 +10,8 @@ export interface ResourceType {
   namespaced: boolean;
 }
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: Array<Record<string, unknown>>;
-  managedFields?: unknown[];
-  [key: string]: unknown;
-}
+import type { ObjectMeta } from "../lib/kube-api.ts";
+export type { ObjectMeta } from "../lib/kube-api.ts";
 
 export interface KubeObject {
   apiVersion?: string;

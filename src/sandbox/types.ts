@@ -1,24 +1,15 @@
 // Shared shapes of the sandbox API server: objects, resource types, and API errors that
 // serialise as real `kind: Status` bodies.
 
+import type { ObjectMeta as BaseObjectMeta, StatusReason } from "../lib/kube-api.ts";
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
+/** Object metadata as stored: the shared shape, with managed fields and owner references typed as the sandbox writes them. */
+export interface ObjectMeta extends BaseObjectMeta {
   managedFields?: ManagedFieldsEntry[];
-  finalizers?: string[];
   ownerReferences?: JsonObject[];
-  [key: string]: unknown;
 }
 
 export interface ManagedFieldsEntry {
@@ -119,23 +110,7 @@ export interface StatusDetails {
   retryAfterSeconds?: number;
 }
 
-export type StatusReason =
-  | "BadRequest"
-  | "Unauthorized"
-  | "Forbidden"
-  | "NotFound"
-  | "AlreadyExists"
-  | "Conflict"
-  | "Gone"
-  | "Invalid"
-  | "MethodNotAllowed"
-  | "NotAcceptable"
-  | "UnsupportedMediaType"
-  | "Expired"
-  | "InternalError"
-  | "ServiceUnavailable"
-  | "Timeout"
-  | "TooManyRequests";
+export type { StatusReason };
 
 /** An API failure; `toStatus()` is the body kube-apiserver would send. */
 export class ApiError extends Error {

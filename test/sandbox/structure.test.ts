@@ -1,5 +1,6 @@
 // The sandbox's layout holds (docs/decisions.md, 2026-12-03): it imports nothing of mc — only
-// its own files, packages, node: built-ins and the data under k8s/ — and its files import each
+// its own files, packages, node: built-ins, the data under k8s/ and src/lib/ (libraries of
+// Kubernetes conventions that import nothing themselves) — and its files import each
 // other without a cycle (type-only imports included), so printers and controllers are listed,
 // not registered by side effect.
 import { describe, expect, test } from "bun:test";
@@ -8,14 +9,15 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const SANDBOX = join(ROOT, "src/sandbox");
+const LIB = join(ROOT, "src/lib");
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g;
 
-/** Every .ts file under src/sandbox with the relative imports it makes, as absolute paths. */
-async function importGraph(): Promise<Map<string, string[]>> {
+/** Every .ts file under a folder (src/sandbox by default) with the relative imports it makes, as absolute paths. */
+async function importGraph(root = SANDBOX): Promise<Map<string, string[]>> {
   const graph = new Map<string, string[]>();
-  for (const rel of new Glob("**/*.ts").scanSync(SANDBOX)) {
+  for (const rel of new Glob("**/*.ts").scanSync(root)) {
     if (rel.endsWith(".d.ts")) continue;
-    const file = join(SANDBOX, rel);
+    const file = join(root, rel);
     const text = await Bun.file(file).text();
     const deps = [...text.matchAll(SPECIFIER)].map((m) => m[1]!).filter((s) => s.startsWith("."));
     graph.set(
@@ -61,14 +63,25 @@ function cycles(graph: Map<string, string[]>): string[][] {
 }
 
 describe("the sandbox's layout", () => {
-  test("imports nothing of mc: only its own files, packages, node: built-ins and k8s/ data", async () => {
+  test("imports nothing of mc: only its own files, packages, node: built-ins, k8s/ data and src/lib/", async () => {
     const outside: string[] = [];
     for (const [file, deps] of await importGraph()) {
       for (const dep of deps) {
         const inSandbox = !relative(SANDBOX, dep).startsWith("..");
         const data = !relative(join(ROOT, "k8s"), dep).startsWith("..");
-        if (!inSandbox && !data) outside.push(`${relative(SANDBOX, file)} → ${relative(ROOT, dep)}`);
+        const lib = !relative(LIB, dep).startsWith("..");
+        if (!inSandbox && !data && !lib) outside.push(`${relative(SANDBOX, file)} → ${relative(ROOT, dep)}`);
       }
+    }
+    expect(outside).toEqual([]);
+  });
+
+  test("src/lib/, which both mc and the sandbox import, imports nothing but itself", async () => {
+    const outside: string[] = [];
+    for (const [file, deps] of await importGraph(LIB)) {
+      for (const dep of deps) if (relative(LIB, dep).startsWith("..")) outside.push(`${relative(ROOT, file)} → ${relative(ROOT, dep)}`);
+      const text = await Bun.file(file).text();
+      for (const m of text.matchAll(SPECIFIER)) if (!m[1]!.startsWith(".")) outside.push(`${relative(ROOT, file)} → ${m[1]}`);
     }
     expect(outside).toEqual([]);
   });
