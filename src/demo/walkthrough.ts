@@ -58,12 +58,25 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
   applyObjects(west, await install(westPath), "mc-demo");
   say(`2. mc install | kubectl apply, on both: ${summary(installed)}`);
 
-  const svc = (name: string, labels: Record<string, string>): Manifest[] => [
-    { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] } },
-    { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default", labels }, subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }] },
+  // A Deployment and a Service selecting its Pods: east's endpoints controller makes the Endpoints.
+  const app = (name: string, labels: Record<string, string>): Manifest[] => [
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, namespace: "default", labels: { app: name } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: "nginx", ports: [{ name: "http", containerPort: 8080 }] }] } },
+      },
+    },
+    { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: "http" }] } },
   ];
-  applyObjects(east, [...svc("web", { app: "web", [L.EXPORTED]: "true" }), ...svc("db", { app: "db" })], "mc-demo");
-  say(`3. east runs default/web (exported: ${L.EXPORTED}=true) and default/db (not exported)`);
+  applyObjects(east, [...app("web", { app: "web", [L.EXPORTED]: "true" }), ...app("db", { app: "db" })], "mc-demo");
+  const eastClient = await connect({ kubeconfig: eastPath });
+  const webEndpoints = await eastClient.get<Endpoints>(resources.endpoints, "default", "web");
+  say(`3. east runs default/web (exported: ${L.EXPORTED}=true) and default/db (not exported), 2 pods each`);
+  say(`     east's endpoints controller lists web's pods: ${(webEndpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => `${a.ip}:${s.ports?.[0]?.port}`)).join(", ")}`);
 
   const gateway = await startDemoGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions("east", eastPath));
@@ -122,10 +135,17 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
     await waitForGateway(westClient, (alive) => alive === true);
     say(`8. the gateway is back: web-east is ready again and mc gateways says ALIVE True`);
 
-    const eastClient = await connect({ kubeconfig: eastPath });
+    const pods = (await eastClient.list(resources.pod, { namespace: "default", labelSelector: "app=web" })).items;
+    for (const pod of pods) east.api.kubelet.setPodReady("default", pod.metadata.name!, false);
+    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => !!o && (o.subsets ?? []).length === 0, { what: "web-east to have no endpoints", timeoutMs: WAIT_MS });
+    say(`9. east's web pods fail their readiness probes: web-east has no endpoints, so calls fail fast`);
+    for (const pod of pods) east.api.kubelet.setPodReady("default", pod.metadata.name!, true);
+    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, { what: "web-east endpoints to be back", timeoutMs: WAIT_MS });
+    say(`   ...and once one is ready again, web-east points at the gateway again`);
+
     await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: null } } });
     await waitForObject(westClient, resources.service, "default", "web-east", (o) => o === undefined, { what: "web-east to be removed", timeoutMs: WAIT_MS });
-    say(`9. east stops exporting web: west's web-east is gone`);
+    say(`10. east stops exporting web: west's web-east is gone`);
     await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: "true" } } });
     await waitForObject(westClient, resources.service, "default", "web-east", (o) => !!o, { what: "web-east to come back", timeoutMs: WAIT_MS });
     say(`   ...and exporting it again brings it back`);

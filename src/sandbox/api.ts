@@ -10,6 +10,7 @@ import { SANDBOX_ADMIN, type UserInfo } from "./auth/rbac.ts";
 import { ServiceAccountTokens } from "./auth/tokens.ts";
 import { builtinControllers } from "./controllers/builtin.ts";
 import type { Controller } from "./controllers/controller.ts";
+import type { Kubelet } from "./controllers/kubelet.ts";
 import { ensureKubernetesService } from "./controllers/kubernetes-service.ts";
 import { randomSuffix, sameContent, specOf } from "./object-utils.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
@@ -28,6 +29,8 @@ export interface WriteOptions {
   applied?: boolean;
   /** Who is asking (default the sandbox admin): SelfSubjectAccessReviews answer for them. */
   user?: UserInfo;
+  /** A built-in controller's own write (kubelet, endpoints, ...): not a client request, so not counted in `store.writes`. */
+  internal?: boolean;
 }
 
 export interface WriteResult {
@@ -43,19 +46,28 @@ export class Api {
   readonly tokens = new ServiceAccountTokens();
 
   private readonly controllers: readonly Controller[];
+  /** The fake kubelet: `setPodReady` is the sandbox's readiness control. */
+  readonly kubelet: Kubelet;
 
   constructor(
     readonly store: Store,
     caPem: string,
   ) {
-    this.controllers = builtinControllers({
+    const builtin = builtinControllers({
       store,
       registry: this.registry,
       tokens: this.tokens,
       caPem,
       create: (type, namespace, body) => void this.create(type, namespace, body, { fieldManager: "sandbox" }),
       delete: (type, namespace, name) => void this.delete(type, namespace, name),
+      own: {
+        create: (type, body, manager) => this.create(type, body.metadata.namespace, body, { fieldManager: manager, internal: true }).object,
+        update: (type, body, manager, subresource) => this.update(type, body.metadata.namespace, body.metadata.name!, body, { fieldManager: manager, internal: true, subresource }).object,
+        delete: (type, namespace, name) => void this.delete(type, namespace, name, { internal: true }),
+      },
     });
+    this.controllers = builtin.all;
+    this.kubelet = builtin.kubelet;
     for (const c of this.controllers) c.start?.();
   }
 
@@ -114,7 +126,7 @@ export class Api {
     const managed = opts.applied ? object : recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
     if (opts.dryRun) return { object: this.served(type, managed), warnings, created: true };
     const stored = this.store.insert(type, managed);
-    this.store.countWrite("create");
+    if (!opts.internal) this.store.countWrite("create");
     this.afterWrite(type, stored);
     return { object: this.served(type, stored), warnings, created: true };
   }
@@ -153,8 +165,8 @@ export class Api {
     if (sameContent(managed, current)) return { object: this.served(type, current), warnings };
     if (opts.dryRun) return { object: this.served(type, managed), warnings };
     const stored = this.store.replace(type, managed, expectedRv);
-    this.store.countWrite(opts.verb ?? "update");
-    this.afterWrite(type, stored);
+    if (!opts.internal) this.store.countWrite(opts.verb ?? "update");
+    this.afterWrite(type, stored, current);
     return { object: this.served(type, stored), warnings };
   }
 
@@ -188,13 +200,13 @@ export class Api {
     return this.update(type, namespace, name, patched, { ...opts, verb: "patch" });
   }
 
-  delete(type: ResourceType, namespace: string | undefined, name: string, opts: { dryRun?: boolean; preconditions?: { uid?: string; resourceVersion?: string } } = {}): KubeObject {
+  delete(type: ResourceType, namespace: string | undefined, name: string, opts: { dryRun?: boolean; preconditions?: { uid?: string; resourceVersion?: string }; internal?: boolean } = {}): KubeObject {
     const current = this.store.get(type, namespace, name);
     if (!current) throw errors.notFound(type.plural, name, type.group);
     if (opts.dryRun) return this.served(type, current);
     if (!type.crd) for (const c of this.controllers) c.beforeDelete?.(type, current);
     const gone = this.store.remove(type, namespace, name, opts.preconditions);
-    this.store.countWrite("delete");
+    if (!opts.internal) this.store.countWrite("delete");
     this.afterDelete(type, gone);
     return this.served(type, gone);
   }
@@ -203,8 +215,8 @@ export class Api {
     return this.store.list(type, filter).map((o) => this.delete(type, o.metadata.namespace, o.metadata.name!, opts));
   }
 
-  private afterWrite(type: ResourceType, obj: KubeObject): void {
-    if (!type.crd) for (const c of this.controllers) c.onWrite?.(type, obj);
+  private afterWrite(type: ResourceType, obj: KubeObject, previous?: KubeObject): void {
+    if (!type.crd) for (const c of this.controllers) c.onWrite?.(type, obj, previous);
   }
 
   private afterDelete(type: ResourceType, obj: KubeObject): void {
@@ -213,7 +225,7 @@ export class Api {
 }
 
 /** Kinds whose strategy keeps metadata.generation (custom resources always do). */
-const GENERATION_KINDS = new Set(["Deployment", "PodDisruptionBudget", "CustomResourceDefinition"]);
+const GENERATION_KINDS = new Set(["Deployment", "ReplicaSet", "PodDisruptionBudget", "CustomResourceDefinition"]);
 const tracksGeneration = (type: ResourceType) => type.crd !== undefined || GENERATION_KINDS.has(type.kind);
 
 

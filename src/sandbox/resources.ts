@@ -37,6 +37,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   builtin("", "v1", "ServiceAccount", "serviceaccounts", true, { shortNames: ["sa"] }),
   builtin("", "v1", "Event", "events", true, { shortNames: ["ev"] }),
   builtin("apps", "v1", "Deployment", "deployments", true, { shortNames: ["deploy"], categories: ["all"], status: true }),
+  builtin("apps", "v1", "ReplicaSet", "replicasets", true, { shortNames: ["rs"], categories: ["all"], status: true }),
   builtin("rbac.authorization.k8s.io", "v1", "Role", "roles", true),
   builtin("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", true),
   builtin("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", false),

@@ -6,11 +6,13 @@ test("mc demo links two clusters, mirrors, follows gateway health and unexport, 
   const r = await mc(["demo"]);
   expect(r.code).toBe(0);
   const out = r.stdout;
+  expect(out).toMatch(/east's endpoints controller lists web's pods: 10\.244\.\d+\.\d+:8080, 10\.244\.\d+\.\d+:8080\n/);
   expect(out).toContain("✓ west has default/web-east");
   expect(out).toContain("west has no db-east (0 found)");
   expect(out).toMatch(/CLUSTER\s+ALIVE\s+NUM_SVC\s+LATENCY_P50\s+LATENCY_P95\s+LATENCY_P99\n\s+east\s+True\s+1\s+\d+ms/);
   expect(out).toContain("endpoints are not ready, and mc gateways says ALIVE False");
   expect(out).toContain("web-east is ready again and mc gateways says ALIVE True");
+  expect(out).toContain("east's web pods fail their readiness probes: web-east has no endpoints");
   expect(out).toContain("west's web-east is gone");
   expect(out).toMatch(/Done in \d+\.\ds\.\n$/);
 }, 60_000);

@@ -84,18 +84,26 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two l
     expect(del.stderr).toBe("");
     expect(del.code).toBe(0);
     const after = listing(s.west);
-    // The cluster's EndpointSlice mirroring controller follows deleted Endpoints: slices have
-    // random names, so they are checked apart from the fixed list.
+    // The cluster's controllers follow deleted objects: the EndpointSlice mirroring controller's
+    // slices of deleted Endpoints and the garbage collector's ReplicaSet and Pod of the deleted
+    // Deployment go too. They have generated names, so they are checked apart from the fixed list.
     const isSlice = (x: string) => x.startsWith("discovery.k8s.io/EndpointSlice ");
+    const isWorkload = (x: string) => x.startsWith("apps/ReplicaSet ") || x.startsWith("Pod ");
+    const generated = (x: string) => isSlice(x) || isWorkload(x);
     const gone = minus(before, after);
-    expect(gone.filter((x) => !isSlice(x)).sort()).toEqual(EAST);
+    expect(gone.filter((x) => !generated(x)).sort()).toEqual(EAST);
     expect(gone.filter(isSlice).map((x) => x.replace(/-[a-z0-9]{5}$/, "")).sort()).toEqual([
       "discovery.k8s.io/EndpointSlice default/web-east",
       "discovery.k8s.io/EndpointSlice linkerd-multicluster/probe-gateway-east",
     ]);
+    expect(gone.filter(isWorkload).map((x) => x.replace(/-[b-z2-9]{5}$/, "").replace(/-[b-z2-9]{6,10}$/, "")).sort()).toEqual([
+      "Pod linkerd-multicluster/linkerd-service-mirror-east",
+      "apps/ReplicaSet linkerd-multicluster/linkerd-service-mirror-east",
+    ]);
     expect(minus(after, before)).toEqual([]);
-    expect(after.filter((x) => x.includes("north") && !isSlice(x)).length).toBe(EAST.length);
+    expect(after.filter((x) => x.includes("north") && !generated(x)).length).toBe(EAST.length);
     expect(after.filter((x) => isSlice(x) && x.includes("north")).length).toBe(2);
+    expect(after.filter((x) => isWorkload(x) && x.includes("north")).length).toBe(2);
   });
 
   test("uninstall refuses while north is linked, naming it, and prints nothing", async () => {

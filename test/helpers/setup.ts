@@ -109,7 +109,7 @@ async function mcOut(args: string[]): Promise<Manifest[]> {
   return parseManifests(r.stdout);
 }
 
-/** An exported Service in a target with one ready endpoint (targets have no endpoints controller). */
+/** An exported Service in a target with one ready endpoint: a selector-less Service, so the Endpoints are the test's (the endpoints controller manages only Services with a selector). */
 export function exportService(target: Target, namespace: string, name: string, labels: Record<string, string> = { [L.EXPORTED]: "true" }): void {
   applyObjects(target.sandbox, [
     { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80 }] } },

@@ -181,8 +181,8 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
     expect(dep.spec.template.spec.containers.map((c: { name: string }) => c.name).sort()).toEqual(["side", "web"]);
   });
 
-  test("patch --subresource=status changes only the status", async () => {
-    const out = await ok(["patch", "deployment", "web", "-n", "demo", "--subresource=status", "--type", "merge", "-p", '{"status":{"readyReplicas":1,"replicas":1,"availableReplicas":1},"spec":{"replicas":5}}']);
+  test("patch --subresource=status changes only the status (and the Deployment controller puts its status back)", async () => {
+    const out = await ok(["patch", "deployment", "web", "-n", "demo", "--subresource=status", "--type", "merge", "-p", '{"status":{"readyReplicas":0,"replicas":0,"availableReplicas":0},"spec":{"replicas":5}}']);
     expect(out).toBe("deployment.apps/web patched\n");
     const dep = await getJson(["get", "deployment", "web", "-n", "demo"]);
     expect(dep.status.readyReplicas).toBe(1);

@@ -1,6 +1,7 @@
-// Services as kube-apiserver's service registry and the cloud's load balancer leave them:
-// defaults (type, session affinity, traffic policies, target ports), a cluster IP and node
-// ports from the allocator, and load-balancer ingress (as k3s's servicelb gives it).
+// Services as kube-apiserver's service registry leaves them: defaults (type, session affinity,
+// traffic policies, target ports), a cluster IP and node ports from the allocator, and an empty
+// status on create or a change of type (the load balancer's address is a controller's,
+// controllers/load-balancer.ts).
 import type { KubeObject } from "../types.ts";
 
 interface ServicePort {
@@ -78,9 +79,5 @@ export function admitService(svc: KubeObject, previous: KubeObject | undefined, 
   } else {
     for (const p of spec.ports ?? []) delete p.nodePort;
   }
-  if (spec.type === "LoadBalancer") {
-    svc.status = { loadBalancer: { ingress: [{ ip: "127.0.0.1", ipMode: "VIP" }] } };
-  } else if (previous === undefined || spec.type !== prevSpec?.type) {
-    svc.status = { loadBalancer: {} };
-  }
+  if (previous === undefined || spec.type !== prevSpec?.type) svc.status = { loadBalancer: {} };
 }

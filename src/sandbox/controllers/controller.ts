@@ -19,11 +19,22 @@ export interface ControllerContext {
   create(type: ResourceType, namespace: string | undefined, body: KubeObject): void;
   /** A delete through the API, as a client's (counted in `store.writes`, hooks run). */
   delete(type: ResourceType, namespace: string | undefined, name: string): void;
+  /**
+   * The controller's own writes through the API, as kube-controller-manager and the kubelet make
+   * them: admission and every controller's hooks run, but they are not client requests, so
+   * `store.writes` does not count them. `update` with subresource "status" changes only the status.
+   */
+  own: {
+    create(type: ResourceType, body: KubeObject, manager: string): KubeObject;
+    update(type: ResourceType, body: KubeObject, manager: string, subresource?: "status"): KubeObject;
+    delete(type: ResourceType, namespace: string | undefined, name: string): void;
+  };
 }
 
 /**
  * Hooks a controller may have. Writes a controller makes straight to the store reach watchers
- * but are not client requests: `store.writes` does not count them and no hooks run for them.
+ * but are not client requests: `store.writes` does not count them and no hooks run for them;
+ * writes through `own` are not counted either, but run admission and the hooks.
  */
 export interface Controller {
   /** Once, when the API starts (also over a store kept across a restart). */
@@ -32,8 +43,8 @@ export interface Controller {
   admit?(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined): void;
   /** Before an object is deleted (what must go first goes here). */
   beforeDelete?(type: ResourceType, obj: KubeObject): void;
-  /** After an object was created or changed. */
-  onWrite?(type: ResourceType, obj: KubeObject): void;
+  /** After an object was created or changed (`previous`: what it was before a change). */
+  onWrite?(type: ResourceType, obj: KubeObject, previous?: KubeObject): void;
   /** After an object was deleted. */
   onDelete?(type: ResourceType, obj: KubeObject): void;
 }

@@ -2,12 +2,14 @@
 // sorted lists, one monotonic resourceVersion across all types, per-namespace buckets, and every
 // change fed to the watch hub (watch-hub.ts) for watches and their resumes.
 //
-// The seam for indexes: every read of many objects goes through `scan` (today it narrows by
-// namespace bucket, then tests each object against the filter), and every change passes through
-// `commit` with the object before and after; an index keeps itself up to date there and lets
-// `scan` visit only its candidates.
+// The seam for indexes: every read of many objects goes through `scan` (it narrows by namespace
+// bucket, or by a label index when the selector requires an indexed label's value, then tests
+// each candidate against the filter), and every change passes through `commit` with the object
+// before and after; an index keeps itself up to date there and lets `scan` visit only its
+// candidates.
 import { matchesFilter, type ListFilter } from "./filter.ts";
 import { compareKeys, storageKey } from "./keys.ts";
+import { LabelIndex } from "./label-index.ts";
 import { WatchHub, type StoreEvent, type Watcher } from "./watch-hub.ts";
 import { errors, type KubeObject, type ResourceType } from "../types.ts";
 
@@ -18,11 +20,15 @@ function freeze<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+const byNamespaceAndName = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!);
+
 export class Store {
   private rv = 0;
   /** storage key → namespace ("" for cluster-scoped) → name → object. */
   private buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
   private readonly hub: WatchHub;
+  /** storage key → the label indexes of that type (indexLabel). */
+  private readonly labelIndexes = new Map<string, LabelIndex[]>();
   /** Count of successful mutating requests by verb (dry runs excluded): for "writes nothing" tests. */
   readonly writes: Record<WriteVerb, number> = { create: 0, update: 0, patch: 0, delete: 0 };
 
@@ -57,15 +63,37 @@ export class Store {
     return this.scan(type, filter).map(freeze);
   }
 
+  /**
+   * Keeps an index of a type's objects by one label (built now from what is stored): a scan whose
+   * selector requires `label=value` then visits only the objects carrying that value.
+   */
+  indexLabel(type: Pick<ResourceType, "group" | "plural">, label: string): void {
+    const key = storageKey(type);
+    const indexes = this.labelIndexes.get(key) ?? [];
+    if (indexes.some((i) => i.label === label)) return;
+    const index = new LabelIndex(label);
+    for (const space of this.buckets.get(key)?.values() ?? []) for (const obj of space.values()) index.add(obj);
+    this.labelIndexes.set(key, [...indexes, index]);
+  }
+
   /** Like `list`, but the stored objects themselves: callers must treat them as read-only. */
   scan(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): readonly KubeObject[] {
     const bucket = this.buckets.get(storageKey(type));
     if (!bucket) return [];
+    for (const index of this.labelIndexes.get(storageKey(type)) ?? []) {
+      const value = index.valueIn(filter.labels);
+      if (value === undefined) continue;
+      const out: KubeObject[] = [];
+      for (const [ns, name] of index.candidates(filter.namespace, value)) {
+        const obj = bucket.get(ns)?.get(name);
+        if (obj && matchesFilter(obj, filter)) out.push(obj);
+      }
+      return out.sort(byNamespaceAndName);
+    }
     const spaces = filter.namespace !== undefined ? [bucket.get(filter.namespace) ?? new Map<string, KubeObject>()] : [...bucket.values()];
     const out: KubeObject[] = [];
     for (const space of spaces) for (const obj of space.values()) if (matchesFilter(obj, filter)) out.push(obj);
-    out.sort((a, b) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!));
-    return out;
+    return out.sort(byNamespaceAndName);
   }
 
   count(type: Pick<ResourceType, "group" | "plural">): number {
@@ -124,8 +152,13 @@ export class Store {
     this.writes[verb]++;
   }
 
-  /** Every change, once the bucket holds it: indexes would follow it here, then the watch hub. */
+  /** Every change, once the bucket holds it: the indexes follow it here, then the watch hub. */
   private commit(event: StoreEvent): void {
+    for (const index of this.labelIndexes.get(event.key) ?? []) {
+      if (event.previous) index.remove(event.previous);
+      if (event.type === "DELETED") index.remove(event.object);
+      else index.add(event.object);
+    }
     this.hub.emit(event);
   }
 

@@ -29,6 +29,7 @@ import { validate as vSecret } from "kubernetes-models/_schemas/IoK8sApiCoreV1Se
 import { validate as vService } from "kubernetes-models/_schemas/IoK8sApiCoreV1Service";
 import { validate as vServiceAccount } from "kubernetes-models/_schemas/IoK8sApiCoreV1ServiceAccount";
 import { validate as vDeployment } from "kubernetes-models/_schemas/IoK8sApiAppsV1Deployment";
+import { validate as vReplicaSet } from "kubernetes-models/_schemas/IoK8sApiAppsV1ReplicaSet";
 import { validate as vRole } from "kubernetes-models/_schemas/IoK8sApiRbacV1Role";
 import { validate as vRoleBinding } from "kubernetes-models/_schemas/IoK8sApiRbacV1RoleBinding";
 import { validate as vClusterRole } from "kubernetes-models/_schemas/IoK8sApiRbacV1ClusterRole";
@@ -83,6 +84,7 @@ const VALIDATORS: ReadonlyMap<string, Validator> = new Map(
       ["v1", "ServiceAccount", vServiceAccount],
       ["v1", "Event", vCoreEvent],
       ["apps/v1", "Deployment", vDeployment],
+      ["apps/v1", "ReplicaSet", vReplicaSet],
       ["rbac.authorization.k8s.io/v1", "Role", vRole],
       ["rbac.authorization.k8s.io/v1", "RoleBinding", vRoleBinding],
       ["rbac.authorization.k8s.io/v1", "ClusterRole", vClusterRole],

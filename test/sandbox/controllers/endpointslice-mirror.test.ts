@@ -148,8 +148,9 @@ describe("mirroring through client-node", () => {
   let sb: Sandbox;
   let core: k8s.CoreV1Api;
   let discovery: k8s.DiscoveryV1Api;
+  // The mirroring controller's slices (a Service with a selector also gets the EndpointSlice controller's).
   const slicesOf = async (service: string) =>
-    (await discovery.listNamespacedEndpointSlice({ namespace: "t", labelSelector: `kubernetes.io/service-name=${service}` })).items;
+    (await discovery.listNamespacedEndpointSlice({ namespace: "t", labelSelector: `kubernetes.io/service-name=${service},endpointslice.kubernetes.io/managed-by=${MIRROR_CONTROLLER}` })).items;
 
   beforeAll(async () => {
     sb = await startSandbox({ name: "mirroring" });
@@ -213,7 +214,12 @@ describe("mirroring through client-node", () => {
     const s = await core.readNamespacedService({ namespace: "t", name: "web" });
     await core.replaceNamespacedService({ namespace: "t", name: "web", body: { ...s, spec: { ...s.spec, selector: { app: "web" } } } });
     expect(await slicesOf("web")).toEqual([]);
+    // With a selector the endpoints controller owns the Endpoints: no Pod matches, so they are emptied.
+    expect((await core.readNamespacedEndpoints({ namespace: "t", name: "web" })).subsets).toBeUndefined();
     await core.replaceNamespacedService({ namespace: "t", name: "web", body: { ...(await core.readNamespacedService({ namespace: "t", name: "web" })), spec: { ...s.spec, selector: undefined } } });
+    expect(await slicesOf("web")).toEqual([]);
+    // Without it they are the user's again: what the user writes is mirrored.
+    await core.replaceNamespacedEndpoints({ namespace: "t", name: "web", body: { ...(await core.readNamespacedEndpoints({ namespace: "t", name: "web" })), subsets: body.subsets } });
     expect(await slicesOf("web")).toHaveLength(1);
     await core.deleteNamespacedService({ namespace: "t", name: "web" });
     expect(await slicesOf("web")).toEqual([]);
@@ -221,7 +227,9 @@ describe("mirroring through client-node", () => {
 
   test("a Service with a selector gets no mirrored slices; Endpoints labelled skip-mirror neither", async () => {
     await core.createNamespacedService({ namespace: "t", body: { metadata: { name: "sel" }, spec: { selector: { app: "sel" }, ports: [{ port: 80 }] } } });
-    await core.createNamespacedEndpoints({ namespace: "t", body: { metadata: { name: "sel" }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] } });
+    // The endpoints controller owns sel's Endpoints; a client's write to them mirrors nothing either.
+    const owned = await core.readNamespacedEndpoints({ namespace: "t", name: "sel" });
+    await core.replaceNamespacedEndpoints({ namespace: "t", name: "sel", body: { ...owned, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] } });
     expect(await slicesOf("sel")).toEqual([]);
     await core.createNamespacedService({ namespace: "t", body: { metadata: { name: "skip" }, spec: { ports: [{ port: 80 }] } } });
     await core.createNamespacedEndpoints({

@@ -23,6 +23,26 @@ describe("store", () => {
     expect(Number(a2.metadata.resourceVersion)).toBe(Number(b.metadata.resourceVersion) + 1);
   });
 
+  test("a label index answers label=value scans from the objects carrying it, kept in step with every change", () => {
+    const s = new Store();
+    s.insert(services, svc("a", "before", { app: "web" }));
+    s.indexLabel(services, "app");
+    for (let i = 0; i < 50; i++) s.insert(services, svc("a", `other-${i}`, { app: "db" }));
+    const web = s.insert(services, svc("b", "web", { app: "web", tier: "front" }));
+    const names = (selector: string, namespace?: string) => s.list(services, { namespace, labels: parseLabelSelector(selector) }).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    expect(names("app=web")).toEqual(["a/before", "b/web"]);
+    expect(names("app=web", "a")).toEqual(["a/before"]);
+    expect(names("app=web,tier=front")).toEqual(["b/web"]);
+    s.replace(services, { ...web, metadata: { ...web.metadata, labels: { app: "db" } } });
+    expect(names("app=web")).toEqual(["a/before"]);
+    expect(names("app=db", "b")).toEqual(["b/web"]);
+    s.remove(services, "a", "before");
+    expect(names("app=web")).toEqual([]);
+    // Other selectors still read the namespace buckets.
+    expect(names("app!=db")).toEqual([]);
+    expect(names("app in (db)").length).toBe(51);
+  });
+
   test("copies in and out: mutating a returned object does not change the store", () => {
     const s = new Store();
     const input = svc("default", "a", { x: "1" });

@@ -1,0 +1,28 @@
+// The cloud's service controller (k3s's servicelb, say): a LoadBalancer Service with no ingress
+// address gets one, 127.0.0.1, where the sandbox itself answers. Only then: a client's later
+// status write (a hostname, as AWS gives) stays, and so does any address already there.
+import type { KubeObject } from "../types.ts";
+import type { Controller } from "./controller.ts";
+
+export const LOAD_BALANCER_INGRESS = { ip: "127.0.0.1", ipMode: "VIP" } as const;
+
+interface ServiceStatus {
+  loadBalancer?: { ingress?: unknown[] };
+  [k: string]: unknown;
+}
+
+/** Gives a LoadBalancer Service its ingress address when it has none. Mutates `svc`. */
+export function assignIngress(svc: KubeObject): void {
+  if ((svc.spec as { type?: string } | undefined)?.type !== "LoadBalancer") return;
+  const status = (svc.status as ServiceStatus | undefined) ?? {};
+  if ((status.loadBalancer?.ingress ?? []).length > 0) return;
+  svc.status = { ...status, loadBalancer: { ...status.loadBalancer, ingress: [{ ...LOAD_BALANCER_INGRESS }] } };
+}
+
+export function loadBalancers(): Controller {
+  return {
+    admit(type, svc) {
+      if (type.group === "" && type.kind === "Service") assignIngress(svc);
+    },
+  };
+}
