@@ -1,4 +1,4 @@
-// The gateway's probe endpoint for `mc sandbox --linkerd`. A sandbox runs no pods, so the gateway
+// The gateway's probe endpoint for `mc sandbox --linkerd`. A sandbox's pods run nothing, so the gateway
 // Deployment `mc install` applies never answers the controller's probe; this plays its proxy's
 // admin port. It watches the gateway Service (linkerd-multicluster/linkerd-gateway) through the
 // sandbox's API, as a kubelet would watch its pods, and answers the Service's probe path where a

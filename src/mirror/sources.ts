@@ -1,9 +1,10 @@
 // What the mirror watches, and how each change becomes a queue key. Remote: the exported
-// Services and their Endpoints (server-side selected by the Link's selector — Endpoints carry
-// their Service's labels — so a Service that loses its export label leaves the cache, which is
-// what unexport means). Local: all Services (so a foreign same-named Service is seen), our
-// Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
-// namespace appears).
+// Services (server-side selected by the Link's selector, so a Service that loses its export
+// label leaves the cache, which is what unexport means) and every Endpoints object, unfiltered
+// — Endpoints need not carry their Service's labels (hand-managed ones of a selector-less
+// Service carry none) — kept compact (remote-endpoints.ts); only those of exported Services
+// queue work. Local: all Services (so a foreign same-named Service is seen), our Endpoints
+// (label cluster-name) and Namespaces (a skipped Service is retried when its namespace appears).
 import { Informer, resources, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
 import type { BackoffOptions } from "../runtime/index.ts";
 import { logger } from "../log.ts";
@@ -13,6 +14,7 @@ import type { Link } from "../model/link.ts";
 import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
+import { endpointsCompactor } from "./remote-endpoints.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
 export interface Sources {
@@ -27,13 +29,13 @@ export interface Sources {
 export function createSources(o: { link: Link; local: KubeClient; remote: KubeClient; backoff?: Partial<BackoffOptions> }): Sources {
   const c = o.link.targetClusterName;
   const log = logger(`informer:${c}`);
-  const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string) =>
-    new Informer<T>({ client, resource, labelSelector, log, backoff: o.backoff });
+  const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string, transform?: (obj: T) => T) =>
+    new Informer<T>({ client, resource, labelSelector, log, backoff: o.backoff, ...(transform && { transform }) });
   const selector = o.link.gateway && o.link.selector ? formatLabelSelector(o.link.selector) : undefined;
   return {
     ...(selector !== undefined && {
       remoteServices: inf<Svc>(o.remote, resources.service, selector),
-      remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, selector),
+      remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()),
     }),
     services: inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
@@ -53,7 +55,10 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
     if (isServiceKey(key)) enqueue(key);
   };
   s.remoteServices?.onKey(remoteKey);
-  s.remoteEndpoints?.onKey(remoteKey);
+  // A change of an unexported Service's Endpoints decides nothing: its Service's own events do.
+  s.remoteEndpoints?.onKey((key) => {
+    if (s.remoteServices?.cache.getByKey(key)) remoteKey(key);
+  });
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
