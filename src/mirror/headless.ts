@@ -7,7 +7,7 @@ import { HEADLESS_MIRROR_SVC_NAME, REMOTE_RESOURCE_VERSION, REMOTE_SVC_FQ_NAME }
 import type { Link } from "../model/link.ts";
 import { mirrorName } from "../model/names.ts";
 import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
-import { endpointsAnnotations, ownLabels } from "./metadata.ts";
+import { endpointsAnnotations } from "./metadata.ts";
 import type { EndpointAddress, EndpointPort, EndpointsObject, Meta, ResolvedGateway, ServiceObject } from "./types.ts";
 
 export interface EndpointMirror {
@@ -49,7 +49,8 @@ export function desiredHeadless(o: {
     ports: (s.ports ?? []).map((p) => ({ ...(p.name && { name: p.name }), protocol: p.protocol ?? "TCP", port: p.port })),
   }));
   const hostnames = [...new Set(subsets.flatMap((s) => s.hostnames))].sort();
-  const labels = { ...ownLabels(cluster), [HEADLESS_MIRROR_SVC_NAME]: o.mirrorName };
+  // The exported Service's mirror labels (its own included), as Linkerd's createEndpointMirrorService.
+  const labels = { ...o.labels, [HEADLESS_MIRROR_SVC_NAME]: o.mirrorName };
   const ports = mirrorPorts(svc.spec?.ports);
   const epSubsets = gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), o.alive);
   const endpointMirrors = hostnames.map((hostname): EndpointMirror => {

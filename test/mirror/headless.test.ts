@@ -55,6 +55,22 @@ describe("headless mirrors", () => {
     expect(writes(pair.west) - before).toBe(1 + 5);
   });
 
+  test("endpoint mirrors and their Endpoints carry the exported Service's mirror labels, its own included, plus headless-mirror-svc-name, and follow a relabel (Linkerd: createEndpointMirrorService)", async () => {
+    const svc = await pair.eastClient.create(resources.service, remoteService({ headless: true, labels: { "mirror.linkerd.io/exported": "true", lk: "lv" } }));
+    await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: pods("pod-0"), headless: true }));
+    const ctl = await startController(pair, gateway, { enableHeadless: true });
+    const want = { lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east" };
+    expect(read(pair.west, "services", "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
+    expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
+    const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { lk: "lv2", tier: "db" } } });
+    expect(relabelled.metadata.uid).toBe(svc.metadata.uid);
+    await cached(ctl.informers.remoteServices, relabelled);
+    await ctl.drain();
+    const now = { ...want, lk: "lv2", tier: "db" };
+    expect(read(pair.west, "services", "ns1", "pod-0-east")!.metadata.labels).toEqual(now);
+    expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.metadata.labels).toEqual(now);
+  });
+
   test("new pods in the target's Endpoints get endpoint mirrors and appear in the headless Endpoints; gone pods lose theirs (Linkerd: updates headless mirror service with new remote Endpoints hosts)", async () => {
     await exportHeadless();
     const ctl = await startController(pair, gateway, { enableHeadless: true });
