@@ -6,8 +6,9 @@
 // few exported ones) and west run in a child process, so this process's heap holds only the
 // controller. Prints the heap growth per unexported Service once synced, the same for an
 // informer keeping whole Endpoints (Linkerd's way), and how many reconciles N/10 updates of
-// unexported Endpoints cause (none should).
-//   bun bench/remote-endpoints-memory.ts [unexported=10000] [exported=50]
+// unexported Endpoints cause (none should). With --slices the controller reads EndpointSlices
+// (east's mirroring controller makes one per Endpoints object) instead.
+//   bun bench/remote-endpoints-memory.ts [unexported=10000] [exported=50] [--slices]
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,8 +60,10 @@ if (process.argv[2] === "--clusters") {
 }
 
 // ---- parent: the controller ------------------------------------------------------------------
-const unexported = Number(process.argv[2] ?? 10_000);
-const exported = Number(process.argv[3] ?? 50);
+const slices = process.argv.includes("--slices");
+const [unexportedArg, exportedArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const unexported = Number(unexportedArg ?? 10_000);
+const exported = Number(exportedArg ?? 50);
 const dir = await mkdtemp(join(tmpdir(), "mc-bench-memory-"));
 const child = Bun.spawn(["bun", import.meta.path, "--clusters", dir, String(unexported), String(exported)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
 const lines = (async function* () {
@@ -99,7 +102,7 @@ const linkObj = await west.create(linkResource, {
 
 // Whole Endpoints objects, as an unfiltered informer without a transform keeps them (Linkerd).
 const before0 = heap();
-const whole = new Informer<KubeObject>({ client: east, resource: resources.endpoints, log: quiet });
+const whole = new Informer<KubeObject>({ client: east, resource: slices ? resources.endpointSlice : resources.endpoints, log: quiet });
 whole.start();
 await whole.synced;
 const wholeBytes = heap() - before0;
@@ -108,18 +111,18 @@ await whole.stop();
 const metrics = createMetrics();
 const reconciles = async () => (await metrics.reconcileDuration.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
 const before = heap();
-const ctl = new MirrorController({ link: parseLink(linkObj), namespace: DEFAULT_NAMESPACE, local: west, remote: east, log: quiet, metrics, resolver: async (h) => [h] });
+const ctl = new MirrorController({ link: parseLink(linkObj), namespace: DEFAULT_NAMESPACE, local: west, remote: east, log: quiet, metrics, resolver: async (h) => [h], enableEndpointSlices: slices });
 ctl.start();
 await ctl.synced;
 await ctl.drain();
 const controllerBytes = heap() - before;
-const cachedEndpoints = ctl.informers.remoteEndpoints?.cache.size ?? 0;
+const seen = (ctl.informers.remoteEndpoints ?? ctl.informers.remoteEndpointSlices)!;
+const cachedEndpoints = seen.cache.size;
 
 const reconciledBefore = await reconciles();
 child.stdin.write("touch\n");
 child.stdin.flush();
 const touchedAt = (await nextLine()).split(" ")[1]!;
-const seen = ctl.informers.remoteEndpoints!;
 while (Number(seen.resourceVersion) < Number(touchedAt)) await Bun.sleep(20);
 await ctl.drain();
 const reconciledAfter = await reconciles();
@@ -127,8 +130,9 @@ await ctl.stop();
 child.kill();
 
 const kb = (n: number) => (n / 1024).toFixed(2);
-console.log(`remote Endpoints memory: ${unexported} unexported + ${exported} exported Services in east (3 pods, 2 ports each); ${cachedEndpoints} Endpoints cached`);
+const what = slices ? "EndpointSlices" : "Endpoints";
+console.log(`remote ${what} memory: ${unexported} unexported + ${exported} exported Services in east (3 pods, 2 ports each); ${cachedEndpoints} ${what} cached`);
 console.log(`  controller, synced (all its caches), per unexported Service: ${kb(controllerBytes / unexported)} KB   (limit 1 KB; total ${(controllerBytes / 1048576).toFixed(1)} MB)`);
-console.log(`  whole Endpoints (unfiltered informer, no transform), per object: ${kb(wholeBytes / (unexported + exported))} KB   ratio ${(wholeBytes / Math.max(1, controllerBytes)).toFixed(1)}x`);
-console.log(`  reconciles caused by ${Math.ceil(unexported / 10)} updates of unexported Endpoints: ${reconciledAfter - reconciledBefore}`);
+console.log(`  whole ${what} (unfiltered informer, no transform), per object: ${kb(wholeBytes / (unexported + exported))} KB   ratio ${(wholeBytes / Math.max(1, controllerBytes)).toFixed(1)}x`);
+console.log(`  reconciles caused by ${Math.ceil(unexported / 10)} updates of unexported ${what}: ${reconciledAfter - reconciledBefore}`);
 process.exit(0);

@@ -6,6 +6,7 @@ export const resources = {
   namespace: { apiVersion: "v1", kind: "Namespace", plural: "namespaces", namespaced: false },
   service: { apiVersion: "v1", kind: "Service", plural: "services", namespaced: true },
   endpoints: { apiVersion: "v1", kind: "Endpoints", plural: "endpoints", namespaced: true },
+  endpointSlice: { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true },
   secret: { apiVersion: "v1", kind: "Secret", plural: "secrets", namespaced: true },
   configMap: { apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
   serviceAccount: { apiVersion: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true },

@@ -28,6 +28,8 @@ export interface ControllerOptions {
   retryLimit: number;
   /** HA: 3 replicas (one leader), anti-affinity, maxUnavailable 1, PodDisruptionBudget. */
   ha: boolean;
+  /** `--enable-endpoint-slices`: the controller reads the target's EndpointSlices. */
+  enableEndpointSlices?: boolean;
 }
 
 export interface ServiceMirrorOptions {
@@ -56,6 +58,7 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
     `--log-level=${ctl.logLevel}`,
     `--log-format=${ctl.logFormat}`,
     `--event-requeue-limit=${ctl.retryLimit}`,
+    ...(ctl.enableEndpointSlices ? ["--enable-endpoint-slices"] : []),
     ...(o.probePort !== null ? [`--probe-service=${probeGatewayName(c)}`] : []),
     c,
   ];

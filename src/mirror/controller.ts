@@ -1,5 +1,6 @@
-// MirrorController: one Link's service mirror, wired. Remote informers (exported Services and
-// their Endpoints, selected by the Link), local informers (Services, our Endpoints, Namespaces)
+// MirrorController: one Link's service mirror, wired. Remote informers (exported Services,
+// selected by the Link, and every Endpoints object — or EndpointSlice — kept compact), local
+// informers (Services, our Endpoints, Namespaces)
 // and the gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest. Start
 // waits for every cache before the first key runs, so an empty cache is never mistaken for
 // "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
@@ -20,6 +21,7 @@ import { failuresFromStatus } from "./status.ts";
 import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
+import { RemoteSlices } from "./remote-slices.ts";
 import { allInformers, allKeys, createSources, wireSources, type Sources } from "./sources.ts";
 import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
@@ -36,6 +38,8 @@ export interface MirrorControllerOptions {
   probeDirect?: boolean;
   enableHeadless?: boolean;
   enableNamespaceCreation?: boolean;
+  /** `--enable-endpoint-slices`: read the target's EndpointSlices instead of its Endpoints. */
+  enableEndpointSlices?: boolean;
   /** Retries of a failing key before it is reported (`--event-requeue-limit`, default 3). */
   requeueLimit?: number;
   /** Keys reconciled at once (never one key twice at once). Default 4. */
@@ -74,6 +78,8 @@ export class MirrorController {
   private readonly deps: ReconcileDeps;
   private readonly gatewayRef: { namespace: string; name: string };
   private readonly views: Array<LocalView<KubeObject>>;
+  /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
+  private readonly remoteSlices: RemoteSlices | undefined;
   private readonly prober: GatewayProber | undefined;
   private resolveSynced!: () => void;
   private rejectSynced!: (err: Error) => void;
@@ -112,7 +118,8 @@ export class MirrorController {
     });
     this.synced.catch(() => {});
 
-    this.informers = createSources({ link, local: opts.local, remote: opts.remote, backoff: opts.informerBackoff });
+    this.informers = createSources({ link, local: opts.local, remote: opts.remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff });
+    this.remoteSlices = this.informers.remoteEndpointSlices && new RemoteSlices(this.informers.remoteEndpointSlices);
     const services = new LocalView(this.informers.services, byHeadlessMirror(c));
     const endpoints = new LocalView(this.informers.endpoints);
     this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
@@ -138,7 +145,7 @@ export class MirrorController {
       },
       caches: {
         remoteServices: this.informers.remoteServices?.cache ?? null,
-        remoteEndpoints: this.informers.remoteEndpoints?.cache ?? null,
+        remoteEndpoints: this.remoteSlices ?? this.informers.remoteEndpoints?.cache ?? null,
         services,
         endpoints,
         namespaces: this.informers.namespaces.cache,
@@ -233,6 +240,7 @@ export class MirrorController {
     await this.queue.stop();
     await Promise.all(this.allInformers.map((i) => i.stop()));
     for (const v of this.views) v.close();
+    this.remoteSlices?.close();
     this.rejectSynced(new Error(`mirror of ${this.cluster} stopped`));
     await this.running;
   }

@@ -49,7 +49,7 @@ export function compactSubsets(subsets: readonly EndpointSubset[] | null | undef
   });
 }
 
-const hasHostname = (subsets: readonly EndpointSubset[]) => subsets.some((s) => [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].some((a) => a.hostname));
+export const hasHostname = (subsets: readonly EndpointSubset[]): boolean => subsets.some((s) => [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].some((a) => a.hostname));
 
 function freeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {
@@ -59,17 +59,27 @@ function freeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * Values stored once and shared: `share(v)` returns an earlier equal value (frozen) when there is
+ * one. Only for values with few distinct shapes; past SHAPE_LIMIT shapes new ones are not kept.
+ */
+export function sharedShapes<T>(): (value: T) => T {
+  const shapes = new Map<string, T>();
+  return (value) => {
+    const key = JSON.stringify(value);
+    const shared = shapes.get(key);
+    if (shared !== undefined) return shared;
+    if (shapes.size < SHAPE_LIMIT) shapes.set(key, freeze(value));
+    return value;
+  };
+}
+
 /** An informer `transform` that keeps each target Endpoints object compact, sharing subset shapes. */
 export function endpointsCompactor<T extends EndpointsObject>(): (ep: T) => T {
-  const shapes = new Map<string, EndpointSubset[]>();
+  const share = sharedShapes<EndpointSubset[]>();
   return (ep) => {
-    let subsets = compactSubsets(ep.subsets);
-    if (!hasHostname(subsets)) {
-      const key = JSON.stringify(subsets);
-      const shared = shapes.get(key);
-      if (shared) subsets = shared;
-      else if (shapes.size < SHAPE_LIMIT) shapes.set(key, freeze(subsets));
-    }
+    const compact = compactSubsets(ep.subsets);
+    const subsets = hasHostname(compact) ? compact : share(compact);
     const { name, namespace, resourceVersion } = ep.metadata;
     return { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, resourceVersion }, subsets } as unknown as T;
   };

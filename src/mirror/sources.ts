@@ -15,18 +15,21 @@ import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
+import { SERVICE_NAME_LABEL, sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
 export interface Sources {
   /** Absent when the Link exports nothing (no selector, or no gateway). */
   remoteServices?: Informer<Svc>;
+  /** The target's Endpoints, or (with enableEndpointSlices) its EndpointSlices: one of the two. */
   remoteEndpoints?: Informer<Eps>;
+  remoteEndpointSlices?: Informer<Slice>;
   services: Informer<Svc>;
   endpoints: Informer<Eps>;
   namespaces: Informer<KubeObject>;
 }
 
-export function createSources(o: { link: Link; local: KubeClient; remote: KubeClient; backoff?: Partial<BackoffOptions> }): Sources {
+export function createSources(o: { link: Link; local: KubeClient; remote: KubeClient; enableEndpointSlices?: boolean; backoff?: Partial<BackoffOptions> }): Sources {
   const c = o.link.targetClusterName;
   const log = logger(`informer:${c}`);
   const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string, transform?: (obj: T) => T) =>
@@ -35,7 +38,9 @@ export function createSources(o: { link: Link; local: KubeClient; remote: KubeCl
   return {
     ...(selector !== undefined && {
       remoteServices: inf<Svc>(o.remote, resources.service, selector),
-      remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()),
+      ...(o.enableEndpointSlices
+        ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, SERVICE_NAME_LABEL, slicesCompactor()) }
+        : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) }),
     }),
     services: inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
@@ -59,6 +64,12 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
   s.remoteEndpoints?.onKey((key) => {
     if (s.remoteServices?.cache.getByKey(key)) remoteKey(key);
   });
+  s.remoteEndpointSlices?.on((e) => {
+    for (const slice of e.type === "updated" ? [e.old, e.object] : [e.object]) {
+      const key = sliceService(slice);
+      if (key && s.remoteServices?.cache.getByKey(key)) remoteKey(key);
+    }
+  });
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
@@ -72,6 +83,7 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
   const named: Array<[Informer<KubeObject> | undefined, string]> = [
     [s.remoteServices as Informer<KubeObject> | undefined, "services"],
     [s.remoteEndpoints as Informer<KubeObject> | undefined, "endpoints"],
+    [s.remoteEndpointSlices as Informer<KubeObject> | undefined, "endpointslices"],
     [s.services as Informer<KubeObject>, "services"],
     [s.endpoints as Informer<KubeObject>, "endpoints"],
     [s.namespaces, "namespaces"],

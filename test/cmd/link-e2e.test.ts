@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectKubeconfigText, resources } from "../../src/kube/index.ts";
+import { parseManifests } from "../../src/manifests/output.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
@@ -107,6 +108,24 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
     // The token is the remote-access account's, minted by east; a wrong one is refused.
     const forged = await connectKubeconfigText(text.replace(/token: \S+/, "token: not-a-token"), "forged");
     await expect(forged.list(resources.service, { namespace: "default" })).rejects.toThrow(/401/);
+  });
+
+  test("mc link --enable-endpoint-slices renders the flag into the controller's args, a flag mc serve knows", async () => {
+    const r = await mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "east", "--enable-endpoint-slices"]);
+    expect(r.code).toBe(0);
+    const deployment = parseManifests(r.stdout).find((m) => m.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } };
+    expect(deployment.spec.template.spec.containers[0]!.args).toEqual([
+      "serve",
+      "--namespace=linkerd-multicluster",
+      "--log-level=info",
+      "--log-format=plain",
+      "--event-requeue-limit=3",
+      "--enable-endpoint-slices",
+      "--probe-service=probe-gateway-east",
+      "east",
+    ]);
+    // Known to mc serve: without a Link name it fails on that, not on the flag.
+    expect(await mc(["serve", "--enable-endpoint-slices"])).toEqual({ code: 1, stdout: "", stderr: "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n" });
   });
 
   test("mc link run again prints the same bundle, and re-applying it changes nothing", async () => {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connectKubeconfigText, resources, waitForObject, type KubeObject } from "../../src/kube/index.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { MC, mc, mcUntil } from "../helpers/mc.ts";
@@ -98,6 +99,72 @@ describe("mc serve (subprocess)", () => {
     expect(await serve.proc.exited).toBe(0);
     expect(serve.stderr()).not.toMatch(/eyJ|Bearer/);
   }, 40_000);
+
+  for (const mode of [[], ["--enable-endpoint-slices"]]) {
+    test.skipIf(!hasKubectl)(
+      needsKubectl(`a selector-less export with unlabelled hand-managed Endpoints and a selector export of a Deployment's Pods are mirrored alike, emptied alike and restored alike${mode.length ? ", reading EndpointSlices" : ""}`),
+      async () => {
+        const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+        servers.push(gateway);
+        const [east, west] = await Promise.all([sandbox(`east${mode.length}`), sandbox(`west${mode.length}`)]);
+        const exported = { "mirror.linkerd.io/exported": "true" };
+        const http = [{ name: "http", port: 80, targetPort: 8080 }];
+        await ok(east.kubectl, ["create", "namespace", "ns1"]);
+        await ok(east.kubectl, ["create", "deployment", "web", "-n", "ns1", "--image=nginx", "--replicas=2", "--port=8080"]);
+        await ok(east.kubectl, ["rollout", "status", "deployment/web", "-n", "ns1", "--timeout=10s"]);
+        const hand = (subsets: unknown[]) => ({ apiVersion: "v1", kind: "Endpoints", metadata: { name: "db", namespace: "ns1" }, subsets });
+        await ok(
+          east.kubectl,
+          ["apply", "-f", "-"],
+          json(
+            { apiVersion: "v1", kind: "Service", metadata: { name: "db", namespace: "ns1", labels: exported }, spec: { ports: http } },
+            hand([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 8080 }] }]),
+            { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "ns1", labels: exported }, spec: { selector: { app: "web" }, ports: http } },
+          ),
+        );
+        expect(JSON.parse(await ok(east.kubectl, ["get", "endpoints", "db", "-n", "ns1", "-o", "json"])).metadata.labels).toBeUndefined();
+        await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
+        await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
+        await ok(west.kubectl, ["create", "namespace", "ns1"]);
+        const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+        await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
+        const westClient = await connectKubeconfigText(west.kubeconfig, "west");
+        const ready = (n: number) => (o: KubeObject | undefined) => ((o as { subsets?: Array<{ addresses?: unknown[] }> } | undefined)?.subsets ?? []).reduce((k, x) => k + (x.addresses?.length ?? 0), 0) === n && !!o;
+        const both = (pred: (o: KubeObject | undefined) => boolean, what: string) =>
+          Promise.all(["db-east", "web-east"].map((name) => waitForObject(westClient, resources.endpoints, "ns1", name, pred, { what: `${name} ${what}`, timeoutMs: 20_000 })));
+
+        const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", ...mode, "east"]);
+        await both(ready(1), "with a ready address");
+        const subsets = async (name: string) => JSON.parse(await ok(west.kubectl, ["get", "endpoints", name, "-n", "ns1", "-o", "json"])).subsets;
+        const expected = [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }];
+        expect(await subsets("db-east")).toEqual(expected);
+        expect(await subsets("web-east")).toEqual(expected);
+
+        // No ready target endpoint: the hand-managed Endpoints emptied, every Pod failing readiness.
+        await ok(east.kubectl, ["replace", "-f", "-"], JSON.stringify(hand([])));
+        const pods = JSON.parse(await ok(east.kubectl, ["get", "pods", "-n", "ns1", "-l", "app=web", "-o", "json"])).items as Array<{ metadata: { name: string }; status: { conditions: Array<{ type: string }> } }>;
+        for (const pod of pods) {
+          const i = pod.status.conditions.findIndex((c) => c.type === "Ready");
+          await ok(east.kubectl, ["patch", "pod", pod.metadata.name, "-n", "ns1", "--subresource=status", "--type", "json", "-p", JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "False" }])]);
+        }
+        await both((o) => !!o && ((o as { subsets?: unknown[] }).subsets ?? []).length === 0, "with no subsets");
+        expect((await subsets("db-east")) ?? []).toEqual([]);
+        expect((await subsets("web-east")) ?? []).toEqual([]);
+
+        // And back: an address in the hand-managed Endpoints, one Pod ready again.
+        await ok(east.kubectl, ["replace", "-f", "-"], JSON.stringify(hand([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 8080 }] }])));
+        const i = pods[0]!.status.conditions.findIndex((c) => c.type === "Ready");
+        await ok(east.kubectl, ["patch", "pod", pods[0]!.metadata.name, "-n", "ns1", "--subresource=status", "--type", "json", "-p", JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "True" }])]);
+        await both(ready(1), "with a ready address again");
+        expect(await subsets("db-east")).toEqual(expected);
+        expect(await subsets("web-east")).toEqual(expected);
+
+        serve.proc.kill("SIGTERM");
+        expect(await serve.proc.exited).toBe(0);
+      },
+      60_000,
+    );
+  }
 
   test("flag mistakes are one line naming the flag, with exit code 1", async () => {
     const cases: Array<[string[], string]> = [
