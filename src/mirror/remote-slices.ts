@@ -1,6 +1,7 @@
 // `--enable-endpoint-slices`: the same decisions made from the target's EndpointSlices instead
 // of its Endpoints (deprecated from Kubernetes 1.33; Linkerd's enableEndpointSlices mode). A
-// Service's slices carry `kubernetes.io/service-name`; each becomes one subset of a compact
+// Service's slices carry `kubernetes.io/service-name` (or, failing that, an owner reference to
+// it; the cached copy keeps the name as the label); each becomes one subset of a compact
 // Endpoints view (remote-endpoints.ts): endpoints whose `conditions.ready` is true are ready (an
 // unset condition counts as not ready, as Linkerd's isEmptyEndpointSlice has it), their
 // hostnames kept, the rest collapsed; the slice's ports. `RemoteSlices` answers the mirror's
@@ -39,9 +40,13 @@ export interface EndpointSliceObject {
 export type Slice = EndpointSliceObject & KubeObject;
 export type SliceEps = EndpointsObject & KubeObject;
 
-/** The Service a slice belongs to (its service-name label), as `ns/name`; undefined for none. */
+/**
+ * The Service a slice belongs to, as `ns/name`: its service-name label, else an owner reference
+ * to a Service (as Linkerd's getEndpointSliceServiceID); undefined for neither.
+ */
 export function sliceService(slice: { metadata: Meta }): string | undefined {
-  const name = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+  const owners = (slice.metadata.ownerReferences as Array<{ kind?: string; name?: string }> | undefined) ?? [];
+  const name = slice.metadata.labels?.[SERVICE_NAME_LABEL] || owners.find((o) => o.kind === "Service" && o.name)?.name;
   return name ? `${slice.metadata.namespace ?? ""}/${name}` : undefined;
 }
 
@@ -86,8 +91,8 @@ const compareVersions = (a: string, b: string) => (/^\d+$/.test(a) && /^\d+$/.te
 export function slicesCompactor(): (slice: Slice) => Slice {
   const share = sharedShapes<{ endpoints: SliceEndpoint[]; ports: SlicePort[] }>();
   return (slice) => {
-    const { name, namespace, resourceVersion, labels } = slice.metadata;
-    const service = labels?.[SERVICE_NAME_LABEL];
+    const { name, namespace, resourceVersion } = slice.metadata;
+    const service = sliceService(slice)?.slice((namespace ?? "").length + 1);
     const subsets = compactSubsets([sliceSubset(slice)]);
     const [subset] = subsets;
     const endpoint = (ready: boolean) => (a: EndpointAddress): SliceEndpoint => ({ addresses: [a.ip], conditions: { ready }, ...(a.hostname && { hostname: a.hostname }) });

@@ -15,7 +15,7 @@ import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
-import { SERVICE_NAME_LABEL, sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
+import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
 export interface Sources {
@@ -39,7 +39,7 @@ export function createSources(o: { link: Link; local: KubeClient; remote: KubeCl
     ...(selector !== undefined && {
       remoteServices: inf<Svc>(o.remote, resources.service, selector),
       ...(o.enableEndpointSlices
-        ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, SERVICE_NAME_LABEL, slicesCompactor()) }
+        ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
         : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) }),
     }),
     services: inf<Svc>(o.local, resources.service),

@@ -14,6 +14,8 @@ export interface LinkFixture {
   namespace?: string;
   /** null: no selector at all. Default `mirror.linkerd.io/exported=true`. */
   selector?: LabelSelectorObject | null;
+  remoteDiscoverySelector?: LabelSelectorObject;
+  federatedServiceSelector?: LabelSelectorObject;
   /** "" for a gateway-less link. */
   gatewayAddress?: string;
   gatewayPort?: string;
@@ -47,6 +49,8 @@ export function linkObject(o: LinkFixture = {}): KubeObject {
       }),
       ...(probe && { probeSpec: probe }),
       ...(selector && { selector }),
+      ...(o.remoteDiscoverySelector && { remoteDiscoverySelector: o.remoteDiscoverySelector }),
+      ...(o.federatedServiceSelector && { federatedServiceSelector: o.federatedServiceSelector }),
       ...(o.excludedLabels && { excludedLabels: o.excludedLabels }),
       ...(o.excludedAnnotations && { excludedAnnotations: o.excludedAnnotations }),
     },

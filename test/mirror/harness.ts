@@ -62,7 +62,12 @@ export async function startPair(opts: { namespaces?: string[] } = {}): Promise<P
 }
 
 /** Creates the Link in west and starts a manual (steppable) controller for it; resolves once synced and drained. */
-export async function startController(pair: Pair, fixture: LinkFixture = {}, opts: Partial<MirrorControllerOptions> = {}): Promise<MirrorController> {
+export async function startController(
+  pair: Pair,
+  fixture: LinkFixture = {},
+  opts: Partial<MirrorControllerOptions> = {},
+  beforeStart?: (ctl: MirrorController) => void,
+): Promise<MirrorController> {
   const obj = await pair.westClient.create(linkResource, linkObject(fixture));
   const link = parseLink(obj);
   const ctl = new MirrorController({
@@ -78,6 +83,7 @@ export async function startController(pair: Pair, fixture: LinkFixture = {}, opt
     ...opts,
   });
   pair.controllers.push(ctl);
+  beforeStart?.(ctl);
   ctl.start();
   await within(ctl.synced, "the controller to sync");
   await ctl.drain();
