@@ -60,7 +60,7 @@ describe("defaultLinkOptions", () => {
       apiServerAddress: undefined,
       gateway: { name: "linkerd-gateway", namespace: "linkerd-multicluster", addresses: [], port: undefined },
       spec: defaultLinkOptions("east").spec,
-      controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false },
+      controller: { image: `ghcr.io/mc-project/mc:${pkg.version}`, logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false, enableEndpointSlices: false },
       version: pkg.version,
       kubeconfig: "/k/east",
       context: undefined,

@@ -54,7 +54,17 @@ describe("compact target Endpoints", () => {
     test(`the mirror decided from the compact form equals the one from the whole object: ${name}`, () => {
       const whole = remoteEndpoints({ ...fixture, resourceVersion: "7" });
       const decide = (endpoints: EndpointsObject, current?: "headless" | "clusterIP") =>
-        desiredMirror(link(), { service: remoteService({ headless, resourceVersion: "3" }), endpoints }, gateway, true, { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true, currentMirror: current }, { namespace: "ns1", name: "service-one" });
+        desiredMirror({
+          link: link(),
+          key: { namespace: "ns1", name: "service-one" },
+          remote: { service: remoteService({ headless, resourceVersion: "3" }), endpoints },
+          gateway,
+          alive: true,
+          enableHeadless: true,
+          enableNamespaceCreation: false,
+          namespaceExists: true,
+          currentMirror: current,
+        });
       const compact = endpointsCompactor<EndpointsObject>()(whole);
       for (const current of [undefined, "headless", "clusterIP"] as const) expect(decide(compact, current)).toEqual(decide(whole, current));
     });

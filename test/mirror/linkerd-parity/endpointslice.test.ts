@@ -20,9 +20,21 @@ afterEach(async () => {
 const meta = (labels?: Record<string, string>, extra: Record<string, unknown> = {}) => ({ name: "test-slice", namespace: "test-ns", ...(labels && { labels }), ...extra });
 const slice = (endpoints: EndpointSliceObject["endpoints"], labels: Record<string, string> = { "kubernetes.io/service-name": "test-svc" }): EndpointSliceObject => ({ metadata: meta(labels), endpoints, ports: [{ name: "port1", port: 8080, protocol: "TCP" }] });
 const isEmpty = (...slices: EndpointSliceObject[]) => !hasReadyEndpoints(endpointsFromSlices("test-ns", "test-svc", slices));
+/** What mc decides for an exported Service whose target has these slices (headless support on). */
+const decide = (service: ReturnType<typeof serviceFixture>, slices: EndpointSliceObject[]) =>
+  desiredMirror({
+    link: link(),
+    key: { namespace: "ns1", name: "service-one" },
+    remote: { service, endpoints: endpointsFromSlices("ns1", "service-one", slices) },
+    gateway: { addresses: ["192.0.2.127"], port: 888, identity: "" },
+    alive: true,
+    enableHeadless: true,
+    enableNamespaceCreation: false,
+    namespaceExists: true,
+  });
 /** Whether mc mirrors a headless export with these slices as headless (Linkerd's shouldExportAsHeadlessServiceFromSlice). */
 const mirroredHeadless = (...slices: EndpointSliceObject[]) => {
-  const d = desiredMirror(link(), { service: serviceFixture({ headless: true }), endpoints: endpointsFromSlices("ns1", "service-one", slices) }, { addresses: ["192.0.2.127"], port: 888, identity: "" }, true, { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true }, { namespace: "ns1", name: "service-one" });
+  const d = decide(serviceFixture({ headless: true }), slices);
   return d.service?.spec?.clusterIP === "None";
 };
 const ready = (value: boolean | null, address = "10.0.0.1", hostname?: string) => ({ addresses: [address], conditions: { ready: value }, ...(hostname !== undefined && { hostname }) });
@@ -47,7 +59,7 @@ describe("TestEndpointSliceHelperFunctions", () => {
   });
 
   test("isHeadlessEndpointSlice returns false for non-headless — mc: the Service's clusterIP decides; a ClusterIP Service's slices never make a headless mirror", () => {
-    const d = desiredMirror(link(), { service: serviceFixture(), endpoints: endpointsFromSlices("ns1", "service-one", [{ metadata: meta({}), endpoints: [ready(true, "10.0.0.1", "pod-0")] }]) }, { addresses: ["192.0.2.127"], port: 888, identity: "" }, true, { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true }, { namespace: "ns1", name: "service-one" });
+    const d = decide(serviceFixture(), [{ metadata: meta({}), endpoints: [ready(true, "10.0.0.1", "pod-0")] }]);
     expect(d.service?.spec?.clusterIP).toBeUndefined();
     expect(d.headless).toBeNull();
   });
