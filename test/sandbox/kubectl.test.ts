@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { hasKubectl, needsKubectl, kubectlFor, type Kubectl, type KubectlResult } from "../helpers/kubectl.ts";
+import { hasKubectl, needsKubectl, kubectlFor, strictCalls, type Kubectl, type KubectlResult } from "../helpers/kubectl.ts";
 
 let sb: Sandbox;
 let kubectl: Kubectl;
@@ -15,14 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => sb?.stop());
 
-/** A call that must succeed with nothing on stderr (no warnings about the server). */
-async function ok(args: string[], stdin?: string): Promise<string> {
-  const r = await kubectl(args, { stdin });
-  if (r.code !== 0 || r.stderr.trim() !== "") throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
-  return r.stdout;
-}
-
-const getJson = async (args: string[]) => JSON.parse(await ok([...args, "-o", "json"]));
+/** Calls that must succeed with nothing on stderr (no warnings about the server). */
+const { ok, getJson } = strictCalls(() => kubectl);
 
 const service = (image = "v1", ports = [80, 443]) => `
 apiVersion: v1

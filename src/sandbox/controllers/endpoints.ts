@@ -22,7 +22,7 @@ import {
   podSelector,
   podsOf,
   serviceSpec,
-  servicesSelecting,
+  servicesOfPod,
 } from "./service-pods.ts";
 import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
@@ -90,8 +90,7 @@ export function endpoints(ctx: ControllerContext): Controller {
     else ctx.own.create(type("endpoints"), next, MANAGER);
   });
   const podChanged = (pod: KubeObject, previous?: KubeObject) => {
-    const namespace = pod.metadata.namespace!;
-    for (const name of servicesSelecting(ctx.store, namespace, [previous?.metadata.labels, pod.metadata.labels])) sync.run(keyOf(namespace, name));
+    for (const key of servicesOfPod(ctx.store, pod, previous)) sync.run(key);
   };
   return {
     onWrite(t, obj, previous) {

@@ -22,7 +22,7 @@ import {
   podSelector,
   podsOf,
   serviceSpec,
-  servicesSelecting,
+  servicesOfPod,
 } from "./service-pods.ts";
 import type { LabelSelector } from "../selector.ts";
 import type { KubeObject } from "../types.ts";
@@ -119,8 +119,7 @@ export function endpointSlices(ctx: ControllerContext): Controller {
     for (const s of unused) if (ctx.store.get(slices(), namespace, s.metadata.name!)) ctx.own.delete(slices(), namespace, s.metadata.name!);
   });
   const podChanged = (pod: KubeObject, previous?: KubeObject) => {
-    const namespace = pod.metadata.namespace!;
-    for (const name of servicesSelecting(ctx.store, namespace, [previous?.metadata.labels, pod.metadata.labels])) sync.run(keyOf(namespace, name));
+    for (const key of servicesOfPod(ctx.store, pod, previous)) sync.run(key);
   };
   const follow = (t: { group: string; kind: string }, obj: KubeObject, previous?: KubeObject) => {
     const namespace = obj.metadata.namespace!;

@@ -3,6 +3,7 @@
 // belongs in them and is ready, the port a Service port resolves to on a Pod, and its hostname.
 // Selection reads one namespace's Pods or Services, never the whole store.
 import type { LabelSelector } from "../selector.ts";
+import { keyOf } from "./keyed-sync.ts";
 import type { Store } from "../storage/store.ts";
 import type { KubeObject } from "../types.ts";
 
@@ -73,6 +74,12 @@ export function servicesSelecting(store: Store, namespace: string, labelSets: Re
     if (selector && labelSets.some((labels) => selects(selector, labels))) out.push(svc.metadata.name!);
   }
   return out;
+}
+
+/** `namespace/name` of the Services a Pod's change concerns: those selecting it before or after. */
+export function servicesOfPod(store: Store, pod: KubeObject, previous?: KubeObject): string[] {
+  const namespace = pod.metadata.namespace!;
+  return servicesSelecting(store, namespace, [previous?.metadata.labels, pod.metadata.labels]).map((name) => keyOf(namespace, name));
 }
 
 /** ShouldPodBeInEndpoints: an IP, not finished (Succeeded/Failed), not being deleted. */

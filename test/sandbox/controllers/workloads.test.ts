@@ -4,7 +4,7 @@
 // Endpoints, and a LoadBalancer's address is assigned once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
-import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../../helpers/kubectl.ts";
+import { hasKubectl, kubectlFor, needsKubectl, strictCalls, type Kubectl } from "../../helpers/kubectl.ts";
 
 let sb: Sandbox;
 let kubectl: Kubectl;
@@ -16,12 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => sb?.stop());
 
-async function ok(args: string[], stdin?: string): Promise<string> {
-  const r = await kubectl(args, { stdin });
-  if (r.code !== 0 || r.stderr.trim() !== "") throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
-  return r.stdout;
-}
-const getJson = async (args: string[]) => JSON.parse(await ok([...args, "-o", "json"]));
+/** Calls that must succeed with nothing on stderr (no warnings about the server). */
+const { ok, getJson } = strictCalls(() => kubectl);
 type Obj = { metadata: { name: string; uid: string; [k: string]: any }; [k: string]: any };
 const podsOf = async (selector: string): Promise<Obj[]> => (await getJson(["get", "pods", "-n", "w", "-l", selector])).items;
 const ips = (addresses: Array<{ ip: string }> | undefined) => (addresses ?? []).map((a) => a.ip).sort();
