@@ -1,6 +1,8 @@
 // mc sandbox: an in-memory Kubernetes API server on 127.0.0.1 that kubectl can drive. With
 // --linkerd it also holds what a cluster with Linkerd installed has (src/demo/fake-linkerd.ts) and
 // answers its gateway's probe (src/demo/gateway-standin.ts), so the real-cluster walk runs on it.
+// The reliability suite's switches: --data (durable state), --enforce-rbac, and the fault flags
+// (all off by default; MC_FAULT_SEED seeds the fault rates).
 import * as v from "valibot";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
@@ -9,6 +11,7 @@ import { startGatewayStandIn, type GatewayStandIn } from "../src/demo/gateway-st
 import { generateTrustAnchor, sharedTrustAnchor } from "../src/demo/trust-anchor.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
+import { duration, fraction } from "../src/model/values.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
 
@@ -37,6 +40,21 @@ const flags = defineFlags(
       description: "With --linkerd: the PEM trust anchor in linkerd-config; generated and written there if the file does not exist (give sandboxes the same file to share it)",
       schema: v.optional(v.pipe(v.string(), v.minLength(1, "needs a file path, e.g. --trust-anchor ./trust-anchor.pem"))),
     },
+    "enforce-rbac": {
+      type: "boolean",
+      default: false,
+      description: "Authorize every request by RBAC (implies --tls): service-account tokens get what their bindings grant, the kubeconfig's admin token everything",
+    },
+    data: {
+      type: "string",
+      description: "Keep objects and the resourceVersion counter in this file (bun:sqlite): a restart on the same file and --port resumes",
+      schema: v.optional(v.pipe(v.string(), v.check((s) => !s.endsWith("/"), "must be a file path, e.g. --data ./east.db"))),
+    },
+    "drop-watches-every": { type: "string", default: "0", description: "Fault: end every watch stream this often (Go duration, 0 = never)", schema: duration("5s", { allowZero: true }) },
+    "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
+    "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
+    latency: { type: "string", default: "0", description: "Fault: added to every response (Go duration)", schema: duration("50ms", { allowZero: true }) },
+    "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
     kubeconfig: { type: "string", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
   },
@@ -54,7 +72,23 @@ export default command(meta("sandbox"), flags, async (f, g) => {
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
-  const sb = await startSandbox({ name: f.name, port: f.port, tls: f.tls });
+  const seed = process.env.MC_FAULT_SEED;
+  if (seed !== undefined && !/^\d+$/.test(seed)) throw new UserError(`MC_FAULT_SEED: must be a whole number (the seed of the fault rates), got ${JSON.stringify(seed)}`);
+  const sb = await startSandbox({
+    name: f.name,
+    port: f.port,
+    tls: f.tls,
+    enforceRbac: f.enforceRbac,
+    data: f.data,
+    faults: {
+      dropWatchesEveryMs: f.dropWatchesEvery,
+      forgetHistory: f.forgetHistory,
+      failRate: f.failRate,
+      delayMs: f.latency,
+      conflictRate: f.conflictRate,
+      seed: seed === undefined ? undefined : Number(seed),
+    },
+  });
   let gateway: GatewayStandIn | undefined;
   if (anchor) {
     fakeLinkerd(sb, { anchors: anchor.pem });

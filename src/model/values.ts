@@ -4,6 +4,7 @@
 import * as v from "valibot";
 import { isAddress, parsePort, splitList } from "./address.ts";
 import { isDns1123Label, isDns1123Subdomain, MAX_CLUSTER_NAME } from "./names.ts";
+import { DurationError, parseDuration } from "./duration.ts";
 import { parseLabelSelector, SelectorError } from "./selector.ts";
 
 /** A cluster name: a DNS-1123 label short enough for `probe-gateway-<name>`. */
@@ -121,3 +122,32 @@ export const image = v.pipe(v.string(), v.regex(/^[^\s]+$/, "must be an image re
 /** One of a fixed set, with the choices in the message. */
 export const oneOf = <const T extends string>(choices: readonly T[]) =>
   v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
+
+/** A Go duration such as 5s or 250ms, in milliseconds; "0" only when `allowZero`. */
+export const duration = (what: string, o: { allowZero?: boolean } = {}) =>
+  v.pipe(
+    v.string(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        const ms = parseDuration(dataset.value.trim());
+        if (ms > 0 || (ms === 0 && o.allowZero)) return ms;
+      } catch (err) {
+        if (!(err instanceof DurationError)) throw err;
+      }
+      addIssue({ message: `must be a ${o.allowZero ? "" : "positive "}Go duration ${what}${o.allowZero ? " (0 = off)" : ""}` });
+      return NEVER;
+    }),
+  );
+
+/** A fraction from 0 to 1, such as 0.1. */
+export const fraction = (what: string) =>
+  v.pipe(
+    v.string(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const text = dataset.value.trim();
+      const n = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
+      if (n >= 0 && n <= 1) return n;
+      addIssue({ message: `must be a fraction from 0 to 1 ${what}, e.g. 0.1` });
+      return NEVER;
+    }),
+  );

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 import { admit, type Admitted } from "./admission/admit.ts";
 import { Allocator } from "./admission/services.ts";
 import { answerAccessReview } from "./auth/access-review.ts";
+import { RbacIndex } from "./auth/bindings.ts";
 import { SANDBOX_ADMIN, type UserInfo } from "./auth/rbac.ts";
 import { ServiceAccountTokens } from "./auth/tokens.ts";
 import { builtinControllers } from "./controllers/builtin.ts";
@@ -44,6 +45,8 @@ export class Api {
   private readonly alloc = new Allocator();
   /** Service-account tokens, for authentication. */
   readonly tokens = new ServiceAccountTokens();
+  /** The RBAC bindings by subject, for access reviews and (when enforced) every request. */
+  readonly rbac: RbacIndex;
 
   private readonly controllers: readonly Controller[];
   /** The fake kubelet: `setPodReady` is the sandbox's readiness control. */
@@ -53,6 +56,9 @@ export class Api {
     readonly store: Store,
     caPem: string,
   ) {
+    this.rbac = new RbacIndex(store);
+    // A store kept across a restart: its Services' cluster IPs and node ports stay taken.
+    for (const svc of store.scan({ group: "", plural: "services" })) this.alloc.reserve(svc);
     const builtin = builtinControllers({
       store,
       registry: this.registry,
@@ -69,6 +75,11 @@ export class Api {
     this.controllers = builtin.all;
     this.kubelet = builtin.kubelet;
     for (const c of this.controllers) c.start?.();
+  }
+
+  /** Stops following the store (the RBAC index); the store itself stays usable. */
+  close(): void {
+    this.rbac.close();
   }
 
   /** Service default/kubernetes and its endpoints, for the address the sandbox listens on. */
@@ -108,7 +119,7 @@ export class Api {
 
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
     checkIdentity(type, namespace, body);
-    if (type.kind === "SelfSubjectAccessReview") return { object: answerAccessReview(this.store, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
+    if (type.kind === "SelfSubjectAccessReview") return { object: answerAccessReview(this.rbac, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     checkName(type, meta.name);

@@ -1,43 +1,146 @@
 // Fault injection for reliability tests, in one place: what a test can break (`SandboxControl`,
-// reached as `sandbox.control`) and where the sandbox applies it. Request faults (latency, a
-// fraction answered 503) are applied by the HTTP layer to every API request after
-// authentication and discovery; watch faults end the open streams or forget the event history
-// so resumes get 410 Gone. A new fault belongs here: a field or method on SandboxControl and
-// the one place that applies it.
+// reached as `sandbox.control`, and `mc sandbox`'s fault flags) and where the sandbox applies it.
+// Every fault is off by default and can be switched while the sandbox runs:
+// - latency, added to every response but health checks (`latencyFault`), and a fraction of API
+//   requests failed with 500, 503 or 429 + Retry-After after authentication (`requestFault`);
+// - a fraction of writes that carry a resourceVersion answered 409 Conflict (`conflictFault`);
+// - "forget history": every watch or list resumed from a resourceVersion answered 410 Gone
+//   (`historyFault`), or the one-shot `forgetHistory()` that drops the retained events;
+// - watch streams ended every so often (`dropWatchesEveryMs`) or at once (`dropWatches()`).
+// The rates draw from `random`, seeded for reproducible runs (`seededRandom`). A new fault
+// belongs here: a field on Faults and the one place that applies it.
 import type { WatchStreams } from "./http/watch.ts";
 import type { Store } from "./storage/store.ts";
-import { ApiError } from "./types.ts";
+import { ApiError, errors, type ResourceType } from "./types.ts";
 
 export interface Faults {
-  /** Fraction of API requests (0..1) answered 503 before they reach the store. */
+  /** Fraction of API requests (0..1) failed before they reach the store: 500, 503 or 429 with Retry-After, in turn at random. */
   failRate: number;
-  /** Extra latency added to every API request, in ms. */
+  /** Extra latency added to every response, in ms. */
   delayMs: number;
+  /** Fraction of writes (0..1) carrying a resourceVersion that are answered 409 Conflict. */
+  conflictRate: number;
+  /** While true, every watch or list resumed from a resourceVersion is answered 410 Gone. */
+  forgetHistory: boolean;
+  /** Ends every open watch stream this often, in ms (0 = never). Setting it (re)starts the timer. */
+  dropWatchesEveryMs: number;
+  /** Where the rates draw from: Math.random, or `seededRandom(seed)` for a reproducible run. */
+  random: () => number;
+}
+
+/** The faults a sandbox starts with (`startSandbox({ faults })`, `mc sandbox` flags). */
+export type FaultSettings = Partial<Omit<Faults, "random">> & { seed?: number };
+
+/** How many faults were injected, by kind (a suite's summary reads them). */
+export interface InjectedFaults {
+  failures: number;
+  conflicts: number;
+  gone: number;
+  drops: number;
 }
 
 export interface SandboxControl {
   /** Ends every open watch stream. */
   dropWatches(): void;
-  /** Forgets the event history, so resuming from an older resourceVersion gets 410 Gone. */
+  /** Forgets the event history once, so resuming from an older resourceVersion gets 410 Gone. */
   forgetHistory(): void;
-  /** Request faults: set these fields while the sandbox runs. */
+  /** The faults: set these fields while the sandbox runs. */
   faults: Faults;
+  /** Counts of injected faults so far. */
+  readonly injected: InjectedFaults;
+  /** Turns every fault off (the seed stays). */
+  clear(): void;
   openWatches(): number;
+  /** Stops the drop timer (the sandbox's stop calls it). */
+  stop(): void;
 }
 
-/** The controls of a sandbox, no fault set. */
-export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">): SandboxControl {
-  return {
-    dropWatches: () => watches.dropAll(),
-    forgetHistory: () => store.forgetHistory(),
-    faults: { failRate: 0, delayMs: 0 },
-    openWatches: () => watches.open,
+/** A small, fast, seedable PRNG (mulberry32): the same seed gives the same faults. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
-/** Applies the request faults to one request: waits the delay, then perhaps fails it (the error to answer with). */
-export async function requestFault(faults: Faults): Promise<ApiError | undefined> {
-  if (faults.delayMs > 0) await Bun.sleep(faults.delayMs);
-  if (faults.failRate > 0 && Math.random() < faults.failRate) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
-  return undefined;
+/** The controls of a sandbox, with the faults it starts with (none by default). */
+export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">, initial: FaultSettings = {}): SandboxControl {
+  const injected: InjectedFaults = { failures: 0, conflicts: 0, gone: 0, drops: 0 };
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let everyMs = 0;
+  const drop = () => {
+    if (watches.open > 0) injected.drops++;
+    watches.dropAll();
+  };
+  const faults: Faults = {
+    failRate: 0,
+    delayMs: 0,
+    conflictRate: 0,
+    forgetHistory: false,
+    random: initial.seed === undefined ? Math.random : seededRandom(initial.seed),
+    get dropWatchesEveryMs() {
+      return everyMs;
+    },
+    set dropWatchesEveryMs(ms: number) {
+      everyMs = ms > 0 ? ms : 0;
+      if (timer) clearInterval(timer);
+      timer = everyMs > 0 ? setInterval(drop, everyMs) : undefined;
+      timer?.unref?.();
+    },
+  };
+  const { seed: _seed, ...settings } = initial;
+  Object.assign(faults, settings);
+  return {
+    dropWatches: drop,
+    forgetHistory: () => store.forgetHistory(),
+    faults,
+    injected,
+    clear() {
+      Object.assign(faults, { failRate: 0, delayMs: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
+    },
+    openWatches: () => watches.open,
+    stop() {
+      faults.dropWatchesEveryMs = 0;
+    },
+  };
+}
+
+/** Seconds a 429 asks the client to wait, as kube-apiserver's priority and fairness does. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** Waits the added latency (every response but health checks). */
+export async function latencyFault(control: Pick<SandboxControl, "faults">): Promise<void> {
+  if (control.faults.delayMs > 0) await Bun.sleep(control.faults.delayMs);
+}
+
+/** Perhaps fails one API request at the fail rate: the error to answer with, or undefined. */
+export function requestFault(control: Pick<SandboxControl, "faults" | "injected">): ApiError | undefined {
+  const f = control.faults;
+  if (!(f.failRate > 0) || f.random() >= f.failRate) return undefined;
+  control.injected.failures++;
+  // Which failure: a second draw, so the mix does not depend on the rate.
+  const pick = f.random();
+  if (pick < 1 / 3) return new ApiError(500, "InternalError", "Internal error occurred: the sandbox is injecting failures");
+  if (pick < 2 / 3) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
+  return new ApiError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: RETRY_AFTER_SECONDS });
+}
+
+/** A 409 for a write that carries a resourceVersion, at the conflict rate; undefined to let it through. */
+export function conflictFault(control: Pick<SandboxControl, "faults" | "injected">, type: ResourceType, name: string, resourceVersion: unknown): ApiError | undefined {
+  const f = control.faults;
+  if (typeof resourceVersion !== "string" || resourceVersion === "") return undefined;
+  if (!(f.conflictRate > 0) || f.random() >= f.conflictRate) return undefined;
+  control.injected.conflicts++;
+  return errors.conflict(type.plural, name, type.group);
+}
+
+/** 410 Gone for a watch or list resumed from a resourceVersion while history is being forgotten. */
+export function historyFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null, current: string): ApiError | undefined {
+  if (!control.faults.forgetHistory || !resourceVersion || resourceVersion === "0") return undefined;
+  control.injected.gone++;
+  return errors.gone(`too old resource version: ${resourceVersion} (${current})`);
 }

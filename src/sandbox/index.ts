@@ -3,10 +3,11 @@
 import { Api } from "./api.ts";
 import { writeKubeconfig, type KubeconfigOptions } from "./kubeconfig.ts";
 import { listen } from "./http/listen.ts";
-import { sandboxControl, type SandboxControl } from "./faults.ts";
+import { sandboxControl, type FaultSettings, type SandboxControl } from "./faults.ts";
+import { openDurableStore, type DurableStore } from "./storage/durable.ts";
 import { Store } from "./storage/store.ts";
 import { makeCA, makeClientCert, makeServerCert, type Pem } from "./http/tls.ts";
-import { WatchStreams } from "./http/watch.ts";
+import { TOO_LARGE_WAIT_MS, WatchStreams } from "./http/watch.ts";
 
 export interface SandboxOptions {
   /** Cluster, user and context name in the kubeconfig (default "sandbox"). */
@@ -15,11 +16,25 @@ export interface SandboxOptions {
   /** 0 = any free port. */
   port?: number;
   tls?: boolean;
-  /** Admin bearer token (TLS only; generated when absent). */
+  /** Admin bearer token (TLS or enforceRbac; generated when absent). */
   token?: string;
+  /**
+   * Authorize every request by RBAC: service-account tokens and client certificates get what
+   * their bindings grant; the admin token (also written for plain http) stays system:masters.
+   */
+  enforceRbac?: boolean;
+  /** Faults on from the start (all can be changed later through `control.faults`). */
+  faults?: FaultSettings;
+  /**
+   * Keep objects, the resourceVersion counter, the CA and the admin token in this file
+   * (bun:sqlite, written through): a restart on the same file resumes with everything stored.
+   */
+  data?: string;
+  /** How long a watch or list from a resourceVersion not reached yet waits before "Too large resource version" (default 3 s, as kube). */
+  tooLargeWaitMs?: number;
   /** Where to write the kubeconfig (before the promise resolves). */
   kubeconfigPath?: string;
-  /** Keep state across a restart: pass the previous sandbox's store (and its `ca` for TLS). */
+  /** Keep state across a restart in-process: pass the previous sandbox's store (and its `ca` for TLS). */
   store?: Store;
   ca?: Pem;
   /** Events kept for watch resumes (older resumes get 410 Gone). */
@@ -49,19 +64,22 @@ export interface Sandbox {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const name = opts.name ?? "sandbox";
   const host = opts.host ?? "127.0.0.1";
-  const store = opts.store ?? new Store(opts.historyLimit);
-  const ca = opts.tls ? (opts.ca ?? (await makeCA(`${name}-ca`))) : undefined;
+  const durable = opts.data ? openDurableStore(opts.data, opts.historyLimit) : undefined;
+  const store = durable?.store ?? opts.store ?? new Store(opts.historyLimit);
+  const ca = opts.tls ? (opts.ca ?? (await keptFact(durable, "ca", async () => JSON.stringify(await makeCA(`${name}-ca`)), JSON.parse))) : undefined;
   const serverCert = ca ? await makeServerCert(ca, [host, "localhost", "127.0.0.1"]) : undefined;
-  const token = opts.tls ? (opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`) : undefined;
+  const newToken = async () => opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`;
+  const token = opts.tls || opts.enforceRbac ? await keptFact(durable, "token", newToken, (t) => t) : undefined;
   const api = new Api(store, ca?.cert ?? "");
-  const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000);
-  const control = sandboxControl(watches, store);
+  const tooLargeWaitMs = opts.tooLargeWaitMs ?? TOO_LARGE_WAIT_MS;
+  const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000, tooLargeWaitMs);
+  const control = sandboxControl(watches, store, opts.faults);
   let address = "";
   const listening = await listen({
     host,
     port: opts.port ?? 0,
     tls: ca && serverCert ? { ca, serverCert } : undefined,
-    context: { api, watches, adminTokens: new Set(token ? [token] : []), faults: control.faults, serverAddress: () => address },
+    context: { api, watches, adminTokens: new Set(token ? [token] : []), control, tooLargeWaitMs, enforceRbac: opts.enforceRbac ?? false, serverAddress: () => address },
   });
   const port = listening.port;
   address = `${host}:${port}`;
@@ -89,12 +107,25 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     },
     kubeconfigWith: (o) => writeKubeconfig({ ...base, ...o }),
     stop: async () => {
+      control.stop();
       watches.dropAll();
       await listening.stop();
+      api.close();
+      durable?.close();
     },
   };
 }
 
-export type { Faults, SandboxControl } from "./faults.ts";
+/** A fact kept in the durable file (made and kept on first start), or just made without one. */
+async function keptFact<T>(durable: DurableStore | undefined, name: string, make: () => Promise<string>, parse: (s: string) => T): Promise<T> {
+  const kept = durable?.fact(name);
+  if (kept !== undefined) return parse(kept);
+  const made = await make();
+  durable?.setFact(name, made);
+  return parse(made);
+}
+
+export type { Faults, FaultSettings, InjectedFaults, SandboxControl } from "./faults.ts";
+export { seededRandom } from "./faults.ts";
 export { Store } from "./storage/store.ts";
 export type { Pem } from "./http/tls.ts";

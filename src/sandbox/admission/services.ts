@@ -48,6 +48,14 @@ export class Allocator {
   release(port: number): void {
     this.usedPorts.delete(port);
   }
+
+  /** Marks a stored Service's cluster IP and node ports as taken (a store kept across a restart). */
+  reserve(svc: KubeObject): void {
+    const spec = svc.spec as ServiceSpec | undefined;
+    const m = /^10\.96\.(\d+)\.(\d+)$/.exec(spec?.clusterIP ?? "");
+    if (m) this.nextIp = Math.max(this.nextIp, Number(m[1]) * 250 + Number(m[2]));
+    for (const p of spec?.ports ?? []) if (p.nodePort) this.usedPorts.add(p.nodePort);
+  }
 }
 
 /** Fills Service defaults as the API server and its controllers do. Mutates `svc`. */

@@ -4,7 +4,9 @@
 // request's namespace. Ported from plugin/pkg/auth/authorizer/rbac and
 // pkg/registry/rbac/validation (rule.go): the first rule that allows wins and names its
 // binding in the reason; a denial has no reason unless a binding the user is a subject of
-// points at a role that is missing. Pure: the caller passes the RBAC objects in.
+// points at a role that is missing. Pure: the caller passes the RBAC objects in, as lists or as
+// a `PolicySource` that looks them up (bindings.ts indexes the store's bindings by subject, so
+// a decision costs the user's bindings, not every object stored).
 //
 // Not modelled: aggregated ClusterRoles (aggregationRule) count only with the rules stored on
 // them (kube's aggregation controller fills those in; the sandbox has none), and no bootstrap
@@ -19,7 +21,7 @@ export interface UserInfo {
 /** What the admin token, a verified client certificate and plain http authenticate as. */
 export const SANDBOX_ADMIN: UserInfo = { name: "sandbox-admin", groups: ["system:masters", "system:authenticated"] };
 
-const SA_PREFIX = "system:serviceaccount:";
+export const SA_PREFIX = "system:serviceaccount:";
 
 /** The user a service-account token authenticates as, from `system:serviceaccount:<ns>:<name>`. */
 export function serviceAccountUser(username: string): UserInfo {
@@ -63,6 +65,28 @@ export interface Policy {
   clusterRoleBindings: readonly KubeObject[];
 }
 
+/** Where a decision reads its RBAC objects: the bindings that may name a user, and roles by name. */
+export interface PolicySource {
+  /** ClusterRoleBindings that may have the user as a subject, in list order (sorted by name). */
+  clusterRoleBindings(user: UserInfo): Iterable<KubeObject>;
+  /** RoleBindings of `namespace` that may have the user as a subject, in list order. */
+  roleBindings(user: UserInfo, namespace: string): Iterable<KubeObject>;
+  role(namespace: string, name: string): KubeObject | undefined;
+  clusterRole(name: string): KubeObject | undefined;
+}
+
+/** Policy lists as a PolicySource (every binding is a candidate). */
+export function listPolicy(p: Policy): PolicySource {
+  return {
+    clusterRoleBindings: () => p.clusterRoleBindings,
+    roleBindings: (_user, namespace) => p.roleBindings.filter((b) => b.metadata.namespace === namespace),
+    role: (namespace, name) => p.roles.find((r) => r.metadata.namespace === namespace && r.metadata.name === name),
+    clusterRole: (name) => p.clusterRoles.find((r) => r.metadata.name === name),
+  };
+}
+
+const isPolicyLists = (p: Policy | PolicySource): p is Policy => Array.isArray((p as Policy).roles);
+
 interface PolicyRule {
   verbs?: string[];
   apiGroups?: string[];
@@ -86,8 +110,9 @@ const rulesOf = (role: KubeObject) => (role.rules as PolicyRule[] | null | undef
 const subjectsOf = (binding: KubeObject) => (binding.subjects as Subject[] | null | undefined) ?? [];
 const roleRefOf = (binding: KubeObject) => (binding.roleRef as RoleRef | undefined) ?? {};
 
-export function evaluate(user: UserInfo, attributes: AccessAttributes, policy: Policy): Decision {
+export function evaluate(user: UserInfo, attributes: AccessAttributes, from: Policy | PolicySource): Decision {
   if (user.groups.includes("system:masters")) return { allowed: true };
+  const policy = isPolicyLists(from) ? listPolicy(from) : from;
   const namespace = attributes.resourceAttributes ? (attributes.resourceAttributes.namespace ?? "") : "";
   const allows = (rule: PolicyRule) => ruleAllows(attributes, rule);
   const errors: string[] = [];
@@ -103,14 +128,13 @@ export function evaluate(user: UserInfo, attributes: AccessAttributes, policy: P
     return rules.some(allows) ? { allowed: true, reason: `RBAC: allowed by ${source(subject)}` } : undefined;
   };
 
-  for (const b of policy.clusterRoleBindings) {
+  for (const b of policy.clusterRoleBindings(user)) {
     const ref = roleRefOf(b);
     const found = visit(b, "", (s) => `ClusterRoleBinding ${q(b.metadata.name)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, "")}`);
     if (found) return found;
   }
   if (namespace !== "") {
-    for (const b of policy.roleBindings) {
-      if (b.metadata.namespace !== namespace) continue;
+    for (const b of policy.roleBindings(user, namespace)) {
       const ref = roleRefOf(b);
       const found = visit(b, namespace, (s) => `RoleBinding ${q(`${b.metadata.name}/${namespace}`)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, namespace)}`);
       if (found) return found;
@@ -122,14 +146,14 @@ export function evaluate(user: UserInfo, attributes: AccessAttributes, policy: P
 }
 
 /** The rules a binding grants, or the error kube reports for a role it cannot find. */
-function roleRules(ref: RoleRef, bindingNamespace: string, policy: Policy): readonly PolicyRule[] | string {
+function roleRules(ref: RoleRef, bindingNamespace: string, policy: PolicySource): readonly PolicyRule[] | string {
   switch (ref.kind) {
     case "Role": {
-      const role = policy.roles.find((r) => r.metadata.namespace === bindingNamespace && r.metadata.name === ref.name);
+      const role = policy.role(bindingNamespace, ref.name ?? "");
       return role ? rulesOf(role) : `role.rbac.authorization.k8s.io ${q(ref.name)} not found`;
     }
     case "ClusterRole": {
-      const role = policy.clusterRoles.find((r) => r.metadata.name === ref.name);
+      const role = policy.clusterRole(ref.name ?? "");
       return role ? rulesOf(role) : `clusterrole.rbac.authorization.k8s.io ${q(ref.name)} not found`;
     }
     default:

@@ -7,7 +7,9 @@ import { errors, type ApiError } from "../types.ts";
 export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
-export const statusResponse = (err: ApiError) => json(err.toStatus(), err.code);
+/** A failure as kube-apiserver sends it: the Status body, and Retry-After when the details ask for a wait. */
+export const statusResponse = (err: ApiError) =>
+  json(err.toStatus(), err.code, err.details?.retryAfterSeconds ? { "retry-after": String(err.details.retryAfterSeconds) } : {});
 
 export function warningHeaders(warnings: string[]): Record<string, string> {
   return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") } : {};

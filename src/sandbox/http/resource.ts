@@ -3,6 +3,7 @@
 // labelSelector, fieldSelector, limit/continue, ...), answered through the Api.
 import type { FieldValidation } from "../validation/builtin.ts";
 import type { Api } from "../api.ts";
+import { conflictFault, historyFault, type SandboxControl } from "../faults.ts";
 import { patchTypeFromContentType } from "../patch/patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf/decode.ts";
 import type { UserInfo } from "../auth/rbac.ts";
@@ -10,7 +11,7 @@ import { parseFieldSelector, parseLabelSelector } from "../selector.ts";
 import { toTable, wantsTable } from "../printers/table.ts";
 import { ApiError, apiVersionOf, errors, type KubeObject, type ResourceType } from "../types.ts";
 import { json, parseBody, readBody, statusResponse, warningHeaders } from "./codec.ts";
-import type { WatchStreams } from "./watch.ts";
+import { tooLargeResourceVersion, waitForResourceVersion, type WatchStreams } from "./watch.ts";
 
 /** What serving a resource needs of the server. */
 export interface ResourceContext {
@@ -18,6 +19,10 @@ export interface ResourceContext {
   watches: WatchStreams;
   /** Called on watch requests so Bun's idle timeout does not cut a quiet stream. */
   keepOpen(req: Request): void;
+  /** The faults to apply (conflicts on writes, forgotten history). */
+  control: Pick<SandboxControl, "faults" | "injected">;
+  /** How long a list at a resourceVersion not reached yet waits for it (watch.ts TOO_LARGE_WAIT_MS). */
+  tooLargeWaitMs: number;
 }
 
 export interface Route {
@@ -68,6 +73,8 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
       }
     }
     const filter = { namespace: type.namespaced ? namespace : undefined, labels, fields };
+    const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion);
+    if (gone) throw gone;
     if (q.get("watch") === "true" || q.get("watch") === "1") {
       ctx.keepOpen(req);
       const timeout = q.get("timeoutSeconds");
@@ -85,6 +92,10 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
       );
       return new Response(body, { headers: { "content-type": "application/json", "transfer-encoding": "chunked" } });
     }
+    const listRv = Number(q.get("resourceVersion") ?? "");
+    if (Number.isInteger(listRv) && listRv > 0 && !(await waitForResourceVersion(api.store, listRv, ctx.tooLargeWaitMs))) {
+      throw tooLargeResourceVersion(listRv, api.store.resourceVersion);
+    }
     return listResponse(ctx, type, filter, q, table);
   }
   if (method === "GET") return json(render(api.get(type, namespace, name!)));
@@ -99,6 +110,8 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
   }
   if (method === "PUT" && name !== undefined) {
     const body = (await readBody(req, contentType)) as KubeObject;
+    const conflict = conflictFault(ctx.control, type, name, body?.metadata?.resourceVersion);
+    if (conflict) throw conflict;
     const result = api.update(type, namespace, name, body, { dryRun, fieldManager, fieldValidation, subresource: subresource as "status" | undefined });
     return json(result.object, 200, warningHeaders(result.warnings));
   }
@@ -106,6 +119,8 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     const patchType = patchTypeFromContentType(contentType);
     if (!patchType) throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
     const body = parseBody(await req.text(), patchType === "apply" ? "yaml" : "json");
+    const conflict = conflictFault(ctx.control, type, name, patchResourceVersion(body));
+    if (conflict) throw conflict;
     const force = q.get("force") === "true";
     const result = api.patch(type, namespace, name, patchType, body, { dryRun, fieldManager, fieldValidation, subresource: subresource as "status" | undefined, force });
     return json(result.object, result.created ? 201 : 200, warningHeaders(result.warnings));
@@ -120,6 +135,8 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
           ? (decodeKubeProtobuf(raw) as unknown as DeleteBody)
           : (parseBody(new TextDecoder().decode(raw), "json") as DeleteBody);
     const dry = dryRun || (opts.dryRun ?? []).includes("All");
+    const conflict = name === undefined ? undefined : conflictFault(ctx.control, type, name, opts.preconditions?.resourceVersion);
+    if (conflict) throw conflict;
     if (name === undefined) {
       const labels = parseLabelSelector(q.get("labelSelector") ?? "");
       const fields = parseFieldSelector(q.get("fieldSelector") ?? "");
@@ -131,6 +148,12 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     return json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name, group: type.group || undefined, kind: type.plural, uid: gone.metadata.uid } });
   }
   return statusResponse(errors.methodNotAllowed(`the server does not allow this method on the requested resource`));
+}
+
+/** The resourceVersion a patch carries: metadata.resourceVersion of a merge or apply patch, or a JSON patch's test/replace of it. */
+function patchResourceVersion(body: unknown): unknown {
+  if (Array.isArray(body)) return (body as { path?: string; value?: unknown }[]).find((op) => op?.path === "/metadata/resourceVersion")?.value;
+  return (body as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
 }
 
 /** A list, paged with limit/continue (the continue token carries the next key). */

@@ -1,11 +1,12 @@
 // HTTP front of the sandbox: kube-apiserver's URL layout (discovery, OpenAPI, resources),
-// authentication by bearer token, and Status bodies for every failure. One resource's verbs are
-// served by resource.ts.
+// authentication by bearer token, authorization by RBAC when enforced, the request faults, and
+// Status bodies for every failure. One resource's verbs are served by resource.ts.
 import type { Api } from "../api.ts";
-import { requestFault, type Faults } from "../faults.ts";
+import { latencyFault, requestFault } from "../faults.ts";
 import { openapiDocument, openapiIndex } from "../openapi/v3.ts";
 import { serveOpenapiV2 } from "../openapi/v2.ts";
 import { authenticate, type Authenticator } from "../auth/tokens.ts";
+import { authorizePath, authorizeResource } from "../auth/authorize.ts";
 import { SelectorError } from "../selector.ts";
 import { ApiError, errors } from "../types.ts";
 import { json, statusResponse } from "./codec.ts";
@@ -13,7 +14,8 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } 
 import { serveResource, type ResourceContext, type Route } from "./resource.ts";
 
 export interface HandlerContext extends ResourceContext, Omit<Authenticator, "tokens"> {
-  faults: Faults;
+  /** Authorize every request by RBAC (otherwise only SelfSubjectAccessReviews ask). */
+  enforceRbac: boolean;
   serverAddress(): string;
 }
 
@@ -47,14 +49,19 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     const url = new URL(req.url);
     const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
     if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
+    await latencyFault(ctx.control);
     const user = authenticate({ adminTokens: ctx.adminTokens, certVerified: ctx.certVerified, tokens: ctx.api.tokens }, req.headers.get("authorization"));
     if (!user) return statusResponse(errors.unauthorized());
+    const r = route(ctx.api, segments);
+    if (ctx.enforceRbac) {
+      const denied = r ? authorizeResource(ctx.api.rbac, user, req.method, r, url.searchParams) : authorizePath(ctx.api.rbac, user, req.method, url.pathname);
+      if (denied) return statusResponse(denied);
+    }
     if (url.pathname === "/version") return json(SERVER_VERSION);
     const discovery = serveDiscovery(ctx, segments, url, req);
     if (discovery) return discovery;
-    const fault = await requestFault(ctx.faults);
+    const fault = requestFault(ctx.control);
     if (fault) return statusResponse(fault);
-    const r = route(ctx.api, segments);
     if (!r) return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
     return await serveResource(ctx, req, url, r, user);
   } catch (err) {

@@ -1,6 +1,8 @@
 // Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone
 // as an ERROR event (as kube-apiserver sends it), label/field-filtered transitions, timeouts and
-// a clean end when the server stops.
+// a clean end when the server stops. A resume from a resourceVersion the store has not reached
+// waits a moment for it (kube's watch cache waits 3 s), then ends with kube's 504 "Too large
+// resource version" ERROR — what a client sees from a server that restarted empty.
 import { matchesFilter, type ListFilter } from "../storage/filter.ts";
 import type { Store } from "../storage/store.ts";
 import type { StoreEvent } from "../storage/watch-hub.ts";
@@ -19,6 +21,33 @@ export interface WatchRequest extends ListFilter {
   /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
 }
 
+/** How long kube-apiserver's watch cache waits for a resourceVersion it has not reached (blockTimeout). */
+export const TOO_LARGE_WAIT_MS = 3000;
+
+/** kube's answer once the wait is over: 504 Timeout, retry after 1 s, cause ResourceVersionTooLarge. */
+export function tooLargeResourceVersion(requested: number, current: string): ApiError {
+  return new ApiError(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    retryAfterSeconds: 1,
+  });
+}
+
+/** Resolves true once the store's resourceVersion reaches `rv` (at once if it has), false after `ms`. */
+export function waitForResourceVersion(store: Store, rv: number, ms: number): Promise<boolean> {
+  if (Number(store.resourceVersion) >= rv) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (reached: boolean) => {
+      clearTimeout(timer);
+      off();
+      resolve(reached);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    const off = store.onCommit((e) => {
+      if (e.rv >= rv) done(true);
+    });
+  });
+}
+
 /** Every open stream, so a stop or a test control can end them. */
 export class WatchStreams {
   private closers = new Set<() => void>();
@@ -26,6 +55,8 @@ export class WatchStreams {
   constructor(
     private readonly store: Store,
     private readonly bookmarkMs: number,
+    /** How long a resume from a resourceVersion not reached yet waits for it. */
+    private readonly tooLargeWaitMs = TOO_LARGE_WAIT_MS,
   ) {}
 
   get open(): number {
@@ -99,7 +130,15 @@ export class WatchStreams {
           } else {
             const from = Number(rv);
             if (!Number.isInteger(from) || from < 0) throw new ApiError(400, "BadRequest", `invalid resource version "${rv}"`);
-            unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send }, from);
+            if (from > Number(store.resourceVersion)) {
+              // Not reached yet: watch from now, send only what comes after `from`, and give up if it never comes.
+              unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send: (e) => void (e.rv > from && send(e)) });
+              void waitForResourceVersion(store, from, hub.tooLargeWaitMs).then((reached) => {
+                if (reached || closed) return;
+                write("ERROR", tooLargeResourceVersion(from, store.resourceVersion).toStatus());
+                close();
+              });
+            } else unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send }, from);
           }
         } catch (err) {
           const status = err instanceof ApiError ? err.toStatus() : new ApiError(500, "InternalError", String(err)).toStatus();

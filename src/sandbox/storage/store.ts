@@ -31,6 +31,8 @@ export class Store {
   private readonly labelIndexes = new Map<string, LabelIndex[]>();
   /** Count of successful mutating requests by verb (dry runs excluded): for "writes nothing" tests. */
   readonly writes: Record<WriteVerb, number> = { create: 0, update: 0, patch: 0, delete: 0 };
+  /** Told of every change after the watch hub (durable storage, the RBAC index). */
+  private readonly committed = new Set<(event: StoreEvent) => void>();
 
   constructor(historyLimit = 10_000) {
     this.hub = new WatchHub(historyLimit);
@@ -160,6 +162,27 @@ export class Store {
       else index.add(event.object);
     }
     this.hub.emit(event);
+    for (const listener of this.committed) listener(event);
+  }
+
+  /** Subscribes to every change (called synchronously, after the watch hub); returns the unsubscribe function. */
+  onCommit(listener: (event: StoreEvent) => void): () => void {
+    this.committed.add(listener);
+    return () => this.committed.delete(listener);
+  }
+
+  /**
+   * Puts back objects kept elsewhere (a durable file at start), each under its storage key with
+   * its resourceVersion, through `commit` like any change; then the counter resumes at `rv` and
+   * the history starts there (a resume from before it gets 410 Gone, as after etcd compaction).
+   */
+  restore(entries: Iterable<{ key: string; object: KubeObject }>, rv: number): void {
+    for (const { key, object } of entries) {
+      this.slot(key, object.metadata.namespace).set(object.metadata.name!, object);
+      this.commit({ type: "ADDED", rv: Number(object.metadata.resourceVersion), key, object });
+    }
+    this.rv = Math.max(this.rv, rv);
+    this.hub.forget(this.rv);
   }
 
   /**
