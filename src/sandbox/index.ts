@@ -16,11 +16,12 @@ export interface SandboxOptions {
   /** 0 = any free port. */
   port?: number;
   tls?: boolean;
-  /** Admin bearer token (TLS or enforceRbac; generated when absent). */
+  /** Admin bearer token (TLS only; generated when absent). */
   token?: string;
   /**
    * Authorize every request by RBAC: service-account tokens and client certificates get what
-   * their bindings grant; the admin token (also written for plain http) stays system:masters.
+   * their bindings grant; the admin token stays system:masters. Implies `tls` (tokens only travel
+   * over https: client-go sends none over http, and kube authenticates only there).
    */
   enforceRbac?: boolean;
   /** Faults on from the start (all can be changed later through `control.faults`). */
@@ -66,10 +67,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const host = opts.host ?? "127.0.0.1";
   const durable = opts.data ? openDurableStore(opts.data, opts.historyLimit) : undefined;
   const store = durable?.store ?? opts.store ?? new Store(opts.historyLimit);
-  const ca = opts.tls ? (opts.ca ?? (await keptFact(durable, "ca", async () => JSON.stringify(await makeCA(`${name}-ca`)), JSON.parse))) : undefined;
+  // Tokens only travel over https (client-go sends none over http; kube authenticates only there).
+  const tls = opts.tls || opts.enforceRbac;
+  const ca = tls ? (opts.ca ?? (await keptFact(durable, "ca", async () => JSON.stringify(await makeCA(`${name}-ca`)), JSON.parse))) : undefined;
   const serverCert = ca ? await makeServerCert(ca, [host, "localhost", "127.0.0.1"]) : undefined;
   const newToken = async () => opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`;
-  const token = opts.tls || opts.enforceRbac ? await keptFact(durable, "token", newToken, (t) => t) : undefined;
+  const token = tls ? await keptFact(durable, "token", newToken, (t) => t) : undefined;
   const api = new Api(store, ca?.cert ?? "");
   const tooLargeWaitMs = opts.tooLargeWaitMs ?? TOO_LARGE_WAIT_MS;
   const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000, tooLargeWaitMs);
@@ -84,7 +87,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const port = listening.port;
   address = `${host}:${port}`;
   api.seedApiServerService("127.0.0.1", port);
-  const url = `${opts.tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const url = `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   // TLS kubeconfigs also carry a `<name>-cert` context that authenticates with a client certificate.
   const certContext = ca ? await makeClientCert(ca, "sandbox-admin", ["system:masters"]) : undefined;
   const base: KubeconfigOptions = { name, server: url, token, caPem: ca?.cert, certContext };
