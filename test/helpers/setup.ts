@@ -4,16 +4,18 @@
 // `mc serve <cluster> --probe-direct` runs it (src/mirror/serve.ts: leader election on its
 // Lease, then the mirror controller), its real prober probing a loopback fake gateway. Targets
 // are TLS sandboxes so the service-account token `mc link` puts in the credentials
-// authenticates. Every wait ends on an event.
+// authenticates. Every wait ends on an event. With `enforceRbac` (or MC_ENFORCE_RBAC=1 in the
+// environment, to run a whole suite that way) every sandbox authorizes every request and each
+// controller runs as the ServiceAccount `mc link` renders, with exactly its rendered RBAC.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import { connect, connectKubeconfigText, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import * as L from "../../src/model/labels.ts";
 import { linkResource } from "../../src/model/link.ts";
-import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import { DEFAULT_NAMESPACE, serviceMirrorName, tokenSecretName } from "../../src/model/names.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { serve, type Serving } from "../../src/mirror/serve.ts";
 import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
@@ -93,13 +95,17 @@ export interface Setup {
   controllers: Map<string, RunningController>;
   /** Starts (again) the controller of a link and waits until it leads, synced, probed once. */
   startController(cluster: string): Promise<RunningController>;
+  /** Sandboxes authorize every request; controllers run as their rendered ServiceAccounts. */
+  enforceRbac: boolean;
+  /** The client each link's controller uses on west (its ServiceAccount's token when enforcing). */
+  controllerClients: Map<string, KubeClient>;
   stop(): Promise<void>;
 }
 
 const dir = () => mkdtempSync(join(tmpdir(), "mc-setup-"));
 
-async function sandbox(name: string, tls: boolean, path: string): Promise<{ sandbox: Sandbox; client: KubeClient }> {
-  const sb = await startSandbox({ name, tls, kubeconfigPath: path });
+async function sandbox(name: string, tls: boolean, path: string, enforceRbac: boolean): Promise<{ sandbox: Sandbox; client: KubeClient }> {
+  const sb = await startSandbox({ name, tls, enforceRbac, kubeconfigPath: path });
   return { sandbox: sb, client: await connect({ kubeconfig: path, name }) };
 }
 
@@ -124,19 +130,36 @@ export interface SetupOptions {
   probe?: { period?: string; failureThreshold?: string; timeout?: string };
   /** Each fake gateway's answer delay (FakeGateway.delayMs). */
   gatewayDelayMs?: number;
+  /** Default: MC_ENFORCE_RBAC=1 in the environment. */
+  enforceRbac?: boolean;
+}
+
+/**
+ * A kubeconfig for west holding a token of the ServiceAccount `mc link` renders for a link's
+ * controller — what the pod's projected token is in a cluster. The token Secret's name leaves the
+ * cluster out, so listings of a link's objects do not count it (mc never owned it).
+ */
+export async function controllerKubeconfig(west: Sandbox, cluster: string): Promise<string> {
+  const sa = serviceMirrorName(cluster);
+  const name = tokenSecretName(`sa-${Bun.hash(sa).toString(36)}`);
+  applyObjects(west, [{ apiVersion: "v1", kind: "Secret", metadata: { name, namespace: NS, annotations: { "kubernetes.io/service-account.name": sa } }, type: "kubernetes.io/service-account-token" }]);
+  const secret = west.store.get({ group: "", plural: "secrets" }, NS, name) as { data?: { token?: string } } | undefined;
+  if (!secret?.data?.token) throw new Error(`no token minted for ServiceAccount ${NS}/${sa}`);
+  return west.kubeconfigWith({ token: Buffer.from(secret.data.token, "base64").toString() });
 }
 
 export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   const root = dir();
   const westKubeconfig = join(root, "west.kubeconfig");
-  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig);
+  const enforceRbac = o.enforceRbac ?? process.env.MC_ENFORCE_RBAC === "1";
+  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig, enforceRbac);
   fakeLinkerd(west);
   const baseline = listing(west);
   applyObjects(west, await mcOut(["--kubeconfig", westKubeconfig, "install"]));
   const targets = new Map<string, Target>();
   for (const name of o.targets ?? ["east"]) {
     const kubeconfigPath = join(root, `${name}.kubeconfig`);
-    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath);
+    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath, enforceRbac);
     fakeLinkerd(sb);
     applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
     const gateway = startFakeGateway({ delayMs: o.gatewayDelayMs });
@@ -151,10 +174,15 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     }
     applyObjects(west, bundle);
   }
+  const controllerClients = new Map<string, KubeClient>();
+  for (const name of targets.keys()) {
+    const client = enforceRbac ? await connectKubeconfigText(await controllerKubeconfig(west, name), `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient;
+    controllerClients.set(name, client);
+  }
   const controllers = new Map<string, RunningController>();
   const startController = async (cluster: string) => {
     await controllers.get(cluster)?.stop();
-    const running = await runController(westClient, cluster);
+    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster);
     controllers.set(cluster, running);
     return running;
   };
@@ -167,6 +195,8 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     targets,
     controllers,
     startController,
+    enforceRbac,
+    controllerClients,
     async stop() {
       for (const c of controllers.values()) await c.stop();
       for (const t of targets.values()) {
