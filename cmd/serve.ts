@@ -1,7 +1,7 @@
 // mc serve: the service mirror controller for one Link, until SIGINT/SIGTERM. Linkerd's
 // `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
-// `--identity`, `--probe-direct`, `--status-interval` and `--admin-addr` (`127.0.0.1:0` picks a
-// free port).
+// `--identity`, `--probe-direct`, `--status-interval`, `--admin-addr` (`127.0.0.1:0` picks a
+// free port) and kube's `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
 import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
 import { command } from "../src/cli/command.ts";
@@ -9,6 +9,7 @@ import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, namespaceFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { connect } from "../src/kube/index.ts";
+import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/mirror/serve.ts";
 import { isDns1123Label } from "../src/model/names.ts";
@@ -18,6 +19,7 @@ import { meta } from "./commands.ts";
 /** Linkerd's levels; panic and fatal log as error. */
 const LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
 
+const seconds = (ms: number) => `${ms / 1000}s`;
 const period = (def: string, description: string) => durationFlag({ default: def, description, message: "must be a positive Go duration such as 1m or 30s", positive: true });
 
 const flags = defineFlags(
@@ -52,6 +54,9 @@ const flags = defineFlags(
     "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)" },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
     "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)"),
+    "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)"),
+    "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down"),
+    "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease"),
   },
   { command: "serve" },
 );
@@ -60,6 +65,9 @@ export default command(meta("serve"), flags, async (f, g) => {
   const link = f.link ?? "";
   if (link === "") throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
   if (!isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
+  if (!(f.leaderElectLeaseDuration > f.leaderElectRenewDeadline && f.leaderElectRenewDeadline > f.leaderElectRetryPeriod)) {
+    throw new UserError("--leader-elect-lease-duration: must be longer than --leader-elect-renew-deadline, which must be longer than --leader-elect-retry-period (defaults 30s, 10s, 2s)");
+  }
   const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;
   log.setLogLevel(g.verbose ? "debug" : level);
   const out = log.logger(`mirror:${link}`);
@@ -76,6 +84,7 @@ export default command(meta("serve"), flags, async (f, g) => {
     adminAddr: f.adminAddr,
     leaderElect: f.leaderElect,
     identity: f.identity || undefined,
+    lease: { leaseDurationMs: f.leaderElectLeaseDuration, renewDeadlineMs: f.leaderElectRenewDeadline, retryPeriodMs: f.leaderElectRetryPeriod },
     statusIntervalMs: f.statusInterval,
     controller: {
       requeueLimit: f.eventRequeueLimit,

@@ -99,13 +99,19 @@ export interface Setup {
   enforceRbac: boolean;
   /** The client each link's controller uses on west (its ServiceAccount's token when enforcing). */
   controllerClients: Map<string, KubeClient>;
+  /** The kubeconfig text behind each controller client (for `mc serve` as a process). */
+  controllerKubeconfigs: Map<string, string>;
+  /** With `durable`: each sandbox's data file, by cluster name. */
+  dataFiles: Map<string, string>;
+  /** The temporary directory holding kubeconfigs and data files. */
+  root: string;
   stop(): Promise<void>;
 }
 
 const dir = () => mkdtempSync(join(tmpdir(), "mc-setup-"));
 
-async function sandbox(name: string, tls: boolean, path: string, enforceRbac: boolean): Promise<{ sandbox: Sandbox; client: KubeClient }> {
-  const sb = await startSandbox({ name, tls, enforceRbac, kubeconfigPath: path });
+async function sandbox(name: string, tls: boolean, path: string, enforceRbac: boolean, data?: string): Promise<{ sandbox: Sandbox; client: KubeClient }> {
+  const sb = await startSandbox({ name, tls, enforceRbac, kubeconfigPath: path, data });
   return { sandbox: sb, client: await connect({ kubeconfig: path, name }) };
 }
 
@@ -132,6 +138,10 @@ export interface SetupOptions {
   gatewayDelayMs?: number;
   /** Default: MC_ENFORCE_RBAC=1 in the environment. */
   enforceRbac?: boolean;
+  /** Start each link's controller in-process (default true); false leaves that to the caller (`mc serve` processes). */
+  startControllers?: boolean;
+  /** Keep every sandbox's objects in a data file (`startSandbox({ data })`), so it can be restarted on it. */
+  durable?: boolean;
 }
 
 /**
@@ -152,14 +162,21 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   const root = dir();
   const westKubeconfig = join(root, "west.kubeconfig");
   const enforceRbac = o.enforceRbac ?? process.env.MC_ENFORCE_RBAC === "1";
-  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig, enforceRbac);
+  const dataFiles = new Map<string, string>();
+  const dataFor = (name: string) => {
+    if (!o.durable) return undefined;
+    const file = join(root, `${name}.db`);
+    dataFiles.set(name, file);
+    return file;
+  };
+  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig, enforceRbac, dataFor("west"));
   fakeLinkerd(west);
   const baseline = listing(west);
   applyObjects(west, await mcOut(["--kubeconfig", westKubeconfig, "install"]));
   const targets = new Map<string, Target>();
   for (const name of o.targets ?? ["east"]) {
     const kubeconfigPath = join(root, `${name}.kubeconfig`);
-    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath, enforceRbac);
+    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath, enforceRbac, dataFor(name));
     fakeLinkerd(sb);
     applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
     const gateway = startFakeGateway({ delayMs: o.gatewayDelayMs });
@@ -175,9 +192,11 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     applyObjects(west, bundle);
   }
   const controllerClients = new Map<string, KubeClient>();
+  const controllerKubeconfigs = new Map<string, string>();
   for (const name of targets.keys()) {
-    const client = enforceRbac ? await connectKubeconfigText(await controllerKubeconfig(west, name), `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient;
-    controllerClients.set(name, client);
+    const kubeconfig = enforceRbac ? await controllerKubeconfig(west, name) : west.kubeconfig;
+    controllerKubeconfigs.set(name, kubeconfig);
+    controllerClients.set(name, enforceRbac ? await connectKubeconfigText(kubeconfig, `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient);
   }
   const controllers = new Map<string, RunningController>();
   const startController = async (cluster: string) => {
@@ -186,7 +205,7 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     controllers.set(cluster, running);
     return running;
   };
-  for (const name of targets.keys()) await startController(name);
+  if (o.startControllers ?? true) for (const name of targets.keys()) await startController(name);
   return {
     west,
     baseline,
@@ -197,6 +216,9 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     startController,
     enforceRbac,
     controllerClients,
+    controllerKubeconfigs,
+    dataFiles,
+    root,
     async stop() {
       for (const c of controllers.values()) await c.stop();
       for (const t of targets.values()) {

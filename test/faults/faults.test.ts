@@ -1,0 +1,165 @@
+// Issue 12's fault suite. A link with a few hundred exported Services under continuous churn,
+// the controller as `mc serve` processes with the RBAC `mc link` renders (every API server
+// enforcing it); each fault in turn, then all together, then the controller killed mid-sync, two
+// replicas with the leader killed, and the gateway flapping. After each, once the fault stops,
+// the mirrors must equal the expected set exactly (0 missing, 0 extra, every port and label
+// right), nothing without mc's ownership label may have been written, the foreign Service on a
+// mirror's name is untouched, and no replica exited unless killed. One summary line per fault:
+// `converged in T, writes W, errors E` (W: requests that changed west; E: faults the API servers
+// answered with). Knobs: MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES
+// (default 200), MC_FAULT_PHASE_MS (how long each fault lasts, default 2000). The durations
+// below are the faults' own schedule (how long a fault is on), never a wait for a result.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { FaultSettings } from "../../src/sandbox/index.ts";
+import { CLUSTER, MIRRORED } from "./expected.ts";
+import { Rig, type Counts, type Replica } from "./rig.ts";
+
+const SEED = Number(process.env.MC_FAULT_SEED ?? "12");
+const SERVICES = Number(process.env.MC_FAULT_SERVICES ?? "200");
+const PHASE_MS = Number(process.env.MC_FAULT_PHASE_MS ?? "2000");
+
+let rig: Rig;
+let foreignRv: string | undefined;
+const summary: string[] = [];
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)}s`;
+
+function report(name: string, tookMs: number, before: Counts, extra = ""): void {
+  const after = rig.counts();
+  const line = `fault ${name}: converged in ${seconds(tookMs)}, writes ${after.writes - before.writes}, errors ${after.injected - before.injected}${extra}`;
+  summary.push(line);
+  console.log(line);
+}
+
+/** Replicas started and not killed on purpose are still running. */
+function expectHealthy(killed: Replica[] = []): void {
+  const died = rig.replicas.filter((r) => !killed.includes(r) && r.exited).map((r) => r.identity);
+  expect(died).toEqual([]);
+  expect(rig.violations).toEqual([]);
+  expect(rig.foreignVersion()).toBe(foreignRv);
+}
+const killedOnPurpose: Replica[] = [];
+
+beforeAll(async () => {
+  console.log(`fault suite: seed ${SEED}, ${SERVICES} services, ${PHASE_MS} ms per fault (MC_FAULT_SEED, MC_FAULT_SERVICES, MC_FAULT_PHASE_MS)`);
+  rig = await Rig.start({ services: SERVICES, seed: SEED });
+  foreignRv = rig.foreignVersion();
+  const before = rig.counts();
+  const started = performance.now();
+  await rig.startReplica("replica-a", { lead: true });
+  await rig.converged();
+  report("none (initial sync)", performance.now() - started, before);
+}, 60_000);
+
+afterAll(async () => {
+  console.log(["fault suite summary:", ...summary].join("\n  "));
+  await rig?.stop();
+});
+
+/** One fault while the target churns, for PHASE_MS; then it stops and the mirrors must converge. */
+async function underFault(name: string, settings: FaultSettings | (() => Promise<void>)): Promise<void> {
+  const before = rig.counts();
+  rig.churn.start();
+  if (typeof settings === "function") await settings();
+  else {
+    rig.faults({ seed: SEED, ...settings });
+    await Bun.sleep(PHASE_MS);
+  }
+  rig.clearFaults();
+  rig.churn.stop();
+  const took = await rig.converged();
+  report(name, took, before);
+  expectHealthy(killedOnPurpose);
+}
+
+const FAULTS: [string, FaultSettings][] = [
+  ["--drop-watches-every 300ms", { dropWatchesEveryMs: 300 }],
+  ["--forget-history", { forgetHistory: true }],
+  ["--fail-rate 0.2 (500, 503, 429 + Retry-After)", { failRate: 0.2 }],
+  ["--latency 50ms", { delayMs: 50 }],
+  ["--conflict-rate 0.3", { conflictRate: 0.3 }],
+];
+
+for (const [name, settings] of FAULTS) test(`under ${name} with churn, the mirrors converge to exactly the exported set`, () => underFault(name, settings), 60_000);
+
+test("east's API server killed and restarted on its data file (same port) with churn: the mirrors converge", () =>
+  underFault("API server restart (kill, same --data and --port)", async () => {
+    await Bun.sleep(PHASE_MS / 2);
+    await rig.restartEast();
+    rig.churn.start();
+    await Bun.sleep(PHASE_MS / 2);
+  }), 60_000);
+
+test("all faults at once with churn: the mirrors converge", () =>
+  underFault("all together", { dropWatchesEveryMs: 300, forgetHistory: true, failRate: 0.1, delayMs: 20, conflictRate: 0.2 }), 60_000);
+
+test("the controller killed (kill -9) in the middle of its sync and started again: the mirrors converge", async () => {
+  const before = rig.counts();
+  const leader = rig.replicas.find((r) => !r.exited)!;
+  await leader.kill();
+  killedOnPurpose.push(leader);
+  rig.churn.burst(Math.max(50, SERVICES / 2)); // a target changed a lot while no controller ran
+  // Kill the next one once it has written 20 mirrors' worth of changes: mid-sync.
+  let writes = 0;
+  let midSync!: () => void;
+  const reached = new Promise<void>((r) => (midSync = r));
+  const off = rig.west.store.onCommit((e) => {
+    if ((e.key === "/services" || e.key === "/endpoints") && e.object.metadata.labels?.[MIRRORED] === "true" && ++writes === 20) midSync();
+  });
+  const doomed = await rig.startReplica("replica-b");
+  await reached;
+  off();
+  await doomed.kill();
+  killedOnPurpose.push(doomed);
+  const started = performance.now();
+  await rig.startReplica("replica-c", { lead: true });
+  await rig.converged();
+  report("controller kill -9 mid-sync, restarted", performance.now() - started, before, ` (killed after ${writes} mirror writes)`);
+  expectHealthy(killedOnPurpose);
+}, 60_000);
+
+test("two replicas with leader election, the leader killed (kill -9) with churn: the standby takes over and the mirrors converge", async () => {
+  const before = rig.counts();
+  const standby = await rig.startReplica("replica-d");
+  const leader = rig.replicas.find((r) => r.identity === rig.leader() && !r.exited)!;
+  expect(leader.identity).toBe("replica-c");
+  rig.churn.start();
+  await Bun.sleep(PHASE_MS / 2);
+  const killedAt = performance.now();
+  await leader.kill();
+  killedOnPurpose.push(leader);
+  await Bun.sleep(PHASE_MS / 2);
+  rig.churn.stop();
+  await rig.converged();
+  expect(rig.leader()).toBe(standby.identity);
+  report("leader killed, standby took over", performance.now() - killedAt, before);
+  expectHealthy(killedOnPurpose);
+}, 60_000);
+
+test("the gateway flapping every 2 s: mirror endpoints follow each transition with one write per mirror, no storm", async () => {
+  const before = rig.counts();
+  const gateway = rig.target.gateway;
+  let endpointWrites = 0;
+  const transitions: boolean[] = [];
+  const off = rig.west.store.onCommit((e) => {
+    if (e.key === "/endpoints" && e.type === "MODIFIED" && e.object.metadata.labels?.[MIRRORED] === "true" && e.object.metadata.labels?.[CLUSTER] === "east") endpointWrites++;
+    if (e.key === "multicluster.linkerd.io/links" && e.object.metadata.name === "east") {
+      const alive = (e.object.status as { gateway?: { alive?: boolean } } | undefined)?.gateway?.alive;
+      const was = (e.previous?.status as { gateway?: { alive?: boolean } } | undefined)?.gateway?.alive;
+      if (alive !== undefined && was !== undefined && alive !== was) transitions.push(alive);
+    }
+  });
+  const withSubsets = rig.west.store.scan({ group: "", plural: "endpoints" }, { labels: [{ key: MIRRORED, op: "=", value: "true" }] }).filter((e) => ((e as { subsets?: unknown[] }).subsets ?? []).length > 0).length;
+  for (let flap = 0; flap < 3; flap++) {
+    await gateway.kill();
+    await Bun.sleep(2000);
+    gateway.restart();
+    await Bun.sleep(2000);
+  }
+  const started = performance.now();
+  await rig.converged();
+  off();
+  expect(transitions).toEqual([false, true, false, true, false, true]);
+  expect(endpointWrites).toBe(withSubsets * transitions.length);
+  report("gateway flapping every 2 s (3 flaps)", performance.now() - started, before, ` (${withSubsets} mirrors × ${transitions.length} transitions = ${endpointWrites} Endpoints writes)`);
+  expectHealthy(killedOnPurpose);
+}, 60_000);

@@ -1,0 +1,211 @@
+// The fault suite's rig: west and east sandboxes in this process (so their faults can be switched
+// while everything runs; both enforce RBAC and keep their objects in data files, so east can be
+// restarted on its file), `mc install` + `mc link` applied as a user would, a loopback gateway,
+// a few hundred exported Services under churn, and the controller as real `mc serve` processes
+// running with the ServiceAccount token `mc link`'s RBAC is for. Convergence is waited on
+// through the stores' commits; a guard deadline turns a hang into a failure that says what is
+// still wrong.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
+import { applyObjects } from "../../src/demo/apply.ts";
+import { multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
+import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
+import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";
+import { CLUSTER, describeDiff, diffMirrors, EXPORTED, isClean, ownershipMonitor, type Diff } from "./expected.ts";
+
+export interface RigOptions {
+  services: number;
+  seed: number;
+  /** Lease timings of the replicas: short, so a standby takes over within the suite's budget. */
+  lease?: { duration: string; renew: string; retry: string };
+}
+
+export interface Replica {
+  identity: string;
+  run: Until;
+  admin: string;
+  /** Exited (a replica must never exit unless killed). */
+  readonly exited: boolean;
+  kill(signal?: "SIGKILL" | "SIGTERM"): Promise<void>;
+}
+
+export interface Counts {
+  writes: number;
+  injected: number;
+}
+
+const LINK = "east";
+const NS = "linkerd-multicluster";
+
+export class Rig {
+  readonly replicas: Replica[] = [];
+  readonly churn: Churn;
+  readonly foreign = new Set<string>();
+  private readonly monitor;
+  private restarting: Promise<void> | undefined;
+  private constructor(
+    readonly setup: Setup,
+    readonly target: Target,
+    private readonly kubeconfigPath: string,
+    readonly o: RigOptions,
+  ) {
+    this.churn = churn(() => this.east, seededRandom(o.seed + 1), { everyMs: 15 });
+    this.monitor = ownershipMonitor(setup.west, LINK);
+  }
+
+  static async start(o: RigOptions): Promise<Rig> {
+    const exports = { east: [] as string[] };
+    const setup = await multiclusterSetup({ enforceRbac: true, durable: true, startControllers: false, exports, probe: { period: "200ms", failureThreshold: "1", timeout: "1s" } });
+    const target = setup.targets.get(LINK)!;
+    for (const ns of NAMESPACES.slice(1)) for (const sb of [setup.west, target.sandbox]) applyObjects(sb, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }]);
+    seedServices(target.sandbox, seededRandom(o.seed), o.services);
+    // A Service on west that takes a mirror's name: mc must leave it alone.
+    applyObjects(setup.west, [{ apiVersion: "v1", kind: "Service", metadata: { name: "taken-east", namespace: "default", labels: { app: "mine" } }, spec: { ports: [{ port: 1 }] } }]);
+    applyObjects(target.sandbox, [{ apiVersion: "v1", kind: "Service", metadata: { name: "taken", namespace: "default", labels: { [EXPORTED]: "true" } }, spec: { ports: [{ port: 80 }] } }]);
+    const kubeconfigPath = join(setup.root, "controller-east.kubeconfig");
+    writeFileSync(kubeconfigPath, setup.controllerKubeconfigs.get(LINK)!, { mode: 0o600 });
+    const rig = new Rig(setup, target, kubeconfigPath, o);
+    rig.foreign.add("default/taken-east");
+    return rig;
+  }
+
+  get west(): Sandbox {
+    return this.setup.west;
+  }
+  get east(): Sandbox {
+    return this.target.sandbox;
+  }
+  get violations(): string[] {
+    return this.monitor.violations;
+  }
+  /** The foreign Service's resourceVersion: it must never change. */
+  foreignVersion(): string | undefined {
+    return this.west.store.get({ group: "", plural: "services" }, "default", "taken-east")?.metadata.resourceVersion;
+  }
+
+  /** Starts an `mc serve` replica; resolves once it runs (with `lead`, once it leads and has synced). */
+  async startReplica(identity: string, o: { lead?: boolean } = {}): Promise<Replica> {
+    const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
+    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct", `--identity=${identity}`];
+    // A key that keeps failing is given up after the requeue limit until the next refresh: short here, 1m by default.
+    args.push("--endpoint-refresh-period=2s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
+    const ready = o.lead ? /synced with east/ : /campaigning for lease/;
+    const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1" } });
+    const admin = /admin server listening on (\S+)/.exec(run.stderr())?.[1] ?? "";
+    let exited = false;
+    void run.proc.exited.then(() => (exited = true));
+    const replica: Replica = {
+      identity,
+      run,
+      admin,
+      get exited() {
+        return exited;
+      },
+      async kill(signal = "SIGKILL") {
+        run.proc.kill(signal);
+        await run.proc.exited;
+      },
+    };
+    this.replicas.push(replica);
+    return replica;
+  }
+
+  /** The identity holding the Lease now. */
+  leader(): string | undefined {
+    return (this.west.store.get({ group: "coordination.k8s.io", plural: "leases" }, NS, `service-mirror-write-${LINK}`)?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+  }
+
+  /** Faults on both API servers at once (what is not given is left as it is). */
+  faults(settings: FaultSettings): void {
+    for (const [i, sb] of [this.west, this.east].entries()) {
+      const { seed: _s, ...rest } = settings;
+      if (settings.seed !== undefined) sb.control.faults.random = seededRandom(settings.seed + i);
+      Object.assign(sb.control.faults, rest);
+    }
+  }
+
+  clearFaults(): void {
+    this.west.control.clear();
+    this.east.control.clear();
+  }
+
+  counts(): Counts {
+    const w = this.west.store.writes;
+    const injected = (sb: Sandbox) => sb.control.injected.failures + sb.control.injected.conflicts + sb.control.injected.gone + sb.control.injected.drops;
+    return { writes: w.create + w.update + w.patch + w.delete, injected: injected(this.west) + injected(this.east) };
+  }
+
+  /** Restarts east on its data file and port, as after `kill -9` of its process. Stops the churn (restart it after). */
+  async restartEast(): Promise<void> {
+    const old = this.east;
+    let done!: () => void;
+    this.restarting = new Promise((r) => (done = r));
+    this.churn.stop();
+    await old.stop();
+    const injected = old.control.injected;
+    this.target.sandbox = await startSandbox({ name: LINK, port: old.port, tls: true, enforceRbac: true, data: this.setup.dataFiles.get(LINK) });
+    // Keep counting across the restart.
+    Object.assign(this.target.sandbox.control.injected, injected);
+    done();
+  }
+
+  diff(): Diff {
+    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
+    return diffMirrors(this.east, this.west, { cluster: LINK, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+  }
+
+  /**
+   * Resolves with the time taken once the mirrors equal the expected set and the leader's queue
+   * is empty; checked at every commit of either store. Rejects after `deadlineMs`, saying what is wrong.
+   */
+  async converged(deadlineMs = 40_000): Promise<number> {
+    await this.restarting;
+    const started = performance.now();
+    return new Promise<number>((resolve, reject) => {
+      let pending: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const offs = [this.west, this.east].map((sb) => sb.store.onCommit(() => schedule()));
+      const finish = (err?: Error) => {
+        settled = true;
+        offs.forEach((off) => off());
+        clearTimeout(pending);
+        clearTimeout(guard);
+        if (err) reject(err);
+        else resolve(performance.now() - started);
+      };
+      const check = async () => {
+        pending = undefined;
+        if (settled || !isClean(this.diff())) return;
+        if (!(await this.queueEmpty())) return schedule(50);
+        if (!settled && isClean(this.diff())) finish();
+      };
+      const schedule = (ms = 20) => {
+        pending ??= setTimeout(() => void check(), ms);
+      };
+      const guard = setTimeout(() => finish(new Error(`not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}`)), deadlineMs);
+      schedule(0);
+    });
+  }
+
+  /** The leading replica's work queue is empty (mc_queue_depth 0 on its /metrics). */
+  private async queueEmpty(): Promise<boolean> {
+    const leader = this.replicas.find((r) => r.identity === this.leader() && !r.exited);
+    if (!leader) return false;
+    const text = await fetch(`${leader.admin}/metrics`).then((r) => r.text(), () => "");
+    const depth = /^mc_queue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1];
+    return depth === "0";
+  }
+
+  /** Mirrors of east on west (what the controller owns). */
+  mirrorCount(): number {
+    return this.west.store.scan({ group: "", plural: "services" }, { labels: [{ key: CLUSTER, op: "=", value: LINK }] }).length;
+  }
+
+  async stop(): Promise<void> {
+    this.churn.stop();
+    this.monitor.stop();
+    for (const r of this.replicas) if (!r.exited) await r.kill("SIGTERM");
+    await this.setup.stop();
+  }
+}
