@@ -3,6 +3,8 @@
 // answers its gateway's probe (src/demo/gateway-standin.ts), so the real-cluster walk runs on it.
 // The reliability suite's switches: --data (durable state), --enforce-rbac, and the fault flags
 // (all off by default; MC_FAULT_SEED seeds the fault rates).
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
@@ -12,7 +14,7 @@ import { generateTrustAnchor, sharedTrustAnchor } from "../src/demo/trust-anchor
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
 import { duration, fraction } from "../src/model/values.ts";
-import { startSandbox } from "../src/sandbox/index.ts";
+import { DurableStoreError, startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
 
 const flags = defineFlags(
@@ -48,7 +50,13 @@ const flags = defineFlags(
     data: {
       type: "string",
       description: "Keep objects and the resourceVersion counter in this file (bun:sqlite): a restart on the same file and --port resumes",
-      schema: v.optional(v.pipe(v.string(), v.check((s) => !s.endsWith("/"), "must be a file path, e.g. --data ./east.db"))),
+      schema: v.optional(
+        v.pipe(
+          v.string(),
+          v.check((s) => !s.endsWith("/"), "must be a file path, e.g. --data ./east.db"),
+          v.check((s) => existsSync(dirname(resolve(s))), "must be in a directory that exists, e.g. --data ./east.db"),
+        ),
+      ),
     },
     "drop-watches-every": { type: "string", default: "0", description: "Fault: end every watch stream this often (Go duration, 0 = never)", schema: duration("5s", { allowZero: true }) },
     "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
@@ -88,6 +96,9 @@ export default command(meta("sandbox"), flags, async (f, g) => {
       conflictRate: f.conflictRate,
       seed: seed === undefined ? undefined : Number(seed),
     },
+  }).catch((err: unknown) => {
+    if (f.data && err instanceof DurableStoreError) throw new UserError(`--data: ${err.message}; pass a new file, or the file an earlier mc sandbox --data wrote`);
+    throw err;
   });
   let gateway: GatewayStandIn | undefined;
   if (anchor) {

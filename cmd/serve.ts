@@ -6,14 +6,14 @@ import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { durationFlag, namespaceFlag } from "../src/cli/groups.ts";
+import { durationFlag, namespaceFlag, unlessEmpty } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/mirror/serve.ts";
 import { isDns1123Label } from "../src/model/names.ts";
-import { oneOf, wholeNumber } from "../src/model/values.ts";
+import { objectName, oneOf, wholeNumber } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
@@ -51,7 +51,7 @@ const flags = defineFlags(
     "enable-endpoint-slices": { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
     "leader-elect": { type: "boolean", default: true, description: "Hold the Lease service-mirror-write-<link> so only one replica writes (--leader-elect=false to turn off)" },
     identity: { type: "string", description: "Identity in the Lease (default: $HOSTNAME)" },
-    "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)" },
+    "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)", schema: unlessEmpty(objectName) },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
     "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)"),
     "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)"),

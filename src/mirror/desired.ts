@@ -66,6 +66,8 @@ export interface DesiredMirror {
 }
 
 export const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
+/** A Service name may have at most 63 characters (a DNS-1123 label). */
+export const MAX_SERVICE_NAME = 63;
 export const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
 
 /** Is this target Service exported by the Link? A missing or empty selector exports nothing. */
@@ -106,9 +108,10 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     }
     out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster) } };
   }
-  if ((svc.spec?.ports ?? []).length === 0) {
-    out.problem = { reason: "InvalidService", message: "object spec has no exposed ports" };
-    out.remoteEvent = { reason: "ServiceMirroringSkipped", message: NO_PORTS_MESSAGE };
+  const invalid = invalidTarget(svc, out.mirrorName, cluster);
+  if (invalid) {
+    out.problem = { reason: "InvalidService", message: invalid };
+    out.remoteEvent = { reason: "ServiceMirroringSkipped", message: invalid === NO_PORTS ? NO_PORTS_MESSAGE : `Skipped mirroring service: ${invalid}` };
     out.createNamespace = null;
     return out;
   }
@@ -140,6 +143,23 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
   const subsets = hasReadyEndpoints(remote.endpoints) ? gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), alive) : [];
   out.endpoints = { apiVersion: "v1", kind: "Endpoints", metadata: { ...meta, labels, annotations: epAnnotations }, subsets };
   return out;
+}
+
+const NO_PORTS = "object spec has no exposed ports";
+
+/**
+ * Why a target Service cannot be mirrored, naming the field and the fix: no ports; an
+ * ExternalName Service (no endpoints for the gateway to reach); a mirror name longer than a
+ * Service name may be (reported, never truncated: a truncated name could collide).
+ */
+function invalidTarget(svc: ServiceObject, mirror: string, cluster: string): string | undefined {
+  if ((svc.spec?.ports ?? []).length === 0) return NO_PORTS;
+  if (svc.spec?.type === "ExternalName") return "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead";
+  if (mirror.length > MAX_SERVICE_NAME) {
+    const room = MAX_SERVICE_NAME - cluster.length - 1;
+    return `metadata.name: the mirror name ${mirror} would be ${mirror.length} characters, more than the ${MAX_SERVICE_NAME} a Service name may have; shorten the Service's name to at most ${room} characters (or link the cluster under a shorter name)`;
+  }
+  return undefined;
 }
 
 /** Headless targets: per-pod mirrors when any address has a hostname, a regular mirror otherwise. */

@@ -123,8 +123,8 @@ export const image = v.pipe(v.string(), v.regex(/^[^\s]+$/, "must be an image re
 export const oneOf = <const T extends string>(choices: readonly T[]) =>
   v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
 
-/** A Go duration such as 5s or 250ms, in milliseconds; "0" only when `allowZero`. */
-export const duration = (what: string, o: { allowZero?: boolean } = {}) =>
+/** A Go duration such as 5s or 250ms (`example`), in milliseconds; "0" only when `allowZero`. */
+export const duration = (example: string, o: { allowZero?: boolean } = {}) =>
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
@@ -134,20 +134,20 @@ export const duration = (what: string, o: { allowZero?: boolean } = {}) =>
       } catch (err) {
         if (!(err instanceof DurationError)) throw err;
       }
-      addIssue({ message: `must be a ${o.allowZero ? "" : "positive "}Go duration ${what}${o.allowZero ? " (0 = off)" : ""}` });
+      addIssue({ message: `must be a ${o.allowZero ? "" : "positive "}Go duration such as ${example}${o.allowZero ? " (0 = off)" : ""}` });
       return NEVER;
     }),
   );
 
 /** A fraction from 0 to 1, such as 0.1. */
-export const fraction = (what: string) =>
+export const fraction = () =>
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const text = dataset.value.trim();
       const n = /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : NaN;
       if (n >= 0 && n <= 1) return n;
-      addIssue({ message: `must be a fraction from 0 to 1 ${what}, e.g. 0.1` });
+      addIssue({ message: "must be a fraction from 0 to 1, e.g. 0.1" });
       return NEVER;
     }),
   );

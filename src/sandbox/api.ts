@@ -20,7 +20,7 @@ import type { ListFilter } from "./storage/filter.ts";
 import { Store } from "./storage/store.ts";
 import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 import type { FieldValidation } from "./validation/builtin.ts";
-import { checkIdentity, checkName } from "./validation/object-meta.ts";
+import { checkIdentity, checkLabels, checkName } from "./validation/object-meta.ts";
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -123,6 +123,7 @@ export class Api {
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     checkName(type, meta.name);
+    checkLabels(type, body);
     this.requireNamespace(type, namespace);
     if (this.store.get(type, namespace, meta.name!)) throw errors.alreadyExists(type.plural, meta.name!, type.group);
     if (type.subresources.status && type.kind !== "Namespace") delete body.status;
@@ -151,6 +152,7 @@ export class Api {
     body.metadata.name = name;
     const current = this.store.get(type, namespace, name);
     if (!current) throw errors.notFound(type.plural, name, type.group);
+    checkLabels(type, body);
     const expectedRv = body.metadata.resourceVersion;
     let next: KubeObject;
     if (opts.subresource === "status") {

@@ -131,4 +131,5 @@ async function keptFact<T>(durable: DurableStore | undefined, name: string, make
 export type { Faults, FaultSettings, InjectedFaults, SandboxControl } from "./faults.ts";
 export { seededRandom } from "./faults.ts";
 export { Store } from "./storage/store.ts";
+export { DurableStoreError } from "./storage/durable.ts";
 export type { Pem } from "./http/tls.ts";

@@ -268,12 +268,14 @@ describe("what the mirror will not do", () => {
   });
 
   test("a mirror the API server rejects as invalid is not retried and is reported with reason Error", async () => {
-    const long = `s${"x".repeat(60)}`; // `<svc>-east` is longer than a Service name may be
-    await exportService({ name: long });
+    // Annotations just under the API server's 256 KiB on the target: with the mirror's own
+    // annotations added the mirror is over it, and west answers 422.
+    const big = "x".repeat(256 * 1024 - 40);
+    await exportService({ name: "big", annotations: { note: big } });
     const ctl = await startController(pair, {}, { requeueLimit: 1 });
-    expect(ctl.outcome(`ns1/${long}`)).toBe("failed");
+    expect(ctl.outcome("ns1/big")).toBe("failed");
     const status = readLink(pair.west)?.status as { mirrorServices: Array<{ remoteRef: { name: string }; conditions: Array<{ reason: string; message: string }> }> };
-    expect(status.mirrorServices.map((m) => [m.remoteRef.name, m.conditions[0]?.reason])).toEqual([[long, "Error"]]);
+    expect(status.mirrorServices.map((m) => [m.remoteRef.name, m.conditions[0]?.reason])).toEqual([["big", "Error"]]);
     expect(status.mirrorServices[0]?.conditions[0]?.message).toContain("422");
   });
   test("a write that keeps failing is retried up to the requeue limit, reported as failed, and repaired by the next refresh", async () => {

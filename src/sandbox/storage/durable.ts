@@ -25,12 +25,29 @@ export interface DurableStore {
   close(): void;
 }
 
+/** The data file cannot be used: not there to create, not a database, or not the sandbox's. */
+export class DurableStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DurableStoreError";
+  }
+}
+
+function openDatabase(path: string): Database {
+  try {
+    const db = new Database(path, { create: true, strict: true });
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec(SCHEMA);
+    return db;
+  } catch (err) {
+    throw new DurableStoreError(`${path} cannot be used as the sandbox's data file (${(err as Error).message})`);
+  }
+}
+
 /** Opens (or creates) the file, puts what it holds back into a new Store, and writes every later change through. */
 export function openDurableStore(path: string, historyLimit?: number): DurableStore {
-  const db = new Database(path, { create: true, strict: true });
-  db.exec("PRAGMA journal_mode = WAL");
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.exec(SCHEMA);
+  const db = openDatabase(path);
   const store = new Store(historyLimit);
   const rows = db.query<{ key: string; object: string }, []>("SELECT key, object FROM objects ORDER BY rowid").all();
   const rvRow = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE name = ?").get("resourceVersion");

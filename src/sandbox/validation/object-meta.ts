@@ -40,10 +40,65 @@ export function checkName(type: ResourceType, name: string | undefined): void {
   const ok = PATH_NAMED.has(type.kind)
     ? !/[/%]/.test(name) && name !== "." && name !== ".."
     : (LABEL_NAMED.has(type.kind) ? DNS1123_LABEL : DNS1123_SUBDOMAIN).test(name) && name.length <= (LABEL_NAMED.has(type.kind) ? 63 : 253);
+  if (!ok && LABEL_NAMED.has(type.kind) && DNS1123_LABEL.test(name)) {
+    throw errors.invalid(type.kind, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(name)}: must be no more than 63 characters` }], type.group);
+  }
   if (!ok) {
     const what = LABEL_NAMED.has(type.kind)
       ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
       : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
     throw errors.invalid(type.kind, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": ${what}` }], type.group);
   }
+}
+
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const NAME_PART_RULE = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+/** kube's IsQualifiedName: an optional DNS-subdomain prefix and '/', then a name part of at most 63. */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split("/");
+  if (parts.length > 2) return `a qualified name ${NAME_PART_RULE} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`;
+  const [prefix, name] = parts.length === 2 ? [parts[0]!, parts[1]!] : [undefined, parts[0]!];
+  if (prefix !== undefined) {
+    if (prefix === "") return "prefix part must be non-empty";
+    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  }
+  if (name === "") return "name part must be non-empty";
+  if (name.length > 63) return "name part must be no more than 63 characters";
+  if (!NAME_PART.test(name)) return `name part ${NAME_PART_RULE}`;
+  return undefined;
+}
+
+/** kube's TotalAnnotationSizeLimitB: keys and values together. */
+const ANNOTATIONS_LIMIT = 256 * 1024;
+
+/**
+ * metadata.labels and metadata.annotations as kube-apiserver validates them (ValidateLabels,
+ * ValidateAnnotations): qualified-name keys, label values of at most 63 label characters, and
+ * annotations of at most 256 KiB in all.
+ */
+export function checkLabels(type: ResourceType, obj: KubeObject): void {
+  const causes: { field: string; reason: string; message: string }[] = [];
+  let annotationBytes = 0;
+  for (const [key, value] of Object.entries(obj.metadata.annotations ?? {})) {
+    const keyProblem = qualifiedNameProblem(key.toLowerCase());
+    if (keyProblem) causes.push({ field: "metadata.annotations", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(key)}: ${keyProblem}` });
+    annotationBytes += Buffer.byteLength(key) + Buffer.byteLength(String(value));
+  }
+  if (annotationBytes > ANNOTATIONS_LIMIT) causes.push({ field: "metadata.annotations", reason: "FieldValueTooLong", message: `Too long: must have at most ${ANNOTATIONS_LIMIT} bytes` });
+  for (const [key, value] of Object.entries(obj.metadata.labels ?? {})) {
+    const keyProblem = qualifiedNameProblem(key);
+    if (keyProblem) causes.push({ field: "metadata.labels", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(key)}: ${keyProblem}` });
+    const text = String(value);
+    if (text.length > 63) causes.push({ field: "metadata.labels", reason: "FieldValueInvalid", message: `Invalid value: ${JSON.stringify(text)}: must be no more than 63 characters` });
+    else if (!LABEL_VALUE.test(text)) {
+      causes.push({
+        field: "metadata.labels",
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${JSON.stringify(text)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+      });
+    }
+  }
+  if (causes.length > 0) throw errors.invalid(type.kind, obj.metadata.name ?? "", causes, type.group);
 }
