@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
 import { multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
+import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";
 import { CLUSTER, describeDiff, diffMirrors, EXPORTED, isClean, ownershipMonitor, type Diff } from "./expected.ts";
@@ -89,6 +90,7 @@ export class Rig {
     const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
     const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct", `--identity=${identity}`];
     // A key that keeps failing is given up after the requeue limit until the next refresh: short here, 1m by default.
+    if (debugLogs) args.push("--log-level=debug");
     args.push("--endpoint-refresh-period=2s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
     const ready = o.lead ? /synced with east/ : /campaigning for lease/;
     const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1" } });

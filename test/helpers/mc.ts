@@ -1,5 +1,6 @@
 // Runs the real `mc` entry point as a subprocess, as a user's shell would.
 import { join } from "node:path";
+import { printsManifests, recordOutput } from "./capture.ts";
 
 export const MC = join(import.meta.dir, "..", "..", "cmd", "mc.ts");
 
@@ -17,6 +18,7 @@ export async function mc(args: string[], opts: { stdin?: string; env?: Record<st
     stderr: "pipe",
   });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  recordOutput(`mc ${args.join(" ")}`, `${stderr}${printsManifests(args) ? "" : stdout}`);
   return { code, stdout, stderr };
 }
 
@@ -35,6 +37,7 @@ export interface Until {
 export async function spawnUntil(cmd: string[], ready: RegExp, opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Until> {
   const proc = Bun.spawn(cmd, { env: opts.env ?? { ...process.env, NO_COLOR: "1" }, cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let text = "";
+  void proc.exited.then(() => recordOutput(cmd.join(" "), text));
   const reader = proc.stderr.getReader();
   for (;;) {
     const m = text.match(ready);
