@@ -13,7 +13,8 @@ import { startGatewayStandIn, type GatewayStandIn } from "../src/demo/gateway-st
 import { generateTrustAnchor, sharedTrustAnchor } from "../src/demo/trust-anchor.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
-import { duration, fraction } from "../src/model/values.ts";
+import { durationFlag } from "../src/cli/groups.ts";
+import { fraction } from "../src/model/values.ts";
 import { DurableStoreError, startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
 
@@ -58,10 +59,10 @@ const flags = defineFlags(
         ),
       ),
     },
-    "drop-watches-every": { type: "string", default: "0", description: "Fault: end every watch stream this often (Go duration, 0 = never)", schema: duration("5s", { allowZero: true }) },
+    "drop-watches-every": durationFlag({ default: "0", description: "Fault: end every watch stream this often (Go duration, 0 = never)", message: "must be a Go duration such as 5s (0 = never)", bareNumber: "plain" }),
     "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
     "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
-    latency: { type: "string", default: "0", description: "Fault: added to every response (Go duration)", schema: duration("50ms", { allowZero: true }) },
+    latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", bareNumber: "plain" }),
     "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
     kubeconfig: { type: "string", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },

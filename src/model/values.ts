@@ -4,7 +4,6 @@
 import * as v from "valibot";
 import { isAddress, parsePort, splitList } from "./address.ts";
 import { isDns1123Label, isDns1123Subdomain, MAX_CLUSTER_NAME } from "./names.ts";
-import { DurationError, parseDuration } from "./duration.ts";
 import { parseLabelSelector, SelectorError } from "./selector.ts";
 
 /** A cluster name: a DNS-1123 label short enough for `probe-gateway-<name>`. */
@@ -122,22 +121,6 @@ export const image = v.pipe(v.string(), v.regex(/^[^\s]+$/, "must be an image re
 /** One of a fixed set, with the choices in the message. */
 export const oneOf = <const T extends string>(choices: readonly T[]) =>
   v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
-
-/** A Go duration such as 5s or 250ms (`example`), in milliseconds; "0" only when `allowZero`. */
-export const duration = (example: string, o: { allowZero?: boolean } = {}) =>
-  v.pipe(
-    v.string(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      try {
-        const ms = parseDuration(dataset.value.trim());
-        if (ms > 0 || (ms === 0 && o.allowZero)) return ms;
-      } catch (err) {
-        if (!(err instanceof DurationError)) throw err;
-      }
-      addIssue({ message: `must be a ${o.allowZero ? "" : "positive "}Go duration such as ${example}${o.allowZero ? " (0 = off)" : ""}` });
-      return NEVER;
-    }),
-  );
 
 /** A fraction from 0 to 1, such as 0.1. */
 export const fraction = () =>
