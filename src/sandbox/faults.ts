@@ -14,8 +14,10 @@ import type { Store } from "./storage/store.ts";
 import { ApiError, errors, type ResourceType } from "./types.ts";
 
 export interface Faults {
-  /** Fraction of API requests (0..1) failed before they reach the store: 500, 503 or 429 with Retry-After, in turn at random. */
+  /** Fraction of API requests (0..1) failed before they reach the store, with one of `failWith` at random. */
   failRate: number;
+  /** The statuses failures are drawn from: 500, 503 and 429 (with Retry-After) by default. */
+  failWith: readonly FailStatus[];
   /** Extra latency added to every response, in ms. */
   delayMs: number;
   /** Fraction of writes (0..1) carrying a resourceVersion that are answered 409 Conflict. */
@@ -27,6 +29,9 @@ export interface Faults {
   /** Where the rates draw from: Math.random, or `seededRandom(seed)` for a reproducible run. */
   random: () => number;
 }
+
+export type FailStatus = 500 | 503 | 429;
+export const FAIL_STATUSES: readonly FailStatus[] = [500, 503, 429];
 
 /** The faults a sandbox starts with (`startSandbox({ faults })`, `mc sandbox` flags). */
 export type FaultSettings = Partial<Omit<Faults, "random">> & { seed?: number };
@@ -78,6 +83,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
   };
   const faults: Faults = {
     failRate: 0,
+    failWith: FAIL_STATUSES,
     delayMs: 0,
     conflictRate: 0,
     forgetHistory: false,
@@ -100,7 +106,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     faults,
     injected,
     clear() {
-      Object.assign(faults, { failRate: 0, delayMs: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
+      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
     },
     openWatches: () => watches.open,
     stop() {
@@ -123,9 +129,10 @@ export function requestFault(control: Pick<SandboxControl, "faults" | "injected"
   if (!(f.failRate > 0) || f.random() >= f.failRate) return undefined;
   control.injected.failures++;
   // Which failure: a second draw, so the mix does not depend on the rate.
-  const pick = f.random();
-  if (pick < 1 / 3) return new ApiError(500, "InternalError", "Internal error occurred: the sandbox is injecting failures");
-  if (pick < 2 / 3) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
+  const statuses = f.failWith.length > 0 ? f.failWith : FAIL_STATUSES;
+  const status = statuses[Math.min(statuses.length - 1, Math.floor(f.random() * statuses.length))]!;
+  if (status === 500) return new ApiError(500, "InternalError", "Internal error occurred: the sandbox is injecting failures");
+  if (status === 503) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
   return new ApiError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 

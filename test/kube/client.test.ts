@@ -86,6 +86,7 @@ describe("KubeClient", () => {
   });
 
   test("a 503 from the server is a retryable KubeError", async () => {
+    sb.control.faults.failWith = [503];
     sb.control.faults.failRate = 1;
     try {
       const err = await failure(client.list(resources.service));

@@ -146,6 +146,7 @@ describe("LeaderElector", () => {
   test("a candidate that cannot reach the Lease says so once at warn, and once at info when it recovers", async () => {
     const ns = await freshNamespace(client);
     const log = recordingLog();
+    sb.control.faults.failWith = [503];
     sb.control.faults.failRate = 1;
     const a = candidate("a", ns, { log });
     try {
@@ -169,6 +170,7 @@ describe("LeaderElector", () => {
     const a = candidate("a", ns);
     a.elector.start();
     await a.leading();
+    sb.control.faults.failWith = [503];
     sb.control.faults.failRate = 1; // every request answered 503
     try {
       const lostAt = await within(a.stoppedLeading, "a losing the lease", 3000);
