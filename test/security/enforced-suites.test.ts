@@ -1,4 +1,4 @@
-// The suites above run again in one child `bun test` with RBAC enforced (MC_ENFORCE_RBAC=1:
+// The suites above (those on live sandboxes) run again in one child `bun test` with RBAC enforced (MC_ENFORCE_RBAC=1:
 // every sandbox authorizes every request, each controller runs as the ServiceAccount `mc link`
 // renders and reaches the target with the token `mc install` renders — test/helpers/setup.ts)
 // and every log at debug (MC_TEST_LOG_LEVEL=debug, mc serve --log-level=debug), with all they
@@ -15,7 +15,9 @@ import { startSandbox } from "../../src/sandbox/index.ts";
 const ROOT = join(import.meta.dir, "..", "..");
 const SUITES = [
   "test/e2e",
-  "test/checker",
+  "test/checker/live.test.ts",
+  "test/checker/cluster.test.ts",
+  "test/checker/access-denied.test.ts",
   "test/cmd/unlink-e2e.test.ts",
   "test/cmd/sandbox-faults.test.ts",
   "test/security/enforcement-probe.test.ts",
