@@ -107,7 +107,7 @@ export class Api {
   private requireNamespace(type: ResourceType, namespace: string | undefined): void {
     if (!type.namespaced) return;
     if (!namespace) throw errors.badRequest("the server could not find the requested resource: a namespace is required");
-    if (!this.store.get({ group: "", plural: "namespaces" }, undefined, namespace)) throw errors.notFound("namespaces", namespace);
+    if (!this.store.has({ group: "", plural: "namespaces" }, undefined, namespace)) throw errors.notFound("namespaces", namespace);
   }
 
   /** Field validation, pruning and defaulting, then the built-in controllers' mutations. */
@@ -125,7 +125,7 @@ export class Api {
     checkName(type, meta.name);
     checkLabels(type, body);
     this.requireNamespace(type, namespace);
-    if (this.store.get(type, namespace, meta.name!)) throw errors.alreadyExists(type.plural, meta.name!, type.group);
+    if (this.store.has(type, namespace, meta.name!)) throw errors.alreadyExists(type.plural, meta.name!, type.group);
     if (type.subresources.status && type.kind !== "Namespace") delete body.status;
     const { object, warnings } = this.admit(type, body, undefined, opts.fieldValidation ?? "Ignore");
     const now = new Date().toISOString();

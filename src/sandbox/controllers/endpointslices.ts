@@ -130,9 +130,6 @@ export function endpointSlices(ctx: ControllerContext): Controller {
     }
   };
   return {
-    start() {
-      ctx.store.indexLabel(slices(), SERVICE_NAME_LABEL);
-    },
     onWrite: follow,
     onDelete: (t, obj) => follow(t, obj),
   };

@@ -79,9 +79,6 @@ export function replicaSets(ctx: ControllerContext): Controller {
     if (fresh) ctx.own.update(rsType(), { ...fresh, status }, MANAGER, "status");
   });
   return {
-    start() {
-      ctx.store.indexLabel(pods(), POD_TEMPLATE_HASH);
-    },
     onWrite(t, obj) {
       if (isReplicaSet(t)) sync.run(keyOf(obj.metadata.namespace!, obj.metadata.name!));
       else if (isPod(t)) podChanged(obj);

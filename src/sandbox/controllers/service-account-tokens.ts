@@ -53,13 +53,16 @@ export function serviceAccountTokens(ctx: ControllerContext): Controller {
   };
 }
 
+/** The store's index of token Secrets still to fill, by the ServiceAccount they wait for. */
+const PENDING_INDEX = "unfilled-token-secrets";
+const pendingFor = (secret: KubeObject): string[] => (isUnfilledTokenSecret(secret) ? [tokenSecretAccount(secret)!] : []);
+
 /** Secrets created before their ServiceAccount are filled once it appears (a controller write). */
 function fillPending(ctx: ControllerContext, sa: KubeObject): void {
   const secrets = ctx.registry.find("", "v1", "secrets")!;
-  for (const s of ctx.store.list(secrets, { namespace: sa.metadata.namespace, fields: [{ field: "type", op: "=", value: SA_TOKEN_TYPE }] })) {
-    if (isUnfilledTokenSecret(s) && tokenSecretAccount(s) === sa.metadata.name) {
-      fillTokenSecret(s, sa, mintToken(), ctx.caPem);
-      ctx.tokens.remember(ctx.store.replace(secrets, s));
-    }
+  for (const pending of ctx.store.byIndex(secrets, PENDING_INDEX, pendingFor, sa.metadata.name!, sa.metadata.namespace)) {
+    const s = ctx.store.get(secrets, pending.metadata.namespace, pending.metadata.name!)!;
+    fillTokenSecret(s, sa, mintToken(), ctx.caPem);
+    ctx.tokens.remember(ctx.store.replace(secrets, s));
   }
 }

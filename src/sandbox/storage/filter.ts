@@ -1,5 +1,5 @@
 // What a list or a watch asks for: a namespace, a label selector, field requirements. The store
-// reads the namespace from its per-namespace buckets and tests the rest object by object.
+// reads candidates from its namespace buckets or an index (indexes.ts) and tests each with this.
 import { matchesLabels, type FieldRequirement, type LabelSelector } from "../selector.ts";
 import type { KubeObject } from "../types.ts";
 
@@ -19,7 +19,8 @@ export function matchesFilter(obj: KubeObject, f: ListFilter): boolean {
   return true;
 }
 
-function fieldValue(obj: KubeObject, field: string): string {
+/** A field selector's view of a field: its value as text, "" when absent. */
+export function fieldValue(obj: KubeObject, field: string): string {
   if (field === "metadata.name") return obj.metadata.name ?? "";
   if (field === "metadata.namespace") return obj.metadata.namespace ?? "";
   let node: unknown = obj;

@@ -2,33 +2,34 @@
 // sorted lists, one monotonic resourceVersion across all types, per-namespace buckets, and every
 // change fed to the watch hub (watch-hub.ts) for watches and their resumes.
 //
-// The seam for indexes: every read of many objects goes through `scan` (it narrows by namespace
-// bucket, or by a label index when the selector requires an indexed label's value, then tests
-// each candidate against the filter), and every change passes through `commit` with the object
-// before and after; an index keeps itself up to date there and lets `scan` visit only its
-// candidates.
+// Every read of many objects goes through `scan`, every change through `commit` with the object
+// before and after. `commit` keeps the indexes (indexes.ts: labels, some fields, and any defined
+// with `byIndex`) up to date; `scan` visits only the smallest candidate set they, the namespace
+// bucket or a name offer, so a read costs what it returns, not what is stored.
 import { matchesFilter, type ListFilter } from "./filter.ts";
+import { Indexes, type IndexFn } from "./indexes.ts";
 import { compareKeys, storageKey } from "./keys.ts";
-import { LabelIndex } from "./label-index.ts";
 import { WatchHub, type StoreEvent, type Watcher } from "./watch-hub.ts";
-import { errors, type KubeObject, type ResourceType } from "../types.ts";
+import { deepCopy, errors, type KubeObject, type ResourceType } from "../types.ts";
 
 export type WriteVerb = "create" | "update" | "patch" | "delete";
 
-/** Stored objects are plain JSON, so a JSON round trip is a faithful (and fast) deep copy. */
+/** What goes in is made plain JSON by a round trip (undefined fields go, as over the wire). */
 function freeze<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-const byNamespaceAndName = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!);
+/** What comes out is a copy of plain JSON already. */
+const copyOut = deepCopy;
+
+const byKey = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!);
 
 export class Store {
   private rv = 0;
   /** storage key → namespace ("" for cluster-scoped) → name → object. */
   private buckets = new Map<string, Map<string, Map<string, KubeObject>>>();
   private readonly hub: WatchHub;
-  /** storage key → the label indexes of that type (indexLabel). */
-  private readonly labelIndexes = new Map<string, LabelIndex[]>();
+  private readonly indexes = new Indexes();
   /** Count of successful mutating requests by verb (dry runs excluded): for "writes nothing" tests. */
   readonly writes: Record<WriteVerb, number> = { create: 0, update: 0, patch: 0, delete: 0 };
   /** Told of every change after the watch hub (durable storage, the RBAC index). */
@@ -56,46 +57,72 @@ export class Store {
   }
 
   get(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): KubeObject | undefined {
-    const found = this.buckets.get(storageKey(type))?.get(namespace ?? "")?.get(name);
-    return found ? freeze(found) : undefined;
+    const found = this.peek(type, namespace, name);
+    return found ? copyOut(found) : undefined;
+  }
+
+  /** Like `get`, but the stored object itself: callers must treat it as read-only. */
+  peek(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): KubeObject | undefined {
+    return this.buckets.get(storageKey(type))?.get(namespace ?? "")?.get(name);
+  }
+
+  has(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): boolean {
+    return this.peek(type, namespace, name) !== undefined;
   }
 
   /** Sorted by namespace then name, as kube-apiserver lists. A namespace filter reads only that namespace. */
   list(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): KubeObject[] {
-    return this.scan(type, filter).map(freeze);
+    return this.scan(type, filter).map(copyOut);
   }
 
   /**
-   * Keeps an index of a type's objects by one label (built now from what is stored): a scan whose
-   * selector requires `label=value` then visits only the objects carrying that value.
+   * Like `list`, but the stored objects themselves: callers must treat them as read-only. Visits
+   * the fewest objects it can: one name, one index value's, one namespace's, or all.
    */
-  indexLabel(type: Pick<ResourceType, "group" | "plural">, label: string): void {
-    const key = storageKey(type);
-    const indexes = this.labelIndexes.get(key) ?? [];
-    if (indexes.some((i) => i.label === label)) return;
-    const index = new LabelIndex(label);
-    for (const space of this.buckets.get(key)?.values() ?? []) for (const obj of space.values()) index.add(obj);
-    this.labelIndexes.set(key, [...indexes, index]);
-  }
-
-  /** Like `list`, but the stored objects themselves: callers must treat them as read-only. */
   scan(type: Pick<ResourceType, "group" | "plural">, filter: ListFilter = {}): readonly KubeObject[] {
-    const bucket = this.buckets.get(storageKey(type));
+    const key = storageKey(type);
+    const bucket = this.buckets.get(key);
     if (!bucket) return [];
-    for (const index of this.labelIndexes.get(storageKey(type)) ?? []) {
-      const value = index.valueIn(filter.labels);
-      if (value === undefined) continue;
-      const out: KubeObject[] = [];
-      for (const [ns, name] of index.candidates(filter.namespace, value)) {
-        const obj = bucket.get(ns)?.get(name);
+    const { namespace } = filter;
+    const out: KubeObject[] = [];
+    const name = filter.fields?.find((f) => f.field === "metadata.name" && f.op === "=")?.value;
+    if (name !== undefined) {
+      const spaces = namespace !== undefined ? [bucket.get(namespace)] : [...bucket.values()];
+      for (const space of spaces) {
+        const obj = space?.get(name);
         if (obj && matchesFilter(obj, filter)) out.push(obj);
       }
-      return out.sort(byNamespaceAndName);
+      return out.sort(byKey);
     }
-    const spaces = filter.namespace !== undefined ? [bucket.get(filter.namespace) ?? new Map<string, KubeObject>()] : [...bucket.values()];
+    const spaces = namespace !== undefined ? [bucket.get(namespace) ?? new Map<string, KubeObject>()] : [...bucket.values()];
+    const visitAll = spaces.reduce((n, s) => n + s.size, 0);
+    const indexed = this.indexes.candidates(key, namespace, filter.labels, filter.fields);
+    if (indexed && indexed.count < visitAll) {
+      for (const [ns, n] of indexed.keys()) {
+        const obj = bucket.get(ns)?.get(n);
+        if (obj && matchesFilter(obj, filter)) out.push(obj);
+      }
+    } else {
+      for (const space of spaces) for (const obj of space.values()) if (matchesFilter(obj, filter)) out.push(obj);
+    }
+    return out.sort(byKey);
+  }
+
+  /**
+   * The stored objects (read-only) with `value` in index `name` of this type, sorted, in one
+   * namespace or all. The first call for a name defines the index with `fn` and fills it from
+   * what is stored; from then on every change keeps it up to date.
+   */
+  byIndex(type: Pick<ResourceType, "group" | "plural">, name: string, fn: IndexFn, value: string, namespace?: string): readonly KubeObject[] {
+    const key = storageKey(type);
+    if (!this.indexes.has(key, name)) this.indexes.define(key, name, fn, this.scan(type));
+    const postings = this.indexes.postings(key, name, value);
+    if (!postings) return [];
+    const bucket = this.buckets.get(key);
     const out: KubeObject[] = [];
-    for (const space of spaces) for (const obj of space.values()) if (matchesFilter(obj, filter)) out.push(obj);
-    return out.sort(byNamespaceAndName);
+    const spaces = namespace !== undefined ? [[namespace, postings.spaces.get(namespace)] as const] : [...postings.spaces];
+    for (const [ns, names] of spaces) for (const n of names ?? []) out.push(bucket!.get(ns)!.get(n)!);
+    return out.sort(byKey);
   }
 
   count(type: Pick<ResourceType, "group" | "plural">): number {
@@ -112,8 +139,8 @@ export class Store {
     const stored = freeze(obj);
     stored.metadata.resourceVersion = this.nextResourceVersion();
     bucket.set(k, stored);
-    this.commit({ type: "ADDED", rv: this.rv, key: storageKey(type), object: stored });
-    return freeze(stored);
+    this.commit({ type: "ADDED", rv: this.rv, key: storageKey(type), object: stored }, undefined);
+    return copyOut(stored);
   }
 
   /** Replaces a stored object; `expectedRv` (when given) must match or it is a 409 Conflict. */
@@ -128,8 +155,8 @@ export class Store {
     const stored = freeze(obj);
     stored.metadata.resourceVersion = this.nextResourceVersion();
     bucket.set(k, stored);
-    this.commit({ type: "MODIFIED", rv: this.rv, key: storageKey(type), object: stored, previous });
-    return freeze(stored);
+    this.commit({ type: "MODIFIED", rv: this.rv, key: storageKey(type), object: stored, previous }, previous);
+    return copyOut(stored);
   }
 
   remove(type: ResourceType, namespace: string | undefined, name: string, expected?: { uid?: string; resourceVersion?: string }): KubeObject {
@@ -144,23 +171,19 @@ export class Store {
       throw errors.conflict(type.plural, name, type.group);
     }
     bucket.delete(k);
-    const gone = freeze(previous);
+    const gone = copyOut(previous);
     gone.metadata.resourceVersion = this.nextResourceVersion();
-    this.commit({ type: "DELETED", rv: this.rv, key: storageKey(type), object: gone });
-    return freeze(gone);
+    this.commit({ type: "DELETED", rv: this.rv, key: storageKey(type), object: gone }, previous);
+    return copyOut(gone);
   }
 
   countWrite(verb: WriteVerb): void {
     this.writes[verb]++;
   }
 
-  /** Every change, once the bucket holds it: the indexes follow it here, then the watch hub. */
-  private commit(event: StoreEvent): void {
-    for (const index of this.labelIndexes.get(event.key) ?? []) {
-      if (event.previous) index.remove(event.previous);
-      if (event.type === "DELETED") index.remove(event.object);
-      else index.add(event.object);
-    }
+  /** Every change, once the bucket holds it: the indexes follow it, then the watch hub, then the commit listeners. */
+  private commit(event: StoreEvent, previous: KubeObject | undefined): void {
+    this.indexes.update(event.key, previous, event.type === "DELETED" ? undefined : event.object);
     this.hub.emit(event);
     for (const listener of this.committed) listener(event);
   }
@@ -178,8 +201,10 @@ export class Store {
    */
   restore(entries: Iterable<{ key: string; object: KubeObject }>, rv: number): void {
     for (const { key, object } of entries) {
-      this.slot(key, object.metadata.namespace).set(object.metadata.name!, object);
-      this.commit({ type: "ADDED", rv: Number(object.metadata.resourceVersion), key, object });
+      const slot = this.slot(key, object.metadata.namespace);
+      const previous = slot.get(object.metadata.name!);
+      slot.set(object.metadata.name!, object);
+      this.commit({ type: "ADDED", rv: Number(object.metadata.resourceVersion), key, object }, previous);
     }
     this.rv = Math.max(this.rv, rv);
     this.hub.forget(this.rv);
