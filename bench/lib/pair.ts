@@ -2,31 +2,43 @@
 // it (src/demo/walkthrough.ts): two sandboxes with a stand-in Linkerd, `mc install` on both,
 // `mc link` against east applied to west, a loopback fake gateway for the Link's probe. East
 // is TLS (the remote-access token `mc link` hands to west authenticates only over TLS). Plus a
-// ledger of every write west stores, by what it wrote, for "writes nothing" figures.
+// ledger of every write west stores, by what it wrote, for "writes nothing" figures. The fake
+// gateway can be stopped (connection refused, as a dead gateway) and started again on its port.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pkg from "../package.json" with { type: "json" };
-import { defaultLinkOptions } from "../src/cli/link-flags.ts";
-import { buildInstall, defaultInstallOptions } from "../src/linker/install.ts";
-import { buildLinkBundle } from "../src/linker/link.ts";
-import * as L from "../src/model/labels.ts";
-import * as N from "../src/model/names.ts";
-import { applyObjects } from "../src/demo/apply.ts";
-import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
-import { fakeLinkerd } from "../src/demo/fake-linkerd.ts";
-import { storageKey } from "../src/sandbox/storage/keys.ts";
-import type { StoreEvent } from "../src/sandbox/storage/watch-hub.ts";
-import type { KubeObject, ResourceType } from "../src/sandbox/types.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { buildInstall, defaultInstallOptions } from "../../src/linker/install.ts";
+import { defaultLinkOptions } from "../../src/cli/link-flags.ts";
+import { buildLinkBundle } from "../../src/linker/link.ts";
+import * as L from "../../src/model/labels.ts";
+import * as N from "../../src/model/names.ts";
+import { applyObjects } from "../../src/demo/apply.ts";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { fakeLinkerd } from "../../src/demo/fake-linkerd.ts";
+import { storageKey } from "../../src/sandbox/storage/keys.ts";
+import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
+import type { KubeObject, ResourceType } from "../../src/sandbox/types.ts";
 
 export const NS = N.DEFAULT_NAMESPACE;
 export const CLUSTER = "east";
 
+/** The gateway's probe endpoint: `/ready` answers 200 while it runs. */
+export interface FakeGateway {
+  port: number;
+  readonly running: boolean;
+  /** Stops listening: probes are refused, as with a dead gateway. */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): void;
+}
+
 export interface Pair {
   east: Sandbox;
   west: Sandbox;
+  eastKubeconfig: string;
   westKubeconfig: string;
-  gateway: { port: number; stop(): Promise<void> };
+  gateway: FakeGateway;
   stop(): Promise<void>;
 }
 
@@ -35,6 +47,10 @@ export interface PairOptions {
   namespaces: number;
   /** Written into the Link's probeSpec. */
   probePeriod: string;
+  /** The Link's probeSpec.failureThreshold (default "1": dead at the first failed probe). */
+  failureThreshold?: string;
+  /** The Link's probeSpec.timeout (default "1s"). */
+  probeTimeout?: string;
   /** Events each sandbox keeps for watch resumes (the sandbox's default when absent). */
   historyLimit?: number;
 }
@@ -45,36 +61,51 @@ const type = (sb: Sandbox, apiVersion: string, kind: string): ResourceType => {
   return t;
 };
 
+/** A stand-in Linkerd, `mc install`, and namespaces `ns-0` … in a sandbox. */
+export async function prepareCluster(sb: Sandbox, kubeconfigPath: string, namespaces: number): Promise<void> {
+  fakeLinkerd(sb);
+  applyObjects(sb, await buildInstall(defaultInstallOptions(pkg.version, kubeconfigPath)), "mc-bench");
+  const ns = type(sb, "v1", "Namespace");
+  for (let n = 0; n < namespaces; n++) sb.api.create(ns, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });
+}
+
+/** A west alone (for the plain client's limit): prepared as in a pair, its kubeconfig in a temporary directory. */
+export async function startWest(namespaces: number): Promise<{ west: Sandbox; kubeconfig: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "mc-bench-"));
+  const kubeconfig = join(dir, "west.kubeconfig");
+  const west = await startSandbox({ name: "west", kubeconfigPath: kubeconfig });
+  await prepareCluster(west, kubeconfig, namespaces);
+  return {
+    west,
+    kubeconfig,
+    async stop() {
+      await west.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function startPair(o: PairOptions): Promise<Pair> {
   const dir = await mkdtemp(join(tmpdir(), "mc-bench-"));
   const eastPath = join(dir, "east.kubeconfig");
   const westPath = join(dir, "west.kubeconfig");
   const east = await startSandbox({ name: CLUSTER, tls: true, kubeconfigPath: eastPath, historyLimit: o.historyLimit });
   const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: o.historyLimit });
-  for (const sb of [east, west]) {
-    fakeLinkerd(sb);
-    const manifests = await buildInstall(defaultInstallOptions(pkg.version, sb === east ? eastPath : westPath));
-    applyObjects(sb, manifests, "mc-bench");
-    const namespaces = type(sb, "v1", "Namespace");
-    for (let n = 0; n < o.namespaces; n++) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });
-  }
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
-  });
-  const gateway = { port: server.port!, stop: () => server.stop(true) };
+  await prepareCluster(east, eastPath, o.namespaces);
+  await prepareCluster(west, westPath, o.namespaces);
+  const gateway = fakeGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, eastPath));
   // Nothing listens on the gateway's probe port on 127.0.0.1: point the probe at the fake gateway.
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;
     const spec = obj.spec as { probeSpec: Record<string, string> };
-    spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: o.probePeriod, failureThreshold: "1", timeout: "1s" };
+    spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: o.probePeriod, failureThreshold: o.failureThreshold ?? "1", timeout: o.probeTimeout ?? "1s" };
   }
   applyObjects(west, bundle, "mc-bench");
   return {
     east,
     west,
+    eastKubeconfig: eastPath,
     westKubeconfig: westPath,
     gateway,
     async stop() {
@@ -83,6 +114,66 @@ export async function startPair(o: PairOptions): Promise<Pair> {
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+function fakeGateway(): FakeGateway {
+  const listen = (port: number) =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port,
+      fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
+    });
+  let server: ReturnType<typeof Bun.serve> | undefined = listen(0);
+  const port = server.port!;
+  return {
+    port,
+    get running() {
+      return server !== undefined;
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      await s?.stop(true);
+    },
+    start() {
+      server ??= listen(port);
+    },
+  };
+}
+
+/** A Service `svc-<i>` of east as the benchmarks export it: two ports, labels `app` and (when exported) the export label. */
+export function eastService(i: number, namespaces: number, exported = true): KubeObject {
+  const namespace = `ns-${i % namespaces}`;
+  const name = `svc-${i}`;
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace, labels: { app: name, [L.EXPORTED]: exported ? "true" : "false" } },
+    spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: 8080 }, { name: "admin", port: 9990, targetPort: 9990 }] },
+  };
+}
+
+/** The ready Endpoints of `eastService(i)`: one address, both ports, the Service's labels (as the endpoints controller copies them). */
+export function eastEndpoints(i: number, namespaces: number, exported = true): KubeObject {
+  const namespace = `ns-${i % namespaces}`;
+  const name = `svc-${i}`;
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name, namespace, labels: { app: name, [L.EXPORTED]: exported ? "true" : "false" } },
+    subsets: [{ addresses: [{ ip: `10.1.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 8080 }, { name: "admin", port: 9990 }] }],
+  };
+}
+
+/** Exported Services `svc-<from>` … `svc-<from+count-1>` with ready Endpoints in east, round-robin over `namespaces`. */
+export function seedExported(east: Sandbox, count: number, namespaces: number, from = 0): void {
+  const services = type(east, "v1", "Service");
+  const endpoints = type(east, "v1", "Endpoints");
+  const write = { fieldManager: "mc-bench" };
+  for (let i = from; i < from + count; i++) {
+    east.api.create(services, `ns-${i % namespaces}`, eastService(i, namespaces), write);
+    east.api.create(endpoints, `ns-${i % namespaces}`, eastEndpoints(i, namespaces), write);
+  }
 }
 
 /** `count` Services with their Endpoints (one ready address) in east, round-robin over `namespaces`; every other one exported. */
