@@ -1,7 +1,8 @@
 // mc serve: the service mirror controller for one Link, until SIGINT/SIGTERM. Linkerd's
 // `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
-// `--identity`, `--probe-direct`, `--status-interval`, `--admin-addr` (`127.0.0.1:0` picks a
-// free port) and kube's `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
+// `--identity`, `--probe-direct`, `--status-interval`, `--fast-failure-detection`, `--admin-addr`
+// (`127.0.0.1:0` picks a free port) and kube's `--leader-elect-lease-duration`/`-renew-deadline`/
+// `-retry-period`.
 import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
 import { command } from "../src/cli/command.ts";
@@ -57,6 +58,11 @@ const flags = defineFlags(
     "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)"),
     "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down"),
     "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease"),
+    "fast-failure-detection": {
+      type: "boolean",
+      default: false,
+      description: "After a failed gateway probe, probe again every period/10 until the failure threshold decides (a dead gateway is noticed in ≤ 4 s at 3 s × 3)",
+    },
   },
   { command: "serve" },
 );
@@ -86,6 +92,7 @@ export default command(meta("serve"), flags, async (f, g) => {
     identity: f.identity || undefined,
     lease: { leaseDurationMs: f.leaderElectLeaseDuration, renewDeadlineMs: f.leaderElectRenewDeadline, retryPeriodMs: f.leaderElectRetryPeriod },
     statusIntervalMs: f.statusInterval,
+    fastFailureDetection: f.fastFailureDetection,
     controller: {
       requeueLimit: f.eventRequeueLimit,
       refreshPeriodMs: f.endpointRefreshPeriod,

@@ -50,6 +50,11 @@ export const LINK_FLAGS = defineFlags(
     "service-mirror-retry-limit": { type: "string", default: "3", description: "Times the controller retries a failing service before giving up", schema: V.wholeNumber(0, "retries") },
     ha: { type: "boolean", default: false, description: "3 controller replicas with anti-affinity and a disruption budget" },
     "enable-endpoint-slices": { type: "boolean", default: false, description: "The controller reads the target's EndpointSlices instead of its Endpoints (mc serve --enable-endpoint-slices)" },
+    "fast-failure-detection": {
+      type: "boolean",
+      default: false,
+      description: "Controller: confirm a failed gateway probe every period/10 (mc serve --fast-failure-detection; the Link itself stays Linkerd's)",
+    },
     output: MANIFEST_OUTPUT,
   },
   { command: "link" },
@@ -70,7 +75,17 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     apiServerAddress: f.apiServerAddress,
     gateway: f.gateway ? { name: f.gatewayName, namespace: f.gatewayNamespace || f.namespace, addresses: f.gatewayAddresses, port: f.gatewayPort } : null,
     spec: valuesOf(LINK_SPEC_FLAGS, f),
-    controller: f.controller ? { image: f.image, logLevel: f.logLevel, logFormat: f.logFormat, retryLimit: f.serviceMirrorRetryLimit, ha: f.ha, enableEndpointSlices: f.enableEndpointSlices } : null,
+    controller: f.controller
+      ? {
+          image: f.image,
+          logLevel: f.logLevel,
+          logFormat: f.logFormat,
+          retryLimit: f.serviceMirrorRetryLimit,
+          ha: f.ha,
+          enableEndpointSlices: f.enableEndpointSlices,
+          ...(f.fastFailureDetection && { fastFailureDetection: true }),
+        }
+      : null,
     version: pkg.version,
     kubeconfig: g.kubeconfig,
     context: g.context,

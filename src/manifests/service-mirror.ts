@@ -30,6 +30,8 @@ export interface ControllerOptions {
   ha: boolean;
   /** `--enable-endpoint-slices`: the controller reads the target's EndpointSlices. */
   enableEndpointSlices?: boolean;
+  /** `mc serve --fast-failure-detection` (mc's own flag; the Link stays Linkerd's). */
+  fastFailureDetection?: boolean;
 }
 
 export interface ServiceMirrorOptions {
@@ -60,6 +62,7 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
     `--event-requeue-limit=${ctl.retryLimit}`,
     ...(ctl.enableEndpointSlices ? ["--enable-endpoint-slices"] : []),
     ...(o.probePort !== null ? [`--probe-service=${probeGatewayName(c)}`] : []),
+    ...(ctl.fastFailureDetection ? ["--fast-failure-detection"] : []),
     c,
   ];
   const out: Manifest[] = [

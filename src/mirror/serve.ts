@@ -29,7 +29,12 @@ export interface ServeOptions {
    * into the production prober. Not together with `controller.proberFactory`, which binds its own.
    */
   statusIntervalMs?: number;
-  /** Default: the production prober (`proberFactory({ statusIntervalMs })`). */
+  /**
+   * `--fast-failure-detection`: the prober confirms a failed probe at period/10 (bound into the
+   * production prober like `statusIntervalMs`, so also not with `controller.proberFactory`).
+   */
+  fastFailureDetection?: boolean;
+  /** Default: the production prober (`proberFactory({ statusIntervalMs, fastFailureDetection })`). */
   controller?: ControllerSettings;
   connect?: ConnectRemote;
   metrics?: Metrics;
@@ -145,10 +150,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   };
 }
 
-/** The controller settings with the prober bound: the caller's factory, or the production one at `statusIntervalMs`. */
+/** The controller settings with the prober bound: the caller's factory, or the production one with `statusIntervalMs` and `fastFailureDetection`. */
 function controllerSettings(o: ServeOptions): ControllerSettings {
-  if (o.controller?.proberFactory && o.statusIntervalMs !== undefined) {
-    throw new Error("serve: statusIntervalMs is bound by controller.proberFactory; pass one or the other");
+  for (const bound of ["statusIntervalMs", "fastFailureDetection"] as const) {
+    if (o.controller?.proberFactory && o[bound] !== undefined) throw new Error(`serve: ${bound} is bound by controller.proberFactory; pass one or the other`);
   }
-  return { ...o.controller, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: o.statusIntervalMs }) };
+  return { ...o.controller, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: o.statusIntervalMs, fastFailureDetection: o.fastFailureDetection }) };
 }

@@ -2,14 +2,16 @@
 // the first round one period + jitter after start, as Linkerd) it probes every target of
 // `targets()`, feeds the round's outcome to the pure state machine, updates Linkerd's gateway
 // metrics, tells the controller about liveness *changes* only, and writes status.gateway on the
-// Link (at once on a liveness change, otherwise at most every status interval). The clock,
+// Link (at once on a liveness change, otherwise at most every status interval). With
+// `fastFailureDetection` a failed probe is confirmed by re-probes at period/10 until the
+// failure threshold decides (state.ts's nextRoundDelayMs); healthy, it probes as Linkerd. The clock,
 // timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
 import { formatError } from "../errors.ts";
 import { systemClock, type Clock } from "../runtime/clock.ts";
 import { formatDuration } from "../model/duration.ts";
 import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
 import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
-import { describeFailure, initialLiveness, nextLiveness, type LivenessState, type ProbeOutcome, type Transition } from "./state.ts";
+import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
 import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
 import type { GatewayHealth, GatewayProber, ProberFactory, ProberOptions } from "./types.ts";
 
@@ -24,6 +26,8 @@ export interface ProberDeps {
   timeoutSignal?: (ms: number) => AbortSignal;
   /** `--status-interval`: the fastest a steady status.gateway is rewritten; default 10 s. */
   statusIntervalMs?: number;
+  /** `--fast-failure-detection`: confirm a failed probe at period/10 (default off: Linkerd's schedule). */
+  fastFailureDetection?: boolean;
 }
 
 /** What one round did, for tests and diagnostics. */
@@ -52,6 +56,7 @@ export class Prober implements GatewayProber {
   private readonly cluster: string;
   private readonly labels: { target_cluster_name: string };
   private readonly spec: NonNullable<ProberOptions["link"]["probe"]>;
+  private readonly timing: ProbeSchedule;
 
   private state = initialLiveness();
   private window: LatencyWindow = [];
@@ -84,6 +89,7 @@ export class Prober implements GatewayProber {
     this.random = deps.random ?? Math.random;
     this.timeoutSignal = deps.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms));
     this.statusIntervalMs = deps.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+    this.timing = { periodMs: this.spec.periodMs, failureThreshold: this.spec.failureThreshold, fastFailureDetection: deps.fastFailureDetection ?? false };
   }
 
   start(): void {
@@ -93,7 +99,8 @@ export class Prober implements GatewayProber {
     const s = this.spec;
     this.opts.log.info(
       `probing gateway ${this.cluster} at ${s.path} every ${formatDuration(s.periodMs)} ` +
-        `(timeout ${formatDuration(s.timeoutMs)}, dead after ${s.failureThreshold} failed probes)`,
+        `(timeout ${formatDuration(s.timeoutMs)}, dead after ${s.failureThreshold} failed probes` +
+        `${this.timing.fastFailureDetection ? `, confirmed every ${formatDuration(s.periodMs / 10)}` : ""})`,
     );
     this.schedule(this.clock.now());
   }
@@ -138,7 +145,7 @@ export class Prober implements GatewayProber {
   private schedule(roundStartedAt: number): void {
     if (this.stopped) return;
     const jitter = this.random() * (this.spec.periodMs / 10);
-    const delay = Math.max(0, roundStartedAt + this.spec.periodMs + jitter - this.clock.now());
+    const delay = Math.max(0, roundStartedAt + nextRoundDelayMs(this.state, this.timing, jitter) - this.clock.now());
     this.cancelRound?.();
     this.cancelRound = this.clock.setTimer(delay, () => {
       this.cancelRound = undefined;
@@ -231,7 +238,8 @@ export class Prober implements GatewayProber {
     } else if (transition === "became-alive") {
       log.info(`gateway ${this.cluster} is reachable again after ${before.consecutiveFailures} failed probes`);
     } else if (!outcome.ok && this.state.alive) {
-      log.info(`gateway ${this.cluster} probe failed (${n} of ${this.spec.failureThreshold} before it counts as dead): ${reason}`);
+      const confirming = isConfirming(this.state, this.timing) ? `; probing again in ${formatDuration(this.spec.periodMs / 10)}` : "";
+      log.info(`gateway ${this.cluster} probe failed (${n} of ${this.spec.failureThreshold} before it counts as dead): ${reason}${confirming}`);
     }
   }
 

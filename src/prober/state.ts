@@ -5,6 +5,9 @@
 //   that is dead from the start is never reported dead there; here it is, after the threshold.
 // - `consecutiveFailures` keeps counting past the threshold (Linkerd does too) and resets on
 //   the first success; one success flips a dead gateway back to alive.
+// And one addition, opt-in (`--fast-failure-detection`, docs/decisions.md 2026-12-03): a failed
+// probe is confirmed by re-probes at period/10 (`nextRoundDelayMs`), so the threshold is reached
+// in about period + (threshold − 1) × period/10 rather than threshold × period.
 
 /** Why a probe failed. A round over several targets fails when any target fails. */
 export type ProbeFailure =
@@ -59,6 +62,30 @@ export function nextLiveness(state: LivenessState, outcome: ProbeOutcome, failur
   const next: LivenessState = { alive, consecutiveFailures, probes: state.probes + 1, lastProbeAt: outcome.at };
   if (lastTransitionAt !== undefined) next.lastTransitionAt = lastTransitionAt;
   return flipped ? { state: next, transition: alive ? "became-alive" : "became-dead" } : { state: next };
+}
+
+/** When rounds run: the Link's probeSpec, and whether failures are confirmed fast (`--fast-failure-detection`). */
+export interface ProbeSchedule {
+  periodMs: number;
+  failureThreshold: number;
+  fastFailureDetection: boolean;
+}
+
+/**
+ * Is the prober confirming a failure? With fast failure detection, an alive gateway whose last
+ * probe failed, short of the threshold, is probed again at period/10 until the threshold decides
+ * it (dead) or a success ends it; otherwise, and always while healthy or dead, once a period.
+ */
+export function isConfirming(state: LivenessState, s: ProbeSchedule): boolean {
+  return s.fastFailureDetection && state.alive && state.consecutiveFailures > 0 && state.consecutiveFailures < Math.max(1, Math.floor(s.failureThreshold));
+}
+
+/**
+ * How long after a round started the next one starts: a period plus `jitter` (in [0, period/10),
+ * as Linkerd), or period/10 without jitter while confirming a failure.
+ */
+export function nextRoundDelayMs(state: LivenessState, s: ProbeSchedule, jitter: number): number {
+  return isConfirming(state, s) ? s.periodMs / 10 : s.periodMs + jitter;
 }
 
 /** `HTTP 500`, `timeout after 1000ms`, `connection refused`: for logs and errors. */

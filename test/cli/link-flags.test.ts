@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
 import { camelCase } from "../../src/cli/flags.ts";
 import { defaultLinkOptions, LINK_FLAGS, LINK_SPEC_FLAGS, linkOptions } from "../../src/cli/link-flags.ts";
-import { renderLink } from "../../src/manifests/link-bundle.ts";
+import { renderLink, renderLinkBundle } from "../../src/manifests/link-bundle.ts";
 import { linkSpecOptions, noLinkSpecOptions, parseLink, type LinkSpecOptions } from "../../src/model/link.ts";
 import { parseLabelSelector } from "../../src/model/selector.ts";
 
@@ -69,5 +69,17 @@ describe("defaultLinkOptions", () => {
 
   test("takes the global flags it is given", () => {
     expect(linkOptions({ "cluster-name": "east" }, { kubeconfig: "/k", context: "east", verbose: true }).options).toMatchObject({ kubeconfig: "/k", context: "east" });
+  });
+
+  test("--fast-failure-detection goes into the controller's args only; the Link stays as without it", async () => {
+    const bundle = async (...flags: string[]) => {
+      const { options } = linkOptions({ "cluster-name": "east", ...Object.fromEntries(flags.map((f) => [f, true])) }, globals);
+      return renderLinkBundle({ ...options, kubeconfig: "apiVersion: v1\nkind: Config\n", ...facts, linkerdNamespace: "linkerd", trustDomain: "cluster.local" });
+    };
+    const [plain, fast] = await Promise.all([bundle(), bundle("fast-failure-detection")]);
+    const args = (objects: typeof plain) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+    expect(args(fast)).toEqual([...args(plain).slice(0, -1), "--fast-failure-detection", "east"]);
+    expect(fast.find((o) => o.kind === "Link")).toEqual(plain.find((o) => o.kind === "Link"));
+    expect(fast.filter((o) => o.kind !== "Deployment")).toEqual(plain.filter((o) => o.kind !== "Deployment"));
   });
 });

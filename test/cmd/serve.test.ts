@@ -166,6 +166,25 @@ describe("mc serve (subprocess)", () => {
     );
   }
 
+  test.skipIf(!hasKubectl)(needsKubectl("--fast-failure-detection reaches the prober: a failed probe is confirmed at period/10 until the threshold"), async () => {
+    let up = true;
+    const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(up ? "ok" : "down", { status: up ? 200 : 503 }) });
+    servers.push(gateway);
+    const [east, west] = await Promise.all([sandbox("east-ffd"), sandbox("west-ffd")]);
+    await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
+    await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
+    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s", failureThreshold: "3" } });
+    await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
+    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", "--fast-failure-detection", "east"]);
+    await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms\)/, "the prober's start line");
+    await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
+    up = false;
+    await serve.until(/gateway east probe failed \(1 of 3 before it counts as dead\): .*HTTP 503; probing again in 100ms/, "the first failure, confirmed at period/10");
+    await serve.until(/gateway east became unreachable after 3 failed probes/, "the verdict");
+    serve.proc.kill("SIGTERM");
+    expect(await serve.proc.exited).toBe(0);
+  }, 40_000);
+
   test("flag mistakes are one line naming the flag, with exit code 1", async () => {
     const cases: Array<[string[], string]> = [
       [["serve"], "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n"],

@@ -117,6 +117,12 @@ describe("--status-interval", () => {
       "serve: statusIntervalMs is bound by controller.proberFactory; pass one or the other",
     );
   });
+
+  test("so is fastFailureDetection with a prober factory of the caller's own", async () => {
+    await expect(start({ fastFailureDetection: true, controller: { proberFactory: proberFactory() } })).rejects.toThrow(
+      "serve: fastFailureDetection is bound by controller.proberFactory; pass one or the other",
+    );
+  });
 });
 
 describe("replacing a controller", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeFailure, initialLiveness, nextLiveness, type LivenessState, type ProbeOutcome } from "../../src/prober/state.ts";
+import { describeFailure, initialLiveness, nextLiveness, nextRoundDelayMs, type LivenessState, type ProbeOutcome } from "../../src/prober/state.ts";
 
 // A sequence is a string of probe results: "+" = HTTP 200, "-" = HTTP 500, "t" = timeout.
 // Each run reports, per probe, the transition ("dead", "alive" or "."), and the final state.
@@ -81,4 +81,24 @@ describe("gateway liveness state machine", () => {
     expect(describeFailure({ kind: "transport", message: "connection refused" })).toBe("connection refused");
     expect(describeFailure({ kind: "no-targets" })).toBe("no address to probe");
   });
+});
+
+describe("the next round", () => {
+  const fast = { periodMs: 3000, failureThreshold: 3, fastFailureDetection: true };
+  /** The delays after each probe of `sequence` (jitter 100 ms). */
+  const delays = (sequence: string, s = fast) => {
+    let state = initialLiveness();
+    return [...sequence].map((c, i) => {
+      state = nextLiveness(state, c === "+" ? { ok: true, at: i, latencyMs: 1 } : { ok: false, at: i, failure: { kind: "status", status: 500 } }, s.failureThreshold).state;
+      return nextRoundDelayMs(state, s, 100);
+    });
+  };
+  const cases: Array<[string, string, typeof fast, number[]]> = [
+    ["healthy: a period plus jitter", "+++", fast, [3100, 3100, 3100]],
+    ["a failure is confirmed at period/10 until the threshold, then a period again", "----", fast, [300, 300, 3100, 3100]],
+    ["a success ends the confirmation", "+-+", fast, [3100, 300, 3100]],
+    ["without the flag failures wait a period", "---", { ...fast, fastFailureDetection: false }, [3100, 3100, 3100]],
+    ["threshold 1: nothing to confirm", "--", { ...fast, failureThreshold: 1 }, [3100, 3100]],
+  ];
+  for (const [name, sequence, s, want] of cases) test(name, () => expect(delays(sequence, s)).toEqual(want));
 });
