@@ -173,7 +173,7 @@ describe("mc serve (subprocess)", () => {
     const [east, west] = await Promise.all([sandbox("east-ffd"), sandbox("west-ffd")]);
     await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
     await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
-    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s", failureThreshold: "3" } });
+    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }); // failureThreshold: the CRD default, 3
     await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
     const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", "--fast-failure-detection", "east"]);
     await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms\)/, "the prober's start line");
