@@ -50,13 +50,25 @@ export interface Logger {
   debug(message: string): void;
 }
 
-/** A logger tagged with a component (`mirror:east`); every message is redacted. */
+/**
+ * A logger tagged with a component (`mirror:east`); every message is redacted. The tagged
+ * consola is made once per root (a level or format change makes a new root), and a message
+ * below the level costs nothing: the controller's per-object debug lines are on its hot path.
+ */
 export function logger(tag: string): Logger {
-  const out = () => root.withTag(tag);
+  let from: ConsolaInstance | undefined;
+  let tagged: ConsolaInstance | undefined;
+  const out = () => {
+    if (from !== root) [from, tagged] = [root, root.withTag(tag)];
+    return tagged!;
+  };
+  const at = (l: LogLevel, write: (c: ConsolaInstance, m: string) => void) => (m: string) => {
+    if (LEVELS[l] <= LEVELS[level]) write(out(), redact(m));
+  };
   return {
-    error: (m) => out().error(redact(m)),
-    warn: (m) => out().warn(redact(m)),
-    info: (m) => out().info(redact(m)),
-    debug: (m) => out().debug(redact(m)),
+    error: at("error", (c, m) => c.error(m)),
+    warn: at("warn", (c, m) => c.warn(m)),
+    info: at("info", (c, m) => c.info(m)),
+    debug: at("debug", (c, m) => c.debug(m)),
   };
 }

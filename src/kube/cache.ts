@@ -1,7 +1,7 @@
 // The informer's cache: objects by key (`ns/name`), frozen so no reader can mutate what others
 // see. Readers get the read-only view; only the informer replaces or changes entries.
 import { matchesLabels, parseLabelSelector, type LabelSelector } from "../model/selector.ts";
-import { objectKey, splitKey, type KubeObject } from "./types.ts";
+import { objectKey, type KubeObject } from "./types.ts";
 
 export interface ReadonlyCache<T extends KubeObject> {
   get(namespace: string | undefined, name: string): T | undefined;
@@ -20,8 +20,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   }
 
   getByKey(key: string): T | undefined {
-    const { namespace, name } = splitKey(key);
-    return this.get(namespace, name);
+    return this.items.get(key);
   }
 
   list(selector?: string | LabelSelector): T[] {
@@ -66,9 +65,9 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
 }
 
 export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
   return value;
 }

@@ -247,10 +247,12 @@ async function* parseWatchLines<T>(
 
   function* splitLines(chunk: Uint8Array | string): Generator<WatchEvent<T>> {
     buffered += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+    // One pass over the chunk, cutting the rest off once: a chunk may hold many events.
+    let start = 0;
     let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
+    while ((newline = buffered.indexOf("\n", start)) >= 0) {
+      const line = buffered.slice(start, newline).trim();
+      start = newline + 1;
       if (!line) continue;
       let event: WatchEvent<T>;
       try {
@@ -260,5 +262,6 @@ async function* parseWatchLines<T>(
       }
       yield event;
     }
+    buffered = buffered.slice(start);
   }
 }

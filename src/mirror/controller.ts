@@ -16,7 +16,7 @@ import { eventRecorder } from "./events.ts";
 import { createExecutor } from "./execute.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
 import { LinkStatusWriter } from "./link-status.ts";
-import { serviceKey, type MirrorKey, type ServiceKey } from "./keys.ts";
+import { keyOfLocal, serviceKey, type MirrorKey, type ServiceKey } from "./keys.ts";
 import { failuresFromStatus } from "./status.ts";
 import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror } from "./read.ts";
@@ -159,7 +159,14 @@ export class MirrorController {
       log: this.log,
     };
     this.gatewayRef = { namespace: opts.namespace, name: probeService };
-    wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics);
+    // The views subscribed to the local informers first, so they know an echo before wireSources asks.
+    wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics, (e) => services.isEcho(e) || endpoints.isEcho(e));
+    for (const view of this.views) {
+      view.onMissed((e) => {
+        const k = keyOfLocal(e.object.metadata, c, this.gatewayRef);
+        if (k) this.enqueue(k);
+      });
+    }
     const probe = opts.link.probe;
     this.prober =
       probe && opts.proberFactory
@@ -289,8 +296,10 @@ export class MirrorController {
     this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
   }
 
+  /** Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost). */
   private enqueueAll(): void {
-    for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.enqueue(k);
+    for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.queue.add(k);
+    this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
   }
 
   private async reconcile(key: MirrorKey): Promise<void> {

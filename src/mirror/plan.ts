@@ -2,6 +2,7 @@
 // compares only the fields the mirror owns (labels, annotations, ports, subsets, headless-ness),
 // so a mirror that is already right costs nothing, and it never touches an object that is not
 // ours: a same-named foreign Service is reported, not overwritten. Pure.
+import { jsonCopy } from "../lib/json-copy.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, REMOTE_RESOURCE_VERSION } from "../model/labels.ts";
 import type { EndpointMirror } from "./headless.ts";
 import { isOwnedMirror } from "./metadata.ts";
@@ -137,20 +138,20 @@ export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObje
 }
 
 function updatedService(actual: ServiceObject, desired: ServiceObject): ServiceObject {
-  const out = structuredClone(actual);
+  const out = jsonCopy(actual);
   out.metadata.labels = { ...desired.metadata.labels };
   out.metadata.annotations = { ...desired.metadata.annotations };
   const spec = (out.spec ??= {});
-  spec.ports = structuredClone(desired.spec?.ports ?? []);
+  spec.ports = jsonCopy(desired.spec?.ports ?? []);
   delete spec.selector;
   return out;
 }
 
 function updatedEndpoints(actual: EndpointsObject, desired: EndpointsObject): EndpointsObject {
-  const out = structuredClone(actual);
+  const out = jsonCopy(actual);
   out.metadata.labels = { ...desired.metadata.labels };
   out.metadata.annotations = { ...desired.metadata.annotations };
-  out.subsets = structuredClone(desired.subsets ?? []);
+  out.subsets = jsonCopy(desired.subsets ?? []);
   return out;
 }
 

@@ -5,7 +5,7 @@
 // Service carry none) — kept compact (remote-endpoints.ts); only those of exported Services
 // queue work. Local: all Services (so a foreign same-named Service is seen), our Endpoints
 // (label cluster-name) and Namespaces (a skipped Service is retried when its namespace appears).
-import { Informer, resources, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
+import { Informer, resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
 import type { BackoffOptions } from "../runtime/index.ts";
 import { logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
@@ -54,8 +54,19 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 
 type Gateway = { namespace: string; name: string };
 
-/** Subscribes `enqueue` to every change, and counts watch restarts per resource. */
-export function wireSources(s: Sources, cluster: string, gateway: Gateway, enqueue: (key: MirrorKey) => void, metrics: Metrics): void {
+/**
+ * Subscribes `enqueue` to every change, and counts watch restarts per resource. A local event
+ * that `isEcho` says is our own write coming back enqueues nothing (reconciling it again would
+ * find what was just written: one reconcile per change, not two).
+ */
+export function wireSources(
+  s: Sources,
+  cluster: string,
+  gateway: Gateway,
+  enqueue: (key: MirrorKey) => void,
+  metrics: Metrics,
+  isEcho: (e: InformerEvent<KubeObject>) => boolean = () => false,
+): void {
   const remoteKey = (key: string) => {
     if (isServiceKey(key)) enqueue(key);
   };
@@ -73,7 +84,7 @@ export function wireSources(s: Sources, cluster: string, gateway: Gateway, enque
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
-      if (key) enqueue(key);
+      if (key && !isEcho(e)) enqueue(key);
     });
   }
   s.namespaces.on((e) => {

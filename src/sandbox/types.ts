@@ -1,6 +1,7 @@
 // Shared shapes of the sandbox API server: objects, resource types, and API errors that
 // serialise as real `kind: Status` bodies.
 
+import { jsonCopy } from "../lib/json-copy.ts";
 import type { ObjectMeta as BaseObjectMeta, StatusReason } from "../lib/kube-api.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -180,18 +181,5 @@ export const errors = {
   internal: (message: string) => new ApiError(500, "InternalError", message),
 };
 
-/**
- * A deep copy of JSON-shaped data (plain objects, arrays, primitives; `undefined` kept as is).
- * Ten times faster than structuredClone under Bun, which the sandbox calls on every write.
- */
-export function deepCopy<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    const out = new Array(value.length);
-    for (let i = 0; i < value.length; i++) out[i] = deepCopy(value[i]);
-    return out as T;
-  }
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) out[k] = deepCopy((value as Record<string, unknown>)[k]);
-  return out as T;
-}
+/** A deep copy of JSON-shaped data (src/lib/json-copy.ts): the sandbox copies on every write. */
+export const deepCopy = jsonCopy;
