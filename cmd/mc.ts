@@ -30,4 +30,6 @@ export const main = defineCommand({
 /** Runs mc with argv (no `bun`, no script path); returns the exit code. */
 export const run = (argv: string[]): Promise<number> => runCli(main, argv, COMMANDS);
 
-if (import.meta.main) process.exitCode = await run(process.argv.slice(2));
+// Run as a program, help and the version go straight to fd 1 (Bun.stdout), not through Node's
+// process.stdout, which is slow to make; `run` (for in-process tests) keeps process.stdout.
+if (import.meta.main) process.exitCode = await runCli(main, process.argv.slice(2), COMMANDS, (text) => Bun.write(Bun.stdout, text));

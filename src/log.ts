@@ -1,5 +1,7 @@
-// Logging: consola writing to stderr only (stdout is for data), tagged per component.
-import { createConsola, type ConsolaInstance } from "consola";
+// Logging: consola writing to stderr only (stdout is for data), tagged per component. consola is
+// loaded on the first message, not at import: a command that logs nothing (`mc --help`,
+// `mc --version`) does not pay for it.
+import type { ConsolaInstance } from "consola";
 import { redact } from "./errors.ts";
 
 export type LogLevel = "error" | "warn" | "info" | "debug" | "trace";
@@ -9,7 +11,9 @@ export type LogFormat = "plain" | "json";
 
 let level: LogLevel = "info";
 let format: LogFormat = "plain";
-let root: ConsolaInstance = make();
+/** Made on first use, and again after a level or format change. */
+let root: ConsolaInstance | undefined;
+const current = (): ConsolaInstance => (root ??= make());
 
 /** One JSON object per line on stderr: `{"time","level","component","msg"}` (for `--log-format json`). */
 const jsonReporter = {
@@ -20,6 +24,7 @@ const jsonReporter = {
 };
 
 function make(): ConsolaInstance {
+  const { createConsola } = require("consola") as typeof import("consola");
   return createConsola({
     level: LEVELS[level],
     stdout: process.stderr,
@@ -31,12 +36,12 @@ function make(): ConsolaInstance {
 
 export function setLogLevel(next: LogLevel): void {
   level = next;
-  root = make();
+  root = undefined;
 }
 
 export function setLogFormat(next: LogFormat): void {
   format = next;
-  root = make();
+  root = undefined;
 }
 
 export function isLogLevel(value: string): value is LogLevel {
@@ -59,7 +64,8 @@ export function logger(tag: string): Logger {
   let from: ConsolaInstance | undefined;
   let tagged: ConsolaInstance | undefined;
   const out = () => {
-    if (from !== root) [from, tagged] = [root, root.withTag(tag)];
+    const r = current();
+    if (from !== r) [from, tagged] = [r, r.withTag(tag)];
     return tagged!;
   };
   const at = (l: LogLevel, write: (c: ConsolaInstance, m: string) => void) => (m: string) => {
