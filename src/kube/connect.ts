@@ -1,7 +1,9 @@
 // connect: a KubeClient from --kubeconfig/--context, KUBECONFIG (merged like kubectl),
 // ~/.kube/config, the in-cluster service account, or a kubeconfig held in a Secret. Every problem
 // is one UserError line naming the source and what is wrong — never a stack, never a credential.
-// client-node (≈170 ms to import) is loaded here, lazily, and only to build TLS agents and auth.
+// A CA, a token (file) or a client certificate need no client-node (native-transport.ts); for
+// anything else (exec plugins, auth providers, proxies) it is loaded here, lazily (≈170 ms,
+// ≈40 MB), and only to build TLS agents and auth.
 import type { Cluster, Context, KubeConfig, User } from "@kubernetes/client-node";
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -11,6 +13,7 @@ import { KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../model/lab
 import { KubeClient } from "./client.ts";
 import { KubeError } from "./kube-error.ts";
 import { mergeKubeconfigs, parseKubeconfig, selectContext, type Kubeconfig, type SelectedContext } from "./kubeconfig.ts";
+import { isNativeUser, nativeTransport } from "./native-transport.ts";
 import { resources } from "./resources.ts";
 import type { Transport } from "./transport.ts";
 
@@ -134,12 +137,17 @@ function readKubeconfigFile(path: string, source: string): Kubeconfig {
 
 async function connectSelected(sel: SelectedContext, source: string, opts: Pick<ConnectOptions, "namespace" | "name" | "timeoutMs">): Promise<KubeClient> {
   const { cluster, user } = toClientNode(sel, source);
+  const name = opts.name ?? sel.context;
+  const namespace = opts.namespace || sel.namespace;
+  if (isNativeUser(cluster, user, TOKEN_FILE_PROVIDER)) {
+    return new KubeClient(name, namespace, nativeTransport(cluster, user, readTokenFile, () => tokenCache.clear()), opts.timeoutMs);
+  }
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
   kc.addAuthenticator(tokenFileAuth);
   const context: Context = { name: sel.context, cluster: cluster.name, user: user.name, namespace: sel.namespace };
   kc.loadFromOptions({ clusters: [cluster], users: [user], contexts: [context], currentContext: context.name });
-  return new KubeClient(opts.name ?? sel.context, opts.namespace || sel.namespace, transportFor(kc, cluster.server), opts.timeoutMs);
+  return new KubeClient(name, namespace, transportFor(kc, cluster.server), opts.timeoutMs);
 }
 
 /** Checks the selected entries (files exist, data is base64, key with cert) and maps them to client-node's shapes. */
@@ -189,21 +197,26 @@ function toClientNode(sel: SelectedContext, source: string): { cluster: Cluster;
 const TOKEN_FILE_PROVIDER = "mc-token-file";
 
 /** Reads a token file (kubeconfig `tokenFile`, the service account token), trimmed, re-read each minute as it rotates. */
+function readTokenFile(path: string): string {
+  const now = Date.now();
+  let entry = tokenCache.get(path);
+  if (!entry || now - entry.at > 60_000) {
+    entry = { at: now, token: readFileSync(path, "utf8").trim() };
+    tokenCache.set(path, entry);
+  }
+  return entry.token;
+}
+const tokenCache = new Map<string, { at: number; token: string }>();
+
+/** The token file for client-node (a user that also needs client-node for something else). */
 const tokenFileAuth: Parameters<KubeConfig["addAuthenticator"]>[0] = {
   isAuthProvider: (user) => user.authProvider?.name === TOKEN_FILE_PROVIDER,
   async applyAuthentication(user, opts) {
-    const path = String(user.authProvider?.config?.path ?? "");
-    const now = Date.now();
-    let entry = tokenCache.get(path);
-    if (!entry || now - entry.at > 60_000) {
-      entry = { at: now, token: readFileSync(path, "utf8").trim() };
-      tokenCache.set(path, entry);
-    }
+    const token = readTokenFile(String(user.authProvider?.config?.path ?? ""));
     const headers = (opts.headers ??= {}) as Record<string, string>;
-    if (entry.token) headers.Authorization = `Bearer ${entry.token}`;
+    if (token) headers.Authorization = `Bearer ${token}`;
   },
 };
-const tokenCache = new Map<string, { at: number; token: string }>();
 
 /** The agent and auth headers from client-node, reused for a few seconds (building them reads files). */
 function transportFor(kc: KubeConfig, server: string): Transport {
