@@ -199,7 +199,8 @@ export class Outcomes {
     } else {
       this.states.delete(key);
     }
-    this.publish();
+    // Only the two states that changed (every state's gauge on every change was a hot spot).
+    for (const s of [old, state]) if (s) this.metrics.mirrors.set({ target_cluster_name: this.cluster, state: s }, this.counts[s]);
   }
 
   private publish(): void {

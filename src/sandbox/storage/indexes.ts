@@ -95,7 +95,9 @@ export class Indexes {
 
   /** Follows one change: `previous` leaves the values it had, `next` joins the ones it has. */
   update(key: string, previous: KubeObject | undefined, next: KubeObject | undefined): void {
-    for (const index of this.indexesOf(key).values()) {
+    const sameLabels = previous !== undefined && next !== undefined && sameMap(previous.metadata.labels, next.metadata.labels);
+    for (const [name, index] of this.indexesOf(key)) {
+      if (sameLabels && name === LABEL_INDEX) continue; // most updates leave labels alone
       const before = previous ? index.fn(previous) : [];
       const after = next ? index.fn(next) : [];
       if (previous && next && sameValues(before, after)) continue;
@@ -148,6 +150,14 @@ function add(index: Index, obj: KubeObject, values: readonly string[]): void {
     if (!p) index.values.set(v, (p = new Postings()));
     p.add(obj.metadata.namespace ?? "", obj.metadata.name!);
   }
+}
+
+function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  if (a === b) return true;
+  const ka = Object.keys(a ?? {});
+  if (ka.length !== Object.keys(b ?? {}).length) return false;
+  for (const k of ka) if (a![k] !== b?.[k]) return false;
+  return true;
 }
 
 function sameValues(a: readonly string[], b: readonly string[]): boolean {
