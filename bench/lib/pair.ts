@@ -141,7 +141,11 @@ function fakeGateway(): FakeGateway {
   };
 }
 
-/** A Service `svc-<i>` of east as the benchmarks export it: two ports, labels `app` and (when exported) the export label. */
+/**
+ * A Service `svc-<i>` of east as the benchmarks export it: two ports, labels `app` and the export
+ * label, no selector — its Endpoints are written by hand (eastEndpoints), not by the sandbox's
+ * endpoints controller from Pods.
+ */
 export function eastService(i: number, namespaces: number, exported = true): KubeObject {
   const namespace = `ns-${i % namespaces}`;
   const name = `svc-${i}`;
@@ -149,7 +153,7 @@ export function eastService(i: number, namespaces: number, exported = true): Kub
     apiVersion: "v1",
     kind: "Service",
     metadata: { name, namespace, labels: { app: name, [L.EXPORTED]: exported ? "true" : "false" } },
-    spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: 8080 }, { name: "admin", port: 9990, targetPort: 9990 }] },
+    spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }, { name: "admin", port: 9990, targetPort: 9990 }] },
   };
 }
 
@@ -173,25 +177,6 @@ export function seedExported(east: Sandbox, count: number, namespaces: number, f
   for (let i = from; i < from + count; i++) {
     east.api.create(services, `ns-${i % namespaces}`, eastService(i, namespaces), write);
     east.api.create(endpoints, `ns-${i % namespaces}`, eastEndpoints(i, namespaces), write);
-  }
-}
-
-/** `count` Services with their Endpoints (one ready address) in east, round-robin over `namespaces`; every other one exported. */
-export function seedEast(east: Sandbox, count: number, namespaces: number): void {
-  const services = type(east, "v1", "Service");
-  const endpoints = type(east, "v1", "Endpoints");
-  const write = { fieldManager: "mc-bench" };
-  for (let i = 0; i < count; i++) {
-    const namespace = `ns-${i % namespaces}`;
-    const name = `svc-${i}`;
-    const labels = { app: name, [L.EXPORTED]: i % 2 === 0 ? "true" : "false" };
-    east.api.create(services, namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] } }, write);
-    east.api.create(
-      endpoints,
-      namespace,
-      { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: `10.1.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 8080 }] }] },
-      write,
-    );
   }
 }
 

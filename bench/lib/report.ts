@@ -61,9 +61,9 @@ export async function updateReadme(results: readonly StoredResult[]): Promise<bo
   const from = text.indexOf(START);
   const to = text.indexOf(END);
   if (from < 0 || to < from) return false;
-  const rows = results.flatMap((r) => r.targets.map((t) => [`[${r.scenario}](bench/results/${r.scenario}.md)`, t.name, t.want, t.got, verdict(t), r.machine.date.slice(0, 10)]));
+  const rows = results.flatMap((r) => r.targets.map((t) => [`[${r.scenario}](bench/results/${r.scenario}.md)`, t.name, t.want, t.got, verdict(t), `${r.machine.date.slice(0, 10)}, ${r.machine.commit}`]));
   const machines = [...new Set(results.map((r) => `${r.machine.cores} cores (${r.machine.cpu}), bun ${r.machine.bun}`))];
-  const table = markdownTable({ headers: ["scenario", "measure", "goal", "latest", "", "run"], rows });
+  const table = markdownTable({ headers: ["scenario", "measure", "goal", "latest", "", "run (date, commit)"], rows });
   const body = `${START}\n${table}\n\nMeasured on ${machines.join("; ")}. Each scenario's figures, machine and flags: \`bench/results/\`.\n${END}`;
   await Bun.write(README, text.slice(0, from) + body + text.slice(to + END.length));
   return true;

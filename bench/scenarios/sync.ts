@@ -8,7 +8,7 @@ import { allMirrored, mirrorObjects, startMirroring } from "../lib/controller.ts
 import { bestConcurrency, createThrough, writeAll } from "../lib/limit.ts";
 import { diff, seedExported, startPair, startWest } from "../lib/pair.ts";
 import { numbers, say, size, yes, type Scenario } from "../lib/scenario.ts";
-import { ms, perSecond, ratio } from "../lib/stats.ts";
+import { cpuMs, ms, perSecond, ratio } from "../lib/stats.ts";
 
 const NAMESPACES = 50;
 const SAMPLE = 200;
@@ -24,6 +24,9 @@ interface SyncFigures {
   limitMs: number;
   limitMirrorsPerSecond: number;
   ratio: number;
+  /** Process CPU (all threads: both sandboxes, the client or controller, GC) per mirror. */
+  cpuUsPerMirror: number;
+  limitCpuUsPerMirror: number;
 }
 
 async function measure(n: number): Promise<SyncFigures> {
@@ -32,15 +35,18 @@ async function measure(n: number): Promise<SyncFigures> {
   let mirrorMs: number;
   let syncedMs = Number.NaN;
   let writes: ReturnType<typeof diff>;
+  let controllerCpu = 0;
   try {
     seedExported(pair.east, n, NAMESPACES);
     Bun.gc(true);
     const t0 = performance.now();
+    const c0 = cpuMs();
     const m = await startMirroring(pair, { onController: (c) => void c.synced.then(() => (syncedMs = performance.now() - t0)) });
     const before = m.ledger.snapshot();
     try {
       await allMirrored(m, n);
       mirrorMs = performance.now() - t0;
+      controllerCpu = cpuMs() - c0;
       await m.settle();
       writes = diff(m.ledger.snapshot(), before);
     } finally {
@@ -68,11 +74,14 @@ async function measure(n: number): Promise<SyncFigures> {
   }
   const fresh = await startWest(NAMESPACES);
   let limitMs: number;
+  let limitCpu = 0;
   try {
     const client = await connect({ kubeconfig: fresh.kubeconfig });
     await writeAll(SAMPLE, concurrency, (i) => createThrough(client, renamed("warm", i)));
     Bun.gc(true);
+    const c0 = cpuMs();
     limitMs = await writeAll(objects.length, concurrency, (i) => createThrough(client, objects[i]!));
+    limitCpu = cpuMs() - c0;
   } finally {
     await fresh.stop();
   }
@@ -87,6 +96,8 @@ async function measure(n: number): Promise<SyncFigures> {
     limitMs,
     limitMirrorsPerSecond: perSecond(n, limitMs),
     ratio: limitMs / mirrorMs,
+    cpuUsPerMirror: (controllerCpu / n) * 1000,
+    limitCpuUsPerMirror: (limitCpu / n) * 1000,
   };
   say(`${size(n)}: plain client wrote ${objects.length} objects in ${ms(limitMs)} at ${concurrency} in flight (${f.limitMirrorsPerSecond.toFixed(0)} mirrors/s); controller / limit ${ratio(f.ratio)}`);
   return f;
@@ -109,13 +120,24 @@ export const sync: Scenario = {
     return {
       tables: [
         {
-          headers: ["mirrors", "caches synced", "start → all mirrored", "mirrors/s", "writes/mirror", "limit (plain client)", "limit mirrors/s", "controller / limit"],
-          rows: results.map((r) => [size(r.n), ms(r.syncedMs), ms(r.mirrorMs), r.mirrorsPerSecond.toFixed(0), r.writesPerMirror.toFixed(2), `${ms(r.limitMs)} (${r.limitConcurrency} in flight)`, r.limitMirrorsPerSecond.toFixed(0), ratio(r.ratio)]),
+          headers: ["mirrors", "caches synced", "start → all mirrored", "mirrors/s", "writes/mirror", "limit (plain client)", "limit mirrors/s", "controller / limit", "CPU/mirror: controller, limit"],
+          rows: results.map((r) => [
+            size(r.n),
+            ms(r.syncedMs),
+            ms(r.mirrorMs),
+            r.mirrorsPerSecond.toFixed(0),
+            r.writesPerMirror.toFixed(2),
+            `${ms(r.limitMs)} (${r.limitConcurrency} in flight)`,
+            r.limitMirrorsPerSecond.toFixed(0),
+            ratio(r.ratio),
+            `${r.cpuUsPerMirror.toFixed(0)} µs, ${r.limitCpuUsPerMirror.toFixed(0)} µs`,
+          ]),
         },
       ],
       targets: [
         { name: `controller / limit at ${size(at.n)}`, want: "≥ 0.8", got: ratio(at.ratio), met: at.ratio >= 0.8 },
         { name: "writes per mirror", want: "2", got: worstWrites.toFixed(2), met: results.every((r) => Math.abs(r.writesPerMirror - 2) < 1e-9) },
+        { name: `CPU per mirror, limit / controller at ${size(at.n)}`, want: "", got: ratio(at.limitCpuUsPerMirror / at.cpuUsPerMirror) },
       ],
       figures: { sizes: results },
       notes: [

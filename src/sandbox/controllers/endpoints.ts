@@ -77,7 +77,7 @@ export function endpoints(ctx: ControllerContext): Controller {
   const type = (plural: string) => ctx.registry.find("", "v1", plural)!;
   const sync = new KeyedSync((key) => {
     const [namespace, name] = splitKey(key);
-    const svc = ctx.store.get(type("services"), namespace, name);
+    const svc = ctx.store.peek(type("services"), namespace, name); // read only: no copy per Endpoints write
     if (!svc || !podSelector(svc)) return;
     const subsets = desiredSubsets(svc, podsOf(ctx.store, svc));
     const labels = endpointLabels(svc);

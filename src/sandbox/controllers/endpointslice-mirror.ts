@@ -201,8 +201,9 @@ export function isMirroredSlice(slice: KubeObject, service?: string): boolean {
  * are not client requests, so `store.writes` does not count them).
  */
 export function reconcileMirror(store: Store, types: MirrorTypes, namespace: string, name: string): void {
-  const endpoints = store.get(types.endpoints, namespace, name);
-  const service = store.get(types.services, namespace, name);
+  // Read, never changed: the stored objects themselves (no copy per write).
+  const endpoints = store.peek(types.endpoints, namespace, name);
+  const service = store.peek(types.services, namespace, name);
   const desired = shouldMirror(endpoints, service) ? mirroredSlices(endpoints!) : [];
   const existing = store.list(types.slices, { namespace, labels: mirroredSliceSelector(name) });
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");

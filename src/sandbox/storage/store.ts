@@ -109,12 +109,6 @@ export class Store {
   }
 
   /**
-   * Every label of every type is indexed already (indexes.ts): kept so a caller that asks for
-   * one label's index (`store.indexLabel(slices, SERVICE_NAME_LABEL)`) reads as it means.
-   */
-  indexLabel(_type: Pick<ResourceType, "group" | "plural">, _label: string): void {}
-
-  /**
    * The stored objects (read-only) with `value` in index `name` of this type, sorted, in one
    * namespace or all. The first call for a name defines the index with `fn` and fills it from
    * what is stored; from then on every change keeps it up to date.
