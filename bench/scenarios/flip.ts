@@ -1,12 +1,13 @@
 // Gateway flip: with N mirrored, the gateway is reported dead (setAlive(false), what the prober
 // does at the failure threshold) until every mirror's Endpoints are not ready, then alive until
-// all are ready again. In the same run, N raw Endpoints updates — a plain client moving N other
-// Endpoints' addresses to notReadyAddresses (each with a selector-less Service, as a mirror's),
-// PUT with their resourceVersion, at its best concurrency — set the bar. Target: each flip ≤ 1.25 × the raw updates.
+// all are ready again. In the same run, N raw Endpoints updates — a plain client moving the
+// addresses of N copies of the mirrors' Endpoints (same shape, each with its Service) to
+// notReadyAddresses and back, PUT with their resourceVersion, at its best concurrency — set the bar. Target: each flip ≤ 1.25 × the raw updates.
 import { connect, resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
-import { allMirrored, startMirroring } from "../lib/controller.ts";
-import { bestConcurrency, writeAll } from "../lib/limit.ts";
-import { diff, seedExported, startPair } from "../lib/pair.ts";
+import * as L from "../../src/model/labels.ts";
+import { allMirrored, mirrorObjects, startMirroring } from "../lib/controller.ts";
+import { bestConcurrency, createThrough, writeAll } from "../lib/limit.ts";
+import { diff, seedExported, startPair, type Pair } from "../lib/pair.ts";
 import { number, numbers, say, size, type Scenario } from "../lib/scenario.ts";
 import { median, ms, ratio } from "../lib/stats.ts";
 
@@ -28,23 +29,27 @@ interface FlipFigures {
 type Eps = KubeObject & { subsets: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[]; ports?: unknown[] }> };
 
 /**
- * N Endpoints `raw-<i>` in west that the controller does not own, each with a selector-less
- * Service as a mirror has (so the sandbox mirrors them to EndpointSlices alike); returns a toggle
- * for each (ready ↔ not ready).
+ * A copy of every mirror (Service and Endpoints, the same labels, annotations, ports and
+ * addresses) named `raw-<name>` and without the cluster label, so the controller does not own or
+ * watch them; returns a toggle for the i-th Endpoints (ready ↔ not ready).
  */
-async function rawEndpoints(client: KubeClient, n: number): Promise<(i: number) => Promise<unknown>> {
-  const current: Eps[] = [];
-  await writeAll(n, 16, async (i) => {
-    await client.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: `raw-${i}`, namespace: `ns-${i % NAMESPACES}` }, spec: { ports: [{ name: "http", port: 80 }] } });
-    const body: Eps = { apiVersion: "v1", kind: "Endpoints", metadata: { name: `raw-${i}`, namespace: `ns-${i % NAMESPACES}` }, subsets: [{ addresses: [{ ip: `10.9.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 8080 }] }] };
-    current[i] = await client.create(resources.endpoints, body);
+async function rawEndpoints(client: KubeClient, pair: Pair): Promise<{ count: number; toggle: (i: number) => Promise<unknown> }> {
+  const copies = mirrorObjects(pair).map((o) => {
+    const { [L.CLUSTER_NAME]: _ours, ...labels } = o.metadata.labels ?? {};
+    return { ...o, metadata: { ...o.metadata, name: `raw-${o.metadata.name}`, labels } };
   });
-  return async (i) => {
+  const current: Eps[] = [];
+  const endpoints = copies.filter((o) => o.kind === "Endpoints");
+  await writeAll(copies.length, 16, async (i) => {
+    const created = await createThrough(client, copies[i]!);
+    if (copies[i]!.kind === "Endpoints") current[endpoints.indexOf(copies[i]!)] = created as Eps;
+  });
+  const toggle = async (i: number) => {
     const e = current[i]!;
-    const s = e.subsets[0]!;
-    const flipped = { ...e, subsets: [{ ports: s.ports, ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }) }] };
-    current[i] = await client.update(resources.endpoints, flipped);
+    const subsets = e.subsets.map((s) => ({ ports: s.ports, ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }) }));
+    current[i] = await client.update(resources.endpoints, { ...e, subsets });
   };
+  return { count: endpoints.length, toggle };
 }
 
 async function measure(n: number, rounds: number): Promise<FlipFigures> {
@@ -56,7 +61,8 @@ async function measure(n: number, rounds: number): Promise<FlipFigures> {
       await allMirrored(m, n);
       await m.settle();
       const client = await connect({ kubeconfig: pair.westKubeconfig });
-      const toggle = await rawEndpoints(client, n);
+      const { count, toggle } = await rawEndpoints(client, pair);
+      if (count !== n) throw new Error(`${count} mirror Endpoints to copy, want ${n}`);
       // The search flips the first 4 × SAMPLE raw Endpoints (also a warm-up).
       const { concurrency } = await bestConcurrency(SAMPLE, 0, (i) => toggle(i % n));
       await m.settle();
