@@ -9,7 +9,7 @@ import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
 import * as L from "../../src/model/labels.ts";
 import * as Names from "../../src/model/names.ts";
 import { proberFactory, type ProberDeps } from "../../src/prober/index.ts";
-import { CLUSTER, notReadyAddresses, NS, readyAddresses, until, WriteLedger, type Pair } from "./pair.ts";
+import { CLUSTER, notReadyAddresses, NS, readyAddresses, seedExported, startPair, until, WriteLedger, type Pair, type PairOptions } from "./pair.ts";
 
 /** What west holds, followed write by write. */
 export interface WestView {
@@ -155,4 +155,25 @@ export function mirrorObjects(pair: Pair): MirrorObject[] {
     }
   }
   return out;
+}
+
+/**
+ * A pair with `n` exported Services in east, `mc serve` mirroring them into west (all mirrored
+ * and settled before `body` runs), torn down after it however it ends.
+ */
+export async function withMirrors<T>(n: number, pairOptions: PairOptions, mirroring: MirroringOptions, body: (pair: Pair, m: Mirroring) => Promise<T>): Promise<T> {
+  const pair = await startPair(pairOptions);
+  try {
+    seedExported(pair.east, n, pairOptions.namespaces);
+    const m = await startMirroring(pair, mirroring);
+    try {
+      await allMirrored(m, n);
+      await m.settle();
+      return await body(pair, m);
+    } finally {
+      await m.stop();
+    }
+  } finally {
+    await pair.stop();
+  }
 }

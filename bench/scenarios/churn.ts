@@ -5,8 +5,8 @@
 // counts as seen when that one is. Target: p99 ≤ 50 ms at 100 changes/s.
 import * as L from "../../src/model/labels.ts";
 import { mirrorName } from "../../src/model/names.ts";
-import { allMirrored, startMirroring } from "../lib/controller.ts";
-import { CLUSTER, seedExported, startPair, type Pair } from "../lib/pair.ts";
+import { withMirrors } from "../lib/controller.ts";
+import { CLUSTER, type Pair } from "../lib/pair.ts";
 import { number, numbers, say, size, type Scenario } from "../lib/scenario.ts";
 import { ms, quantile } from "../lib/stats.ts";
 
@@ -123,38 +123,27 @@ export const churn: Scenario = {
     const n = number("mirrors", flags.mirrors!);
     const rates = numbers("rates", flags.rates!);
     const durationMs = number("duration-ms", flags["duration-ms"]!);
-    const pair = await startPair({ namespaces: NAMESPACES, probePeriod: "3s" });
-    try {
-      seedExported(pair.east, n, NAMESPACES);
-      const m = await startMirroring(pair);
-      try {
-        await allMirrored(m, n);
+    return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, {}, async (pair, m) => {
+      say(`${size(n)} mirrored`);
+      const results: RateFigures[] = [];
+      let seq = 0;
+      for (const rate of rates) {
+        results.push(await churnAt(pair, n, rate, durationMs, seq));
+        seq += results[results.length - 1]!.changes;
         await m.settle();
-        say(`${size(n)} mirrored`);
-        const results: RateFigures[] = [];
-        let seq = 0;
-        for (const rate of rates) {
-          results.push(await churnAt(pair, n, rate, durationMs, seq));
-          seq += results[results.length - 1]!.changes;
-          await m.settle();
-        }
-        const at100 = results.find((r) => r.rate === 100);
-        return {
-          tables: [
-            {
-              headers: ["changes/s (asked)", "achieved", "changes", "p50", "p95", "p99", "max", "never seen"],
-              rows: results.map((r) => [String(r.rate), r.achievedRate.toFixed(0), String(r.changes), ms(r.p50), ms(r.p95), ms(r.p99), ms(r.max), String(r.unseen)]),
-            },
-          ],
-          targets: at100 ? [{ name: `churn p99 at 100 changes/s (${size(n)} mirrors)`, want: "≤ 50 ms", got: ms(at100.p99), met: at100.p99 <= 50 && at100.unseen === 0 }] : [],
-          figures: { mirrors: n, durationMs, rates: results },
-          notes: ["Writes go through east's API in-process; the latency ends when west's watch stream delivers the mirror's event."],
-        };
-      } finally {
-        await m.stop();
       }
-    } finally {
-      await pair.stop();
-    }
+      const at100 = results.find((r) => r.rate === 100);
+      return {
+        tables: [
+          {
+            headers: ["changes/s (asked)", "achieved", "changes", "p50", "p95", "p99", "max", "never seen"],
+            rows: results.map((r) => [String(r.rate), r.achievedRate.toFixed(0), String(r.changes), ms(r.p50), ms(r.p95), ms(r.p99), ms(r.max), String(r.unseen)]),
+          },
+        ],
+        targets: at100 ? [{ name: `churn p99 at 100 changes/s (${size(n)} mirrors)`, want: "≤ 50 ms", got: ms(at100.p99), met: at100.p99 <= 50 && at100.unseen === 0 }] : [],
+        figures: { mirrors: n, durationMs, rates: results },
+        notes: ["Writes go through east's API in-process; the latency ends when west's watch stream delivers the mirror's event."],
+      };
+    });
   },
 };

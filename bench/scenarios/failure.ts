@@ -4,8 +4,7 @@
 // again until all are ready. Both as Linkerd does it and with --fast-failure-detection. Target:
 // with the flag, a dead gateway noticed in ≤ 4 s.
 import type { Prober } from "../../src/prober/index.ts";
-import { allMirrored, startMirroring } from "../lib/controller.ts";
-import { seedExported, startPair } from "../lib/pair.ts";
+import { withMirrors } from "../lib/controller.ts";
 import { number, say, type Scenario } from "../lib/scenario.ts";
 import { median, ms } from "../lib/stats.ts";
 
@@ -26,41 +25,30 @@ interface Mode {
 }
 
 async function measure(n: number, runs: number, fast: boolean): Promise<Run[]> {
-  const pair = await startPair({ namespaces: NAMESPACES, probePeriod: `${PERIOD_MS / 1000}s`, failureThreshold: String(THRESHOLD), probeTimeout: "30s" });
-  try {
-    seedExported(pair.east, n, NAMESPACES);
-    const m = await startMirroring(pair, { prober: { fastFailureDetection: fast } });
-    try {
-      await allMirrored(m, n);
-      await m.settle();
-      const prober = m.controller.probe as Prober;
-      let deadAt = Number.NaN;
-      prober.onRound((r) => {
-        if (r.transition === "became-dead") deadAt = performance.now();
-      });
-      const out: Run[] = [];
-      for (let i = 0; i < runs; i++) {
-        await Bun.sleep(Math.random() * PERIOD_MS);
-        const t0 = performance.now();
-        await pair.gateway.stop();
-        await m.until(() => m.notReady.size >= n, `${n} mirror Endpoints not ready`, 60_000);
-        const allNotReadyMs = performance.now() - t0;
-        const noticedMs = deadAt - t0;
-        const t1 = performance.now();
-        pair.gateway.start();
-        await m.until(() => m.ready.size >= n, `${n} mirror Endpoints ready`, 60_000);
-        const allReadyMs = performance.now() - t1;
-        await m.settle();
-        out.push({ noticedMs, allNotReadyMs, allReadyMs });
-        say(`${fast ? "fast" : "Linkerd's"} run ${i + 1}: noticed after ${ms(noticedMs)}, all not ready after ${ms(allNotReadyMs)}, ready again after ${ms(allReadyMs)}`);
-      }
-      return out;
-    } finally {
-      await m.stop();
-    }
-  } finally {
-    await pair.stop();
+  return withMirrors(n, { namespaces: NAMESPACES, probePeriod: `${PERIOD_MS / 1000}s`, failureThreshold: String(THRESHOLD), probeTimeout: "30s" }, { prober: { fastFailureDetection: fast } }, async (pair, m) => {
+    const prober = m.controller.probe as Prober;
+    let deadAt = Number.NaN;
+    prober.onRound((r) => {
+      if (r.transition === "became-dead") deadAt = performance.now();
+  });
+  const out: Run[] = [];
+  for (let i = 0; i < runs; i++) {
+    await Bun.sleep(Math.random() * PERIOD_MS);
+    const t0 = performance.now();
+    await pair.gateway.stop();
+    await m.until(() => m.notReady.size >= n, `${n} mirror Endpoints not ready`, 60_000);
+    const allNotReadyMs = performance.now() - t0;
+    const noticedMs = deadAt - t0;
+    const t1 = performance.now();
+    pair.gateway.start();
+    await m.until(() => m.ready.size >= n, `${n} mirror Endpoints ready`, 60_000);
+    const allReadyMs = performance.now() - t1;
+    await m.settle();
+    out.push({ noticedMs, allNotReadyMs, allReadyMs });
+    say(`${fast ? "fast" : "Linkerd's"} run ${i + 1}: noticed after ${ms(noticedMs)}, all not ready after ${ms(allNotReadyMs)}, ready again after ${ms(allReadyMs)}`);
   }
+  return out;
+  });
 }
 
 export const failure: Scenario = {

@@ -5,9 +5,9 @@
 // notReadyAddresses and back, PUT with their resourceVersion, at its best concurrency — set the bar. Target: each flip ≤ 1.25 × the raw updates.
 import { connect, resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
-import { allMirrored, mirrorObjects, startMirroring } from "../lib/controller.ts";
+import { mirrorObjects, withMirrors } from "../lib/controller.ts";
 import { bestConcurrency, createThrough, writeAll } from "../lib/limit.ts";
-import { diff, seedExported, startPair, type Pair } from "../lib/pair.ts";
+import { diff, type Pair } from "../lib/pair.ts";
 import { number, numbers, say, size, type Scenario } from "../lib/scenario.ts";
 import { median, ms, ratio } from "../lib/stats.ts";
 
@@ -53,50 +53,39 @@ async function rawEndpoints(client: KubeClient, pair: Pair): Promise<{ count: nu
 }
 
 async function measure(n: number, rounds: number): Promise<FlipFigures> {
-  const pair = await startPair({ namespaces: NAMESPACES, probePeriod: "3s" });
-  try {
-    seedExported(pair.east, n, NAMESPACES);
-    const m = await startMirroring(pair);
-    try {
-      await allMirrored(m, n);
+  return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, {}, async (pair, m) => {
+    const client = await connect({ kubeconfig: pair.westKubeconfig });
+    const { count, toggle } = await rawEndpoints(client, pair);
+    if (count !== n) throw new Error(`${count} mirror Endpoints to copy, want ${n}`);
+    // The search flips the first 4 × SAMPLE raw Endpoints (also a warm-up).
+    const { concurrency } = await bestConcurrency(SAMPLE, 0, (i) => toggle(i % n));
+    await m.settle();
+    const flipOnce = async (alive: boolean) => {
+      const before = m.ledger.snapshot();
+      const t = performance.now();
+      m.controller.setAlive(alive);
+      await m.until(() => (alive ? m.ready : m.notReady).size >= n, `${n} mirror Endpoints ${alive ? "" : "not "}ready`, 60_000 + n * 30);
+      const wall = performance.now() - t;
       await m.settle();
-      const client = await connect({ kubeconfig: pair.westKubeconfig });
-      const { count, toggle } = await rawEndpoints(client, pair);
-      if (count !== n) throw new Error(`${count} mirror Endpoints to copy, want ${n}`);
-      // The search flips the first 4 × SAMPLE raw Endpoints (also a warm-up).
-      const { concurrency } = await bestConcurrency(SAMPLE, 0, (i) => toggle(i % n));
-      await m.settle();
-      const flipOnce = async (alive: boolean) => {
-        const before = m.ledger.snapshot();
-        const t = performance.now();
-        m.controller.setAlive(alive);
-        await m.until(() => (alive ? m.ready : m.notReady).size >= n, `${n} mirror Endpoints ${alive ? "" : "not "}ready`, 60_000 + n * 30);
-        const wall = performance.now() - t;
-        await m.settle();
-        return { wall, writes: diff(m.ledger.snapshot(), before).mirrorEndpoints };
-      };
-      // Rounds interleave raw updates, a flip down and a flip up, so a busy spell on the machine
-      // hits all three alike; the medians are reported.
-      const raw: number[] = [];
-      const downs: Array<{ wall: number; writes: number }> = [];
-      const ups: Array<{ wall: number; writes: number }> = [];
-      for (let r = 0; r < rounds; r++) {
-        raw.push(await writeAll(n, concurrency, toggle));
-        downs.push(await flipOnce(false));
-        ups.push(await flipOnce(true));
-      }
-      const rawMs = median(raw);
-      const downMs = median(downs.map((d) => d.wall));
-      const upMs = median(ups.map((u) => u.wall));
-      const f: FlipFigures = { n, downMs, upMs, downWrites: Math.max(...downs.map((d) => d.writes)), upWrites: Math.max(...ups.map((u) => u.writes)), rawMs, rawConcurrency: concurrency, downRatio: downMs / rawMs, upRatio: upMs / rawMs };
-      say(`${size(n)}: down ${ms(downMs)}, up ${ms(upMs)}, ${n} raw updates ${ms(rawMs)} (${concurrency} in flight), medians of ${rounds}`);
-      return f;
-    } finally {
-      await m.stop();
+      return { wall, writes: diff(m.ledger.snapshot(), before).mirrorEndpoints };
+    };
+    // Rounds interleave raw updates, a flip down and a flip up, so a busy spell on the machine
+    // hits all three alike; the medians are reported.
+    const raw: number[] = [];
+    const downs: Array<{ wall: number; writes: number }> = [];
+    const ups: Array<{ wall: number; writes: number }> = [];
+    for (let r = 0; r < rounds; r++) {
+      raw.push(await writeAll(n, concurrency, toggle));
+      downs.push(await flipOnce(false));
+      ups.push(await flipOnce(true));
     }
-  } finally {
-    await pair.stop();
-  }
+    const rawMs = median(raw);
+    const downMs = median(downs.map((d) => d.wall));
+    const upMs = median(ups.map((u) => u.wall));
+    const f: FlipFigures = { n, downMs, upMs, downWrites: Math.max(...downs.map((d) => d.writes)), upWrites: Math.max(...ups.map((u) => u.writes)), rawMs, rawConcurrency: concurrency, downRatio: downMs / rawMs, upRatio: upMs / rawMs };
+    say(`${size(n)}: down ${ms(downMs)}, up ${ms(upMs)}, ${n} raw updates ${ms(rawMs)} (${concurrency} in flight), medians of ${rounds}`);
+    return f;
+  });
 }
 
 export const flip: Scenario = {
