@@ -1,12 +1,14 @@
 // desiredMirror: what the source cluster should hold for one target Service — the mirror
-// Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or
-// nothing, or a problem to report. Pure: plain objects in, plain objects out (SPEC §5.4–§5.12).
+// Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or a
+// remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
+// objects in, plain objects out (SPEC §5.4–§5.12).
 import { isSelectedBy, type Link } from "../model/link.ts";
 import { CLUSTER_NAME, REMOTE_GATEWAY_IDENTITY } from "../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../model/names.ts";
 import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
 import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
 import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
+import { exportMode, remoteDiscoveryLabels } from "./remote-discovery.ts";
 import type { EndpointsObject, MirrorProblem, ResolvedGateway, ServiceObject } from "./types.ts";
 
 export interface RemoteState {
@@ -31,7 +33,7 @@ export interface DesiredInput extends DesiredOptions {
   /** The target Service. */
   key: { namespace: string; name: string };
   remote: RemoteState;
-  /** null: the Link has no gateway (nothing is mirrored in gateway mode). */
+  /** null: the Link has no gateway (nothing is mirrored in gateway mode; remote discovery needs none). */
   gateway: ResolvedGateway | null;
   /** The gateway's liveness from the prober: mirror Endpoints are not ready while it is false. */
   alive: boolean;
@@ -62,6 +64,8 @@ export interface DesiredMirror {
   createNamespace: NamespaceObject | null;
   /** Exported but not mirrored: why. */
   problem: MirrorProblem | null;
+  /** Exported (headless, gateway mode) but nothing to mirror until the target has endpoints. */
+  waiting?: true;
   remoteEvent: RemoteEvent | null;
 }
 
@@ -70,7 +74,7 @@ export const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no e
 export const MAX_SERVICE_NAME = 63;
 export const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
 
-/** Is this target Service exported by the Link? A missing or empty selector exports nothing. */
+/** Is this target Service exported through the gateway by the Link? A missing or empty selector exports nothing. */
 export function isExported(link: Link, svc: ServiceObject | undefined): boolean {
   return svc !== undefined && isSelectedBy(link.selector, svc.metadata.labels);
 }
@@ -99,7 +103,8 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     remoteEvent: null,
   };
   const svc = remote.service;
-  if (!svc || !isExported(link, svc) || !gateway) return out;
+  const mode = exportMode(link, svc, gateway !== null);
+  if (!svc || !mode) return out;
   if (!opts.namespaceExists) {
     if (!opts.enableNamespaceCreation) {
       out.problem = { reason: "MissingNamespace", message: `namespace ${key.namespace} does not exist in the source cluster` };
@@ -116,17 +121,24 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     return out;
   }
   const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
-  const labels = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster);
+  const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster);
+  const labels = mode === "remote-discovery" ? remoteDiscoveryLabels(copied, cluster, key.name) : copied;
   const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, {
     fqName,
     resourceVersion: svc.metadata.resourceVersion ?? "",
   });
   const meta = { name: out.mirrorName, namespace: key.namespace };
   const ports = mirrorPorts(svc.spec?.ports);
+  if (mode === "remote-discovery" || !gateway) {
+    // Linkerd's destination resolves a remote-discovery mirror's endpoints in the target: no Endpoints here.
+    out.service = { apiVersion: "v1", kind: "Service", metadata: { ...meta, labels, annotations }, spec: { ports } };
+    return out;
+  }
 
   const kind = opts.enableHeadless && isHeadlessService(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
   if (kind === "wait") {
     out.createNamespace = null;
+    out.waiting = true;
     return out; // a headless target with no endpoints yet: nothing to mirror until it has some
   }
   out.service = {

@@ -52,8 +52,6 @@ export interface Reconciled {
   conflict: MirrorProblem | null;
   /** Every write made, in order. */
   done: readonly OpResult[];
-  /** Whether the Link has a gateway (without one an exported Service is simply not mirrored). */
-  hasGateway: boolean;
 }
 
 /** An Event to raise: on the target Service (in the target cluster) or on a local Service. */
@@ -84,7 +82,7 @@ export function outcomeOf(r: Reconciled, cluster: string, before: MirrorFailure 
     ? { state: "problem", problem }
     : desired.service
       ? { state: "mirrored" }
-      : s.remote.service && r.hasGateway && s.remote.service.spec?.clusterIP === "None"
+      : desired.waiting
         ? { state: "waiting" } // a headless target with no endpoints yet
         : { state: "absent" };
   const t = transition(s.key, outcome, before, now);

@@ -48,7 +48,12 @@ export function planMirror(
     ops.push({ verb: "create", kind: "Service", object: desired.service });
   } else {
     const changed = serviceChanges(desired.service, svc);
-    if (changed.length > 0) ops.push({ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed });
+    const update: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
+    const eps = planEndpoints(desired.endpoints, endpoints, owned);
+    // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
+    // remote-discovery labels (and the other way round loses them after): at no moment is the
+    // mirror a gateway-mode Service without Endpoints.
+    return { ops: eps.some((op) => op.verb === "create") ? [...eps, ...update] : [...update, ...eps], conflict: null };
   }
   ops.push(...planEndpoints(desired.endpoints, endpoints, owned));
   return { ops, conflict: null };

@@ -64,7 +64,7 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
   });
   const plan: PhaseInput = { snapshot, desired, cluster };
   const done = await runPhases(plan, d.writer.execute);
-  const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done, hasGateway: gateway !== null });
+  const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done });
   for (const line of verdict.logs) d.log[line.level](line.message);
   for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
 }

@@ -1,17 +1,20 @@
 // What the mirror watches, and how each change becomes a queue key. Remote: the exported
-// Services (server-side selected by the Link's selector, so a Service that loses its export
-// label leaves the cache, which is what unexport means) and every Endpoints object, unfiltered
-// — Endpoints need not carry their Service's labels (hand-managed ones of a selector-less
-// Service carry none) — kept compact (remote-endpoints.ts); only those of exported Services
-// queue work. Local: all Services (so a foreign same-named Service is seen), our Endpoints
-// (label cluster-name) and Namespaces (a skipped Service is retried when its namespace appears).
+// Services — one watch for both export modes (gateway and remote discovery), server-side
+// selected by a selector covering both (`coveringSelector`), so a Service switching modes is
+// one update event, never a deletion and an addition; a Service that loses its export label
+// leaves the cache, which is what unexport means — and, for gateway mode, every Endpoints
+// object, unfiltered — Endpoints need not carry their Service's labels (hand-managed ones of a
+// selector-less Service carry none) — kept compact (remote-endpoints.ts); only those of exported
+// Services queue work. Local: all Services (so a foreign same-named Service is seen), our
+// Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
+// namespace appears).
 import { Informer, resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
 import type { BackoffOptions } from "../runtime/index.ts";
 import { logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";
 import type { Link } from "../model/link.ts";
-import { formatLabelSelector, type LabelSelector } from "../model/selector.ts";
+import { coveringSelector, formatLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
@@ -19,7 +22,7 @@ import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
 import { GATEWAY_KEY } from "./types.ts";
 
 export interface Sources {
-  /** Absent when the Link exports nothing (no selector, or no gateway). */
+  /** Absent when the Link exports nothing (no remote-discovery selector, and no selector or no gateway). */
   remoteServices?: Informer<Svc>;
   /** The target's Endpoints, or (with enableEndpointSlices) its EndpointSlices: one of the two. */
   remoteEndpoints?: Informer<Eps>;
@@ -34,14 +37,15 @@ export function createSources(o: { link: Link; local: KubeClient; remote: KubeCl
   const log = logger(`informer:${c}`);
   const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string, transform?: (obj: T) => T) =>
     new Informer<T>({ client, resource, labelSelector, log, backoff: o.backoff, ...(transform && { transform }) });
-  const selector = o.link.gateway && o.link.selector ? formatLabelSelector(o.link.selector) : undefined;
+  const gatewaySelector = o.link.gateway && o.link.selector ? o.link.selector : null;
+  const exportSelectors = [gatewaySelector, o.link.remoteDiscoverySelector].filter((x): x is LabelSelector => x !== null);
+  const cover = coveringSelector(exportSelectors);
   return {
-    ...(selector !== undefined && {
-      remoteServices: inf<Svc>(o.remote, resources.service, selector),
-      ...(o.enableEndpointSlices
+    ...(exportSelectors.length > 0 && { remoteServices: inf<Svc>(o.remote, resources.service, cover && formatLabelSelector(cover)) }),
+    ...(gatewaySelector &&
+      (o.enableEndpointSlices
         ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
-        : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) }),
-    }),
+        : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) })),
     services: inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
     namespaces: inf<KubeObject>(o.local, resources.namespace),

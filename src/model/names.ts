@@ -46,6 +46,30 @@ export const leaseName = (cluster: string): string => `service-mirror-write-${cl
 export const tokenSecretName = (serviceAccount: string): string => `${serviceAccount}-token`;
 /** The mirror of target Service `svc` from `cluster`. */
 export const mirrorName = (svc: string, cluster: string): string => `${svc}-${cluster}`;
+/** What federated Service names end with: `<svc>-federated` unions `svc` across clusters. */
+export const FEDERATED_SUFFIX = "-federated";
+/** The federated Service of `svc` (same namespace). */
+export const federatedName = (svc: string): string => `${svc}${FEDERATED_SUFFIX}`;
+/** `<svc>@<cluster>`: one remote member in a federated Service's remote-discovery annotation. */
+export const federatedMember = (svc: string, cluster: string): string => `${svc}@${cluster}`;
+
+/** The local service mirror (Linkerd's `-local-mirror`): its Deployment and ServiceAccount. */
+export const LOCAL_MIRROR_NAME = "linkerd-local-service-mirror";
+/** Its ClusterRole and ClusterRoleBinding. */
+export const LOCAL_MIRROR_ACCESS_NAME = "linkerd-local-service-mirror-access-local-resources";
+/** Its Lease. */
+export const LOCAL_MIRROR_LEASE = "local-service-mirror-write";
+/** Its admin port's name (LATEST). */
+export const LOCAL_MIRROR_ADMIN_PORT_NAME = "locsm-admin";
+/** The name the local mirror goes by where a Link name would be (it has no Link; Linkerd's "local"). */
+export const LOCAL_LINK_NAME = "local";
+
+/** The one controller serving every Link of a namespace (`mc serve --all`): Deployment and ServiceAccount. mc only. */
+export const SHARED_CONTROLLER_NAME = "mc-shared-controller";
+/** Its ClusterRole and ClusterRoleBinding for local Services, Endpoints and Namespaces. */
+export const SHARED_CONTROLLER_ACCESS_NAME = "mc-shared-controller-access-local-resources";
+/** Its Role and RoleBinding for the credentials Secrets, Links, their status and the Leases. */
+export const SHARED_CONTROLLER_LINKS_NAME = "mc-shared-controller-read-links";
 /** `<gw>.<ns>.serviceaccount.identity.<linkerdNs>.<trustDomain>`: the gateway proxy's mTLS identity. */
 export const gatewayIdentity = (o: { gateway: string; namespace: string; linkerdNamespace: string; trustDomain: string }): string =>
   `${o.gateway}.${o.namespace}.serviceaccount.identity.${o.linkerdNamespace}.${o.trustDomain}`;

@@ -90,3 +90,27 @@ export function formatLabelSelector(selector: LabelSelector): string {
     })
     .join(",");
 }
+
+/**
+ * One selector every object matching any of `selectors` also matches — what a single watch can
+ * ask the server for when a controller needs the union (a label selector cannot say "or"). The
+ * result may match more; callers filter with the exact selectors. A single selector is its own
+ * cover; several share a cover when each requires one same key positively (`k=v`, `k in (…)`,
+ * `k`): `k in (values…)`, or `k` if any of them only requires it to exist. `undefined`: no
+ * cover narrower than everything (watch unfiltered).
+ */
+export function coveringSelector(selectors: readonly LabelSelector[]): LabelSelector | undefined {
+  const all = selectors.filter((s) => s.length > 0);
+  if (all.length === 0 || all.length < selectors.length) return undefined;
+  const first = all[0]!;
+  if (all.every((s) => formatLabelSelector(s) === formatLabelSelector(first))) return first;
+  const positive = (s: LabelSelector, key: string): Requirement | undefined => s.find((r) => r.key === key && (r.op === "=" || r.op === "in" || r.op === "exists"));
+  for (const candidate of first) {
+    const reqs = all.map((s) => positive(s, candidate.key));
+    if (reqs.some((r) => r === undefined)) continue;
+    if (reqs.some((r) => r!.op === "exists")) return [{ key: candidate.key, op: "exists" }];
+    const values = new Set(reqs.flatMap((r) => (r!.op === "=" ? [r!.value] : r!.op === "in" ? r!.values : [])));
+    return [{ key: candidate.key, op: "in", values: [...values].sort() }];
+  }
+  return undefined;
+}

@@ -1,20 +1,26 @@
 // Small factories for the mirror's tests: Links, credentials Secrets, target Services and
 // Endpoints, shaped as the API server returns them. No server needed.
 import type { KubeObject } from "../../src/kube/index.ts";
-import { EXPORTED, HEADLESS, KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../src/model/labels.ts";
+import { EXPORTED, FEDERATED, HEADLESS, KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../src/model/labels.ts";
 import { parseLink, type Link } from "../../src/model/link.ts";
 import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION } from "../../src/model/names.ts";
 import type { LabelSelectorObject } from "../../src/model/selector.ts";
 import type { EndpointsObject, ServiceObject, ServicePort } from "../../src/mirror/types.ts";
 
 export const EXPORT = { [EXPORTED]: "true" };
+/** Linkerd's default remote-discovery export label. */
+export const REMOTE_DISCOVERY = { [EXPORTED]: "remote-discovery" };
+/** Linkerd's default federated-member label. */
+export const MEMBER = { [FEDERATED]: "member" };
 
 export interface LinkFixture {
   cluster?: string;
   namespace?: string;
   /** null: no selector at all. Default `mirror.linkerd.io/exported=true`. */
   selector?: LabelSelectorObject | null;
+  /** Default none; `{ matchLabels: REMOTE_DISCOVERY }` is Linkerd's default. */
   remoteDiscoverySelector?: LabelSelectorObject;
+  /** Default none; `{ matchLabels: MEMBER }` is Linkerd's default. */
   federatedServiceSelector?: LabelSelectorObject;
   /** "" for a gateway-less link. */
   gatewayAddress?: string;

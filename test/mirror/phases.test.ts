@@ -93,7 +93,7 @@ describe("outcomeOf", () => {
   function reconciled(s: Snapshot, o: Partial<DesiredOptions> = {}, written: MirrorOp[] = []): Reconciled {
     const desired = desiredFor(s, o);
     const { conflict } = phasesFor(s, desired);
-    return { snapshot: s, desired, conflict, done: answered(written, "10.96.0.9"), hasGateway: true };
+    return { snapshot: s, desired, conflict, done: answered(written, "10.96.0.9") };
   }
 
   test("a new mirror: one info line, no Event, no status entry", () => {
