@@ -158,7 +158,9 @@ describe("the controller in remote-discovery mode", () => {
       const ep = epWatch.cache.get("ns1", "service-one-east");
       return !svc ? "none" : `${svc.metadata.labels?.["multicluster.linkerd.io/remote-discovery"] ? "rd" : "gateway"}${ep ? "+endpoints" : ""}`;
     };
-    for (const w of [watch, epWatch]) w.on((e) => e.key === "ns1/service-one-east" && seen.push(state()));
+    for (const w of [watch, epWatch]) w.on((e) => {
+      if (e.key === "ns1/service-one-east") seen.push(state());
+    });
     watch.start();
     epWatch.start();
     await Promise.all([watch.synced, epWatch.synced]);
