@@ -4,25 +4,32 @@
 // and the gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest. Start
 // waits for every cache before the first key runs, so an empty cache is never mistaken for
 // "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
+// Each target Service key also reconciles this Link's membership in `<svc>-federated`
+// (federated-reconcile.ts) when the Link has a federatedServiceSelector; a Link with no target
+// cluster (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
 import { formatError } from "../errors.ts";
-import { createWriter, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { createWriter, getIfExists, resources, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
 import type { Link } from "../model/link.ts";
-import { probeGatewayName, serviceMirrorName } from "../model/names.ts";
+import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/names.ts";
 import type { GatewayProber, ProberFactory } from "../prober/types.ts";
 import { eventRecorder } from "./events.ts";
 import { createExecutor } from "./execute.ts";
+import { onlyLink, type KnownLinks } from "./federated.ts";
+import { reconcileFederated, type FederatedDeps } from "./federated-reconcile.ts";
+import { federatedFromStatus, FederatedOutcomes } from "./federated-status.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
+import type { LinkDirectory } from "./link-directory.ts";
 import { LinkStatusWriter } from "./link-status.ts";
 import { keyOfLocal, serviceKey, type MirrorKey, type ServiceKey } from "./keys.ts";
 import { failuresFromStatus } from "./status.ts";
 import { Outcomes } from "./outcomes.ts";
-import { byHeadlessMirror } from "./read.ts";
+import { byHeadlessMirror, type Svc } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { RemoteSlices } from "./remote-slices.ts";
-import { allInformers, allKeys, createSources, wireSources, type Sources } from "./sources.ts";
+import { allInformers, allKeys, createSources, federatedKeys, wireSources, type Sources } from "./sources.ts";
 import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
 
@@ -57,6 +64,12 @@ export interface MirrorControllerOptions {
   informerBackoff?: Partial<BackoffOptions>;
   queueBackoff?: Partial<BackoffOptions>;
   statusCap?: number;
+  /**
+   * The namespace's Links (started and stopped by the caller): federated Services take their
+   * metadata from the member with the oldest Link and drop members whose Link was deleted.
+   * Default: only this Link is known.
+   */
+  links?: LinkDirectory;
 }
 
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
@@ -68,6 +81,7 @@ export class MirrorController {
   readonly informers: Sources;
   readonly synced: Promise<void>;
   readonly outcomes: Outcomes;
+  readonly federated: FederatedOutcomes;
   private readonly opts: MirrorControllerOptions;
   private readonly queue: WorkQueue<MirrorKey>;
   private readonly status: LinkStatusWriter;
@@ -76,6 +90,8 @@ export class MirrorController {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly deps: ReconcileDeps;
+  private readonly federatedDeps: FederatedDeps | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
   private readonly gatewayRef: { namespace: string; name: string };
   private readonly views: Array<LocalView<KubeObject>>;
   /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
@@ -94,7 +110,8 @@ export class MirrorController {
   constructor(opts: MirrorControllerOptions) {
     this.opts = opts;
     this.link = opts.link;
-    this.cluster = opts.link.targetClusterName;
+    // The local mirror has no target cluster: its logs and metrics say "local".
+    this.cluster = opts.link.targetClusterName || LOCAL_LINK_NAME;
     const c = this.cluster;
     this.metrics = opts.metrics ?? createMetrics();
     this.clock = opts.clock ?? systemClock;
@@ -109,7 +126,10 @@ export class MirrorController {
       metrics: this.metrics,
       log: this.log,
       current: link.status.mirrorServices,
+      currentFederated: link.status.federatedServices,
       cap: opts.statusCap,
+      // The local mirror has no Link to write to.
+      disabled: link.targetClusterName === "",
     });
     this.addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, this.log) : undefined;
     this.synced = new Promise<void>((resolve, reject) => {
@@ -125,6 +145,8 @@ export class MirrorController {
     this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
     this.outcomes = new Outcomes(c, this.clock, this.metrics, () => this.enqueue(STATUS_KEY));
     this.outcomes.seed(failuresFromStatus(link.status.mirrorServices));
+    this.federated = new FederatedOutcomes(this.clock, () => this.enqueue(STATUS_KEY));
+    this.federated.seed(federatedFromStatus(link.status.federatedServices));
     this.queue = new WorkQueue<MirrorKey>((key) => this.reconcile(key), {
       requeueLimit: opts.requeueLimit ?? 3,
       workers: opts.workers ?? 4,
@@ -158,6 +180,21 @@ export class MirrorController {
       outcomes: this.outcomes,
       log: this.log,
     };
+    const federated = this.informers.remoteFederated;
+    const links: KnownLinks = opts.links ?? onlyLink(link);
+    this.federatedDeps = federated && {
+      link,
+      enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
+      target: (ns, name) => federated.cache.get(ns, name),
+      namespaceExists: (ns) => this.informers.namespaces.cache.get(undefined, ns) !== undefined,
+      services,
+      readLive: (ns, name) => getIfExists<Svc>(opts.local, resources.service, ns, name),
+      execute: this.deps.writer.execute,
+      links,
+      outcomes: this.federated,
+      log: this.log,
+    };
+    if (federated && opts.links) this.unsubscribe.push(opts.links.onChange(() => this.enqueueFederated()));
     this.gatewayRef = { namespace: opts.namespace, name: probeService };
     // The views subscribed to the local informers first, so they know an echo before wireSources asks.
     wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics, (e) => services.isEcho(e) || endpoints.isEcho(e));
@@ -218,7 +255,7 @@ export class MirrorController {
   private async run(): Promise<void> {
     try {
       await this.addresses?.refresh();
-      await Promise.all(this.allInformers.map((i) => i.synced));
+      await Promise.all([...this.allInformers.map((i) => i.synced), this.opts.links?.synced]);
     } catch (err) {
       this.rejectSynced(err instanceof Error ? err : new Error(String(err)));
       return;
@@ -231,6 +268,7 @@ export class MirrorController {
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
+    for (const k of this.federated.keys()) this.enqueue(k);
     this.enqueue(STATUS_KEY);
     if (!this.opts.manual) this.queue.start();
     this.prober?.start();
@@ -243,6 +281,7 @@ export class MirrorController {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelRefresh();
+    for (const off of this.unsubscribe) off();
     await this.prober?.stop();
     await this.queue.stop();
     await Promise.all(this.allInformers.map((i) => i.stop()));
@@ -296,6 +335,11 @@ export class MirrorController {
     this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
   }
 
+  /** Every local federated Service's key (a Link appeared or went: members may change). */
+  private enqueueFederated(): void {
+    if (this.hasSynced) for (const k of federatedKeys(this.informers)) this.enqueue(k);
+  }
+
   /** Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost). */
   private enqueueAll(): void {
     for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.queue.add(k);
@@ -306,8 +350,13 @@ export class MirrorController {
     const end = this.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
     try {
       if (key === GATEWAY_KEY) await reconcileGatewayMirror(this.deps);
-      else if (key === STATUS_KEY) await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
-      else await reconcileService(this.deps, key);
+      else if (key === STATUS_KEY) {
+        await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
+        await this.status.writeFederated(this.federated.all());
+      } else {
+        await reconcileService(this.deps, key);
+        if (this.federatedDeps) await reconcileFederated(this.federatedDeps, key);
+      }
     } finally {
       end();
       this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);

@@ -63,7 +63,8 @@ export function createExecutor(d: ExecutorDeps): Execute {
       return { op, object };
     }
     const before = v?.get(op.namespace, op.name)?.metadata.resourceVersion ?? "";
-    const removed = await d.writer.delete(RESOURCE[op.kind], op.namespace, op.name, op.uid ? { preconditions: { uid: op.uid } } : {});
+    const preconditions = { ...(op.uid && { uid: op.uid }), ...(op.resourceVersion && { resourceVersion: op.resourceVersion }) };
+    const removed = await d.writer.delete(RESOURCE[op.kind], op.namespace, op.name, op.uid || op.resourceVersion ? { preconditions } : {});
     if (removed) count("delete");
     v?.deleted(op.namespace, op.name, before);
     return { op };

@@ -8,6 +8,7 @@ import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { linkResource, type GatewayStatus } from "../model/link.ts";
 import { gatewayStatusPatch } from "../prober/index.ts";
+import { federatedServicesStatus, type FederatedEntry } from "./federated-status.ts";
 import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "./status.ts";
 
 export class LinkStatusWriter {
@@ -21,7 +22,11 @@ export class LinkStatusWriter {
       log: Logger;
       /** What the Link held when the controller started. */
       current: unknown;
+      /** Its `status.federatedServices` then. */
+      currentFederated?: unknown;
       cap?: number;
+      /** Write nothing (the local mirror has no Link). */
+      disabled?: boolean;
     },
   ) {}
 
@@ -34,12 +39,21 @@ export class LinkStatusWriter {
     if (total > next.length) this.o.log.info(`Link status lists ${next.length} of ${total} services that failed to mirror`);
   }
 
+  /** Writes `status.federatedServices` for these memberships unless the Link already says the same. */
+  async writeFederated(entries: Iterable<FederatedEntry>): Promise<void> {
+    const next = keepTransitionTimes(this.o.currentFederated, federatedServicesStatus(entries, this.o.cap ?? MAX_STATUS_ENTRIES));
+    if (sameMirrorServices(this.o.currentFederated, next)) return;
+    if (!(await this.patch({ federatedServices: next.length > 0 ? next : null }))) return;
+    this.o.currentFederated = next;
+  }
+
   /** Makes `status.gateway` equal `gateway`: fields it lacks are removed. */
   async writeGateway(gateway: GatewayStatus): Promise<void> {
     await this.patch({ gateway: gatewayStatusPatch(gateway) });
   }
 
   private async patch(status: Record<string, unknown>): Promise<boolean> {
+    if (this.o.disabled) return false;
     try {
       await this.o.writer.patchStatus(linkResource, this.o.namespace, this.o.name, status);
     } catch (err) {

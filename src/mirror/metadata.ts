@@ -33,13 +33,29 @@ export function isOwnedMirror(meta: Meta | undefined, cluster: string): boolean 
   return meta?.labels?.[MIRRORED_SERVICE] === "true" && meta.labels[CLUSTER_NAME] === cluster;
 }
 
-export function mirrorLabels(remote: Record<string, string> | undefined, excluded: readonly string[], cluster: string): Record<string, string> {
+/** The target's labels a mirror or federated Service copies: all but Linkerd's own keys and the excluded ones. */
+export function copiedLabels(remote: Record<string, string> | undefined, excluded: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(remote ?? {})) {
     if (key.startsWith(SVC_MIRROR_PREFIX) || isExcludedKey(key, excluded)) continue;
     out[key] = value;
   }
-  return { ...out, ...ownLabels(cluster) };
+  return out;
+}
+
+/** The target's annotations a mirror or federated Service copies: all but topology hints and the excluded ones (opaque ports always). */
+export function copiedAnnotations(remote: Record<string, string> | undefined, excluded: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(remote ?? {})) {
+    if (key === TOPOLOGY_AWARE_HINTS || key === TOPOLOGY_MODE) continue;
+    if (key !== OPAQUE_PORTS && isExcludedKey(key, excluded)) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+export function mirrorLabels(remote: Record<string, string> | undefined, excluded: readonly string[], cluster: string): Record<string, string> {
+  return { ...copiedLabels(remote, excluded), ...ownLabels(cluster) };
 }
 
 export function mirrorAnnotations(
@@ -47,12 +63,7 @@ export function mirrorAnnotations(
   excluded: readonly string[],
   own: { fqName: string; resourceVersion: string },
 ): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(remote ?? {})) {
-    if (key === TOPOLOGY_AWARE_HINTS || key === TOPOLOGY_MODE) continue;
-    if (key !== OPAQUE_PORTS && isExcludedKey(key, excluded)) continue;
-    out[key] = value;
-  }
+  const out = copiedAnnotations(remote, excluded);
   out[REMOTE_SVC_FQ_NAME] = own.fqName;
   out[REMOTE_RESOURCE_VERSION] = own.resourceVersion;
   return out;

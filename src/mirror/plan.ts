@@ -14,8 +14,8 @@ export type MirrorOp =
   | { verb: "create"; kind: "Service" | "Endpoints" | "Namespace"; object: MirrorObject }
   /** A full replacement (PUT) of the cached object, conditional on its resourceVersion. */
   | { verb: "update"; kind: "Service" | "Endpoints"; object: MirrorObject; changed: string[] }
-  /** Conditional on the uid we saw, so a re-created object is never deleted by mistake. */
-  | { verb: "delete"; kind: "Service" | "Endpoints"; namespace: string; name: string; uid?: string };
+  /** Conditional on the uid we saw, so a re-created object is never deleted by mistake (and, given, on its resourceVersion: nobody changed it since). */
+  | { verb: "delete"; kind: "Service" | "Endpoints"; namespace: string; name: string; uid?: string; resourceVersion?: string };
 
 export interface Plan {
   ops: MirrorOp[];
@@ -142,7 +142,8 @@ export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObje
   return out;
 }
 
-function updatedService(actual: ServiceObject, desired: ServiceObject): ServiceObject {
+/** `actual` with the mirror's owned parts (labels, annotations, ports) taken from `desired`, and no selector. */
+export function updatedService(actual: ServiceObject, desired: ServiceObject): ServiceObject {
   const out = jsonCopy(actual);
   out.metadata.labels = { ...desired.metadata.labels };
   out.metadata.annotations = { ...desired.metadata.annotations };

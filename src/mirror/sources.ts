@@ -5,7 +5,9 @@
 // leaves the cache, which is what unexport means — and, for gateway mode, every Endpoints
 // object, unfiltered — Endpoints need not carry their Service's labels (hand-managed ones of a
 // selector-less Service carry none) — kept compact (remote-endpoints.ts); only those of exported
-// Services queue work. Local: all Services (so a foreign same-named Service is seen), our
+// Services queue work. Federated members are a watch of their own (the Link's
+// federatedServiceSelector), keyed like the rest: `<svc>-federated` locally and `svc` in the
+// target are both the key `ns/svc`. Local: all Services (so a foreign same-named Service is seen), our
 // Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
 // namespace appears).
 import { Informer, resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceType } from "../kube/index.ts";
@@ -15,6 +17,7 @@ import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../model/labels.ts";
 import type { Link } from "../model/link.ts";
 import { coveringSelector, formatLabelSelector, type LabelSelector } from "../model/selector.ts";
+import { federatedKeyOf, isFederatedService } from "./federated.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
 import type { Eps, Svc } from "./read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
@@ -27,6 +30,8 @@ export interface Sources {
   /** The target's Endpoints, or (with enableEndpointSlices) its EndpointSlices: one of the two. */
   remoteEndpoints?: Informer<Eps>;
   remoteEndpointSlices?: Informer<Slice>;
+  /** The member Services of federated Services (the Link's federatedServiceSelector); absent without one. */
+  remoteFederated?: Informer<Svc>;
   services: Informer<Svc>;
   endpoints: Informer<Eps>;
   namespaces: Informer<KubeObject>;
@@ -46,6 +51,7 @@ export function createSources(o: { link: Link; local: KubeClient; remote: KubeCl
       (o.enableEndpointSlices
         ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
         : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) })),
+    ...(o.link.federatedServiceSelector && { remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)) }),
     services: inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
     namespaces: inf<KubeObject>(o.local, resources.namespace),
@@ -85,20 +91,28 @@ export function wireSources(
       if (key && s.remoteServices?.cache.getByKey(key)) remoteKey(key);
     }
   });
+  s.remoteFederated?.onKey(remoteKey);
+  const federated = s.remoteFederated !== undefined;
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
     local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
-      if (key && !isEcho(e)) enqueue(key);
+      if (isEcho(e)) return;
+      if (key) enqueue(key);
+      const fkey = federated && local === (s.services as Informer<KubeObject>) ? federatedKeyOf(e.object.metadata) : undefined;
+      if (fkey && fkey !== key) enqueue(fkey);
     });
   }
   s.namespaces.on((e) => {
     if (e.type === "updated") return;
-    for (const svc of s.remoteServices?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+    for (const remote of [s.remoteServices, s.remoteFederated]) {
+      for (const svc of remote?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+    }
   });
   const named: Array<[Informer<KubeObject> | undefined, string]> = [
     [s.remoteServices as Informer<KubeObject> | undefined, "services"],
     [s.remoteEndpoints as Informer<KubeObject> | undefined, "endpoints"],
     [s.remoteEndpointSlices as Informer<KubeObject> | undefined, "endpointslices"],
+    [s.remoteFederated as Informer<KubeObject> | undefined, "services"],
     [s.services as Informer<KubeObject>, "services"],
     [s.endpoints as Informer<KubeObject>, "endpoints"],
     [s.namespaces, "namespaces"],
@@ -110,9 +124,10 @@ export function wireSources(
   }
 }
 
-/** Every key there is, sorted: exported Services, our mirrors (orphans included), the gateway mirror. */
+/** Every key there is, sorted: exported Services and federated members, our mirrors (orphans included), federated Services, the gateway mirror. */
 export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
-  const keys = new Set<MirrorKey>((s.remoteServices?.cache.keys() ?? []).filter(isServiceKey));
+  const keys = new Set<MirrorKey>([...(s.remoteServices?.cache.keys() ?? []), ...(s.remoteFederated?.cache.keys() ?? [])].filter(isServiceKey));
+  for (const k of federatedKeys(s)) keys.add(k);
   const ours: LabelSelector = [
     { key: MIRRORED_SERVICE, op: "=", value: "true" },
     { key: CLUSTER_NAME, op: "=", value: cluster },
@@ -123,4 +138,15 @@ export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKe
   }
   keys.add(GATEWAY_KEY);
   return [...keys].sort();
+}
+
+/** The keys of the local federated Services (none without a federated selector). */
+export function federatedKeys(s: Sources): MirrorKey[] {
+  if (!s.remoteFederated) return [];
+  const out: MirrorKey[] = [];
+  for (const svc of s.services.cache.list([{ key: MIRRORED_SERVICE, op: "=", value: "true" }])) {
+    const k = isFederatedService(svc) ? federatedKeyOf(svc.metadata) : undefined;
+    if (k) out.push(k);
+  }
+  return out;
 }

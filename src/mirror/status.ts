@@ -19,7 +19,7 @@ export interface MirrorFailure {
   localRef?: { namespace: string; name: string };
 }
 
-interface ObjectRef {
+export interface ObjectRef {
   group: string;
   kind: "Service";
   name: string;
@@ -39,7 +39,13 @@ export interface MirrorServiceStatus {
   }>;
 }
 
-const ref = (namespace: string, name: string): ObjectRef => ({ group: "", kind: "Service", name, namespace });
+/** What keepTransitionTimes needs of an entry (mirrorServices' and federatedServices' alike). */
+export interface StatusEntry {
+  remoteRef: { namespace: string; name: string };
+  conditions: Array<{ reason: string; message: string; lastTransitionTime: string }>;
+}
+
+export const ref = (namespace: string, name: string): ObjectRef => ({ group: "", kind: "Service", name, namespace });
 
 /** The entries to write for these failures: sorted by namespace/name, at most `cap`. */
 export function mirrorServicesStatus(failures: Iterable<MirrorFailure>, cap = MAX_STATUS_ENTRIES): MirrorServiceStatus[] {
@@ -66,7 +72,7 @@ export function mirrorServicesStatus(failures: Iterable<MirrorFailure>, cap = MA
  * `next` with each entry's lastTransitionTime taken from `current` when the same Service
  * already had the same condition there: a restart does not rewrite an unchanged status.
  */
-export function keepTransitionTimes(current: unknown, next: MirrorServiceStatus[]): MirrorServiceStatus[] {
+export function keepTransitionTimes<E extends StatusEntry>(current: unknown, next: E[]): E[] {
   const old = new Map<string, { reason?: string; message?: string; lastTransitionTime?: string }>();
   for (const entry of Array.isArray(current) ? current : []) {
     const e = entry as { controllerName?: string; remoteRef?: { namespace?: string; name?: string }; conditions?: unknown[] };
@@ -105,7 +111,7 @@ export function failuresFromStatus(current: unknown): MirrorFailure[] {
 }
 
 /** Whether writing `next` would change what the Link holds (absent and empty are the same). */
-export function sameMirrorServices(current: unknown, next: readonly MirrorServiceStatus[]): boolean {
+export function sameMirrorServices(current: unknown, next: readonly StatusEntry[]): boolean {
   const cur = Array.isArray(current) ? current : [];
   return JSON.stringify(cur.map(canonical)) === JSON.stringify(next.map(canonical));
 }
@@ -122,6 +128,6 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-function cmp(a: string, b: string): number {
+export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
