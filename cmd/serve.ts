@@ -1,8 +1,9 @@
-// mc serve: the service mirror controller for one Link, until SIGINT/SIGTERM. Linkerd's
-// `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
-// `--identity`, `--probe-direct`, `--status-interval`, `--fast-failure-detection`, `--admin-addr`
-// (`127.0.0.1:0` picks a free port) and kube's `--leader-elect-lease-duration`/`-renew-deadline`/
-// `-retry-period`.
+// mc serve: the service mirror controller for one Link (`mc serve LINK`), for every Link of the
+// namespace in one process (`--all`), or the local mirror (`--local`, Linkerd's `-local-mirror`),
+// until SIGINT/SIGTERM. Linkerd's `service-mirror` flags, spelled kubectl-style (`--flag=value`),
+// plus `--leader-elect`, `--identity`, `--probe-direct`, `--status-interval`,
+// `--fast-failure-detection`, `--admin-addr` (`127.0.0.1:0` picks a free port) and kube's
+// `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
 import * as v from "valibot";
 import { parseAddr } from "../src/admin.ts";
 import { command } from "../src/cli/command.ts";
@@ -13,8 +14,8 @@ import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/mirror/serve.ts";
-import { isDns1123Label } from "../src/model/names.ts";
-import { objectName, oneOf, wholeNumber } from "../src/model/values.ts";
+import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
+import { keyList, objectName, oneOf, selector, wholeNumber } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
@@ -25,7 +26,17 @@ const period = (def: string, description: string) => durationFlag({ default: def
 
 const flags = defineFlags(
   {
-    link: { type: "positional", required: false, description: "Name of the Link to serve (usually the target cluster's name)" },
+    link: { type: "positional", required: false, description: "Name of the Link to serve (usually the target cluster's name); or --all, or --local" },
+    all: { type: "boolean", default: false, description: "Serve every Link in --namespace from this one process, each with its own Lease, as Links appear and go" },
+    local: { type: "boolean", default: false, description: "Run the local mirror: this cluster's own Services join their federated Services (Linkerd's -local-mirror)" },
+    "federated-service-selector": {
+      type: "string",
+      default: DEFAULT_FEDERATED_SERVICE_SELECTOR,
+      description: "With --local: selector of the local Services that join federated Services",
+      schema: selector,
+    },
+    "excluded-labels": { type: "string", description: "With --local: label keys (or prefix/*) not copied to federated Services, comma-separated", schema: v.optional(keyList, "") },
+    "excluded-annotations": { type: "string", description: "With --local: annotation keys (or prefix/*) not copied to federated Services, comma-separated", schema: v.optional(keyList, "") },
     namespace: namespaceFlag("Namespace of the Link, its credentials Secret and the Lease", "n"),
     "admin-addr": {
       type: "string",
@@ -69,14 +80,17 @@ const flags = defineFlags(
 
 export default command(meta("serve"), flags, async (f, g) => {
   const link = f.link ?? "";
-  if (link === "") throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
-  if (!isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
+  if (f.all && f.local) throw new UserError("--all and --local are mutually exclusive: run one process for the Links and another for the local mirror");
+  if (link !== "" && (f.all || f.local)) throw new UserError(`LINK_NAME: ${JSON.stringify(link)} and --${f.all ? "all" : "local"} are mutually exclusive: serve one Link, every Link (--all), or the local mirror (--local)`);
+  if (link === "" && !f.all && !f.local) throw new UserError("LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east");
+  if (link !== "" && !isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
   if (!(f.leaderElectLeaseDuration > f.leaderElectRenewDeadline && f.leaderElectRenewDeadline > f.leaderElectRetryPeriod)) {
     throw new UserError("--leader-elect-lease-duration: must be longer than --leader-elect-renew-deadline, which must be longer than --leader-elect-retry-period (defaults 30s, 10s, 2s)");
   }
+  const name = f.all ? "all" : f.local ? "local" : link;
   const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;
   log.setLogLevel(g.verbose ? "debug" : level);
-  const out = log.logger(`mirror:${link}`);
+  const out = log.logger(`mirror:${name}`);
   log.setLogFormat(f.logFormat);
   const stopped = new Promise<void>((resolve) => {
     process.once("SIGINT", () => resolve());
@@ -86,7 +100,7 @@ export default command(meta("serve"), flags, async (f, g) => {
   const serving = await serve({
     local,
     namespace: f.namespace,
-    linkName: link,
+    ...(f.all ? { all: true } : f.local ? { localMirror: { federatedServiceSelector: f.federatedServiceSelector, excludedLabels: f.excludedLabels, excludedAnnotations: f.excludedAnnotations } } : { linkName: link }),
     adminAddr: f.adminAddr,
     leaderElect: f.leaderElect,
     identity: f.identity || undefined,

@@ -17,7 +17,7 @@ import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/n
 import type { GatewayProber, ProberFactory } from "../prober/types.ts";
 import { eventRecorder } from "./events.ts";
 import { createExecutor } from "./execute.ts";
-import { onlyLink, type KnownLinks } from "./federated.ts";
+import { federatedKeyOf, onlyLink, type KnownLinks } from "./federated.ts";
 import { reconcileFederated, type FederatedDeps } from "./federated-reconcile.ts";
 import { federatedFromStatus, FederatedOutcomes } from "./federated-status.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
@@ -29,7 +29,7 @@ import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror, type Svc } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { RemoteSlices } from "./remote-slices.ts";
-import { allInformers, allKeys, createSources, federatedKeys, wireSources, type Sources } from "./sources.ts";
+import { allInformers, allKeys, createSources, federatedKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
 import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
 
@@ -70,6 +70,8 @@ export interface MirrorControllerOptions {
    * Default: only this Link is known.
    */
   links?: LinkDirectory;
+  /** Local informers shared with other controllers (started and stopped by the caller). */
+  shared?: SharedLocalInformers;
 }
 
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
@@ -138,7 +140,7 @@ export class MirrorController {
     });
     this.synced.catch(() => {});
 
-    this.informers = createSources({ link, local: opts.local, remote: opts.remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff });
+    this.informers = createSources({ link, local: opts.local, remote: opts.remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
     this.remoteSlices = this.informers.remoteEndpointSlices && new RemoteSlices(this.informers.remoteEndpointSlices);
     const services = new LocalView(this.informers.services, byHeadlessMirror(c));
     const endpoints = new LocalView(this.informers.endpoints);
@@ -197,10 +199,10 @@ export class MirrorController {
     if (federated && opts.links) this.unsubscribe.push(opts.links.onChange(() => this.enqueueFederated()));
     this.gatewayRef = { namespace: opts.namespace, name: probeService };
     // The views subscribed to the local informers first, so they know an echo before wireSources asks.
-    wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics, (e) => services.isEcho(e) || endpoints.isEcho(e));
+    this.unsubscribe.push(...wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics, (e) => services.isEcho(e) || endpoints.isEcho(e)));
     for (const view of this.views) {
       view.onMissed((e) => {
-        const k = keyOfLocal(e.object.metadata, c, this.gatewayRef);
+        const k = keyOfLocal(e.object.metadata, c, this.gatewayRef) ?? (this.informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
         if (k) this.enqueue(k);
       });
     }
@@ -284,7 +286,8 @@ export class MirrorController {
     for (const off of this.unsubscribe) off();
     await this.prober?.stop();
     await this.queue.stop();
-    await Promise.all(this.allInformers.map((i) => i.stop()));
+    const shared = new Set<Informer<KubeObject>>(Object.values(this.opts.shared ?? {}));
+    await Promise.all(this.allInformers.filter((i) => !shared.has(i)).map((i) => i.stop()));
     for (const v of this.views) v.close();
     this.remoteSlices?.close();
     this.rejectSynced(new Error(`mirror of ${this.cluster} stopped`));

@@ -1,22 +1,32 @@
-// `mc serve` as a library: the admin server (up at once), leader election on the Lease
-// `service-mirror-write-<link>` (optional), and — while leading — the LinkSupervisor that runs
-// the mirror controller. Losing the lease stops mirroring (mirrors stay) and campaigning goes
-// on; stop() releases the lease so a standby takes over at once. A replica that leads again
-// starts its new supervisor only once the old one has stopped: the old prober's stop() removes
-// the cluster's gateway series, which would otherwise wipe the new prober's.
+// `mc serve` as a library: the admin server (up at once), the namespace's Links (a LinkDirectory,
+// for federated services), and one of three things, each under leader election (LeaderUnit):
+// one Link (`mc serve LINK`: Lease `service-mirror-write-<link>`, a LinkSupervisor running its
+// controller), every Link of the namespace (`mc serve --all`: a unit per Link, AllLinks, sharing
+// the local Service and Namespace informers), or the local mirror (`mc serve --local`: Lease
+// `local-service-mirror-write`). stop() stops mirroring first, then releases the Leases.
 import { startAdmin, type AdminServer } from "../admin.ts";
-import { LeaderElector, type KubeClient } from "../kube/index.ts";
+import type { KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
-import { leaseName } from "../model/names.ts";
+import { LOCAL_MIRROR_LEASE, leaseName } from "../model/names.ts";
 import { proberFactory } from "../prober/index.ts";
+import { AllLinks } from "./all-links.ts";
+import { LeaderUnit, type Runner } from "./leader-unit.ts";
+import { LinkDirectory } from "./link-directory.ts";
+import { LocalMirror, type LocalMirrorSpec } from "./local-mirror.ts";
+import { sharedLocalInformers } from "./sources.ts";
 import { LinkSupervisor, type ConnectRemote, type ControllerSettings } from "./supervisor.ts";
 
 export interface ServeOptions {
   local: KubeClient;
-  /** Where the Link, its Secret and the Lease live. */
+  /** Where the Links, their Secrets and the Leases live. */
   namespace: string;
-  linkName: string;
+  /** Serve this Link. Exactly one of linkName, all and localMirror. */
+  linkName?: string;
+  /** `--all`: serve every Link of the namespace. */
+  all?: boolean;
+  /** `--local`: the local mirror (federated members of this cluster). */
+  localMirror?: LocalMirrorSpec;
   /** `--admin-addr`. */
   adminAddr: string;
   /** `--leader-elect` (default on). */
@@ -44,107 +54,79 @@ export interface ServeOptions {
 export interface Serving {
   admin: AdminServer;
   metrics: Metrics;
-  /** Leading (always true without leader election). */
+  /** The namespace's Links. */
+  links: LinkDirectory;
+  /** Leading (always true without leader election); with `all`, false. */
   readonly leading: boolean;
-  /** What `/ready` says: leading with every cache synced, or standing by behind another leader. */
+  /** What `/ready` says: leading with every cache synced, or standing by behind another leader; with `all`, every Link so (or waiting on the user). */
   readonly ready: boolean;
-  /** The supervisor while leading. */
+  /** The supervisor while leading (one Link). */
   readonly supervisor: LinkSupervisor | undefined;
-  /** Told when this replica starts (true) or stops (false) leading. */
+  /** The local mirror while leading (`localMirror`). */
+  readonly localMirror: LocalMirror | undefined;
+  /** Every Link's unit (`all`). */
+  readonly all: AllLinks | undefined;
+  /** Told when this replica starts (true) or stops (false) leading (one Link, or the local mirror). */
   onLeading(listener: (leading: boolean) => void): () => void;
   /** Told after every election round (readiness of a standby may have changed). */
   onElection(listener: () => void): () => void;
-  /** `release: false` behaves like a crash: the lease is left to expire. */
+  /** `release: false` behaves like a crash: the leases are left to expire. */
   stop(opts?: { release?: boolean }): Promise<void>;
 }
 
 export async function serve(o: ServeOptions): Promise<Serving> {
-  const log = o.log ?? logger(`mirror:${o.linkName}`);
+  const modes = [o.linkName !== undefined, o.all === true, o.localMirror !== undefined].filter(Boolean).length;
+  if (modes !== 1) throw new Error("serve: pass exactly one of linkName, all and localMirror");
+  const name = o.linkName ?? (o.all ? "all" : "local");
+  const log = o.log ?? logger(`mirror:${name}`);
   const metrics = o.metrics ?? createMetrics();
-  const leaderElect = o.leaderElect ?? true;
-  let supervisor: LinkSupervisor | undefined;
-  let stopping: Promise<void> = Promise.resolve();
-  let attempted = false;
-  let leading = false;
-  const listeners = new Set<(leading: boolean) => void>();
-  const rounds = new Set<() => void>();
-  const controller = controllerSettings(o);
+  const links = new LinkDirectory({ client: o.local, namespace: o.namespace, backoff: o.controller?.informerBackoff }).start();
+  const shared = o.all ? sharedLocalInformers(o.local, o.controller?.informerBackoff) : undefined;
+  for (const i of Object.values(shared ?? {})) i.start();
+  const controller: ControllerSettings = { ...controllerSettings(o), links, ...(shared && { shared }) };
+  const unitFor = <R extends Runner>(lease: string, create: () => R, unitLog: Logger) =>
+    new LeaderUnit<R>({ local: o.local, namespace: o.namespace, leaseName: lease, leaderElect: o.leaderElect, identity: o.identity, lease: o.lease, create, log: unitLog });
+  const supervisorUnit = (linkName: string, unitLog: Logger) =>
+    unitFor(leaseName(linkName), () => new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName, metrics, controller, connect: o.connect, log: unitLog }), unitLog);
 
-  const lead = () => {
-    leading = true;
-    const s = new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName: o.linkName, metrics, controller, connect: o.connect, log });
-    supervisor = s;
-    // After the previous supervisor (if any) has stopped, and only if we still lead with this one.
-    const start = () => {
-      if (supervisor === s) s.start();
-    };
-    void stopping.then(start, start);
-    for (const l of listeners) l(true);
-  };
-  const stepDown = () => {
-    leading = false;
-    const s = supervisor;
-    supervisor = undefined;
-    stopping = stopping.then(() => s?.stop());
-    for (const l of listeners) l(false);
-  };
+  const single = o.linkName !== undefined ? supervisorUnit(o.linkName, log) : undefined;
+  const local = o.localMirror ? unitFor(LOCAL_MIRROR_LEASE, () => new LocalMirror({ local: o.local, namespace: o.namespace, spec: o.localMirror!, metrics, controller }), log) : undefined;
+  const all = o.all ? new AllLinks({ links: links.informer, create: (n) => supervisorUnit(n, o.log ?? logger(`mirror:${n}`)), log }) : undefined;
+  const unit: LeaderUnit<Runner> | undefined = single ?? local;
 
-  const elector = leaderElect
-    ? new LeaderElector({
-        client: o.local,
-        namespace: o.namespace,
-        name: leaseName(o.linkName),
-        identity: o.identity,
-        ...o.lease,
-        log: logger(`lease:${o.linkName}`),
-        onStartedLeading: lead,
-        onStoppedLeading: stepDown,
-        onAttempt: () => {
-          attempted = true;
-          for (const l of rounds) l();
-        },
-      })
-    : undefined;
-
-  // Ready: leading with every cache synced, or a standby that has seen who leads.
-  const isReady = () => (leading ? (supervisor?.ready ?? false) : attempted && elector !== undefined && elector.leader !== "");
+  const isReady = () => (all ? all.ready : (unit?.ready ?? false));
   const admin = startAdmin({ addr: o.adminAddr, metrics, ready: isReady });
   log.info(`admin server listening on ${admin.url}`);
-  if (elector) {
-    log.info(`campaigning for lease ${o.namespace}/${leaseName(o.linkName)} as ${elector.identity}`);
-    elector.start();
-  } else {
-    lead();
-  }
+  unit?.start();
+  all?.start();
+  if (all) log.info(`serving every Link in namespace ${o.namespace}`);
 
   return {
     admin,
     metrics,
+    links,
     get leading() {
-      return leading;
+      return unit?.leading ?? false;
     },
     get ready() {
       return isReady();
     },
     get supervisor() {
-      return supervisor;
+      return single?.runner;
     },
+    get localMirror() {
+      return local?.runner;
+    },
+    all,
     onLeading(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      return unit?.onLeading(listener) ?? (() => {});
     },
     onElection(listener) {
-      rounds.add(listener);
-      return () => rounds.delete(listener);
+      return unit?.onElection(listener) ?? (() => {});
     },
     async stop(opts = {}) {
-      // Stop writing before the lease goes, so a successor never overlaps with us.
-      const s = supervisor;
-      supervisor = undefined;
-      await s?.stop();
-      await stopping;
-      if (elector) await elector.stop({ release: opts.release });
-      else leading = false;
+      await Promise.all([unit?.stop(opts), all?.stop()]);
+      await Promise.all([links.stop(), ...Object.values(shared ?? {}).map((i) => i.stop())]);
       await admin.stop();
     },
   };

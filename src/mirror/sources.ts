@@ -37,7 +37,28 @@ export interface Sources {
   namespaces: Informer<KubeObject>;
 }
 
-export function createSources(o: { link: Link; local: KubeClient; remote: KubeClient; enableEndpointSlices?: boolean; backoff?: Partial<BackoffOptions> }): Sources {
+/** Local informers every controller of a process can share (`mc serve --all`): all Services, Namespaces. Their owner starts and stops them. */
+export interface SharedLocalInformers {
+  services: Informer<Svc>;
+  namespaces: Informer<KubeObject>;
+}
+
+export function sharedLocalInformers(local: KubeClient, backoff?: Partial<BackoffOptions>): SharedLocalInformers {
+  const log = logger(`informer:${local.cluster}`);
+  return {
+    services: new Informer<Svc>({ client: local, resource: resources.service, log, backoff }),
+    namespaces: new Informer<KubeObject>({ client: local, resource: resources.namespace, log, backoff }),
+  };
+}
+
+export function createSources(o: {
+  link: Link;
+  local: KubeClient;
+  remote: KubeClient;
+  enableEndpointSlices?: boolean;
+  backoff?: Partial<BackoffOptions>;
+  shared?: SharedLocalInformers;
+}): Sources {
   const c = o.link.targetClusterName;
   const log = logger(`informer:${c}`);
   const inf = <T extends KubeObject>(client: KubeClient, resource: ResourceType, labelSelector?: string, transform?: (obj: T) => T) =>
@@ -52,9 +73,9 @@ export function createSources(o: { link: Link; local: KubeClient; remote: KubeCl
         ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
         : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) })),
     ...(o.link.federatedServiceSelector && { remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)) }),
-    services: inf<Svc>(o.local, resources.service),
+    services: o.shared?.services ?? inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
-    namespaces: inf<KubeObject>(o.local, resources.namespace),
+    namespaces: o.shared?.namespaces ?? inf<KubeObject>(o.local, resources.namespace),
   };
 }
 
@@ -65,9 +86,10 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 type Gateway = { namespace: string; name: string };
 
 /**
- * Subscribes `enqueue` to every change, and counts watch restarts per resource. A local event
- * that `isEcho` says is our own write coming back enqueues nothing (reconciling it again would
- * find what was just written: one reconcile per change, not two).
+ * Subscribes `enqueue` to every change, and counts watch restarts per resource; returns the
+ * unsubscribe functions (shared informers outlive the controller). A local event that `isEcho`
+ * says is our own write coming back enqueues nothing (reconciling it again would find what was
+ * just written: one reconcile per change, not two).
  */
 export function wireSources(
   s: Sources,
@@ -76,38 +98,41 @@ export function wireSources(
   enqueue: (key: MirrorKey) => void,
   metrics: Metrics,
   isEcho: (e: InformerEvent<KubeObject>) => boolean = () => false,
-): void {
+): Array<() => void> {
+  const subs: Array<() => void> = [];
   const remoteKey = (key: string) => {
     if (isServiceKey(key)) enqueue(key);
   };
-  s.remoteServices?.onKey(remoteKey);
+  for (const remote of [s.remoteServices, s.remoteFederated]) if (remote) subs.push(remote.onKey(remoteKey));
   // A change of an unexported Service's Endpoints decides nothing: its Service's own events do.
-  s.remoteEndpoints?.onKey((key) => {
+  const offEndpoints = s.remoteEndpoints?.onKey((key) => {
     if (s.remoteServices?.cache.getByKey(key)) remoteKey(key);
   });
-  s.remoteEndpointSlices?.on((e) => {
+  const offSlices = s.remoteEndpointSlices?.on((e) => {
     for (const slice of e.type === "updated" ? [e.old, e.object] : [e.object]) {
       const key = sliceService(slice);
       if (key && s.remoteServices?.cache.getByKey(key)) remoteKey(key);
     }
   });
-  s.remoteFederated?.onKey(remoteKey);
+  for (const off of [offEndpoints, offSlices]) if (off) subs.push(off);
   const federated = s.remoteFederated !== undefined;
   for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
-    local.on((e) => {
+    const off = local.on((e) => {
       const key = keyOfLocal(e.object.metadata, cluster, gateway);
       if (isEcho(e)) return;
       if (key) enqueue(key);
       const fkey = federated && local === (s.services as Informer<KubeObject>) ? federatedKeyOf(e.object.metadata) : undefined;
       if (fkey && fkey !== key) enqueue(fkey);
     });
+    subs.push(off);
   }
-  s.namespaces.on((e) => {
+  const offNamespaces = s.namespaces.on((e) => {
     if (e.type === "updated") return;
     for (const remote of [s.remoteServices, s.remoteFederated]) {
       for (const svc of remote?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
     }
   });
+  subs.push(offNamespaces);
   const named: Array<[Informer<KubeObject> | undefined, string]> = [
     [s.remoteServices as Informer<KubeObject> | undefined, "services"],
     [s.remoteEndpoints as Informer<KubeObject> | undefined, "endpoints"],
@@ -118,10 +143,12 @@ export function wireSources(
     [s.namespaces, "namespaces"],
   ];
   for (const [informer, resource] of named) {
-    informer?.onStatus((st) => {
+    const off = informer?.onStatus((st) => {
       if (st.state === "backoff") metrics.watchRestarts.inc({ target_cluster_name: cluster, resource });
     });
+    if (off) subs.push(off);
   }
+  return subs;
 }
 
 /** Every key there is, sorted: exported Services and federated members, our mirrors (orphans included), federated Services, the gateway mirror. */

@@ -29,6 +29,8 @@ export interface SupervisorOptions {
 
 export type SupervisorState = "starting" | "no-link" | "invalid-link" | "no-secret" | "bad-secret" | "running" | "stopped";
 
+const WAITING_STATES: ReadonlySet<SupervisorState> = new Set(["no-link", "invalid-link", "no-secret", "bad-secret"]);
+
 export class LinkSupervisor {
   private readonly links: Informer<KubeObject>;
   private secrets: Informer<KubeObject> | undefined;
@@ -70,6 +72,11 @@ export class LinkSupervisor {
   /** Mirroring, with every cache synced. */
   get ready(): boolean {
     return this.current?.isSynced ?? false;
+  }
+
+  /** Ready, or waiting for the user to fix or create the Link or its Secret: nothing this process can do meanwhile. */
+  get settled(): boolean {
+    return this.ready || WAITING_STATES.has(this.state);
   }
 
   get status(): SupervisorState {

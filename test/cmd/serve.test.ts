@@ -190,6 +190,9 @@ describe("mc serve (subprocess)", () => {
       [["serve"], "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n"],
       [["serve", "east", "--log-format=xml"], 'error: --log-format: must be one of plain, json, got "xml"\n'],
       [["serve", "east", "--event-requeue-limit=-1"], 'error: --event-requeue-limit: must be a whole number of retries, got "-1"\n'],
+      [["serve", "--all", "--local"], "error: --all and --local are mutually exclusive: run one process for the Links and another for the local mirror\n"],
+      [["serve", "east", "--all"], 'error: LINK_NAME: "east" and --all are mutually exclusive: serve one Link, every Link (--all), or the local mirror (--local)\n'],
+      [["serve", "--local", "--federated-service-selector=a b"], 'error: --federated-service-selector: cannot parse selector term "a b" in "a b" (use kubectl\'s selector syntax, e.g. mirror.linkerd.io/exported=true), got "a b"\n'],
     ];
     for (const [args, stderr] of cases) {
       const r = await mc(args);
