@@ -1,4 +1,6 @@
-// mc install: the manifests for a cluster that will be linked *to* (gateway, remote access, Link CRD).
+// mc install: the manifests for a cluster that will be linked *to* (gateway, remote access, Link
+// CRD) and, for a source, the local service mirror and (`--shared-controller`) the controller
+// that serves every Link.
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
@@ -6,7 +8,7 @@ import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag, unlessEmpty } fro
 import { buildInstall } from "../src/linker/install.ts";
 import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
 import { formatManifests } from "../src/manifests/output.ts";
-import { DEFAULT_REMOTE_ACCESS_SA } from "../src/model/names.ts";
+import { DEFAULT_REMOTE_ACCESS_SA, defaultImage } from "../src/model/names.ts";
 import * as V from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
@@ -25,7 +27,10 @@ const flags = defineFlags(
       description: "Linkerd's identity trust domain (default: from linkerd-config; cluster.local with --ignore-cluster)",
       schema: unlessEmpty(V.domain),
     },
-    ha: { type: "boolean", default: false, description: "3 gateway replicas with anti-affinity and a disruption budget" },
+    "local-service-mirror": { type: "boolean", default: true, description: "Include the local service mirror (this cluster's Services as federated members; --local-service-mirror=false leaves it out)" },
+    "shared-controller": { type: "boolean", default: false, description: "Include one controller (mc serve --all) serving every Link of --namespace, for links made with mc link --controller=shared" },
+    image: { type: "string", default: defaultImage(pkg.version), description: "Image of the local mirror and the shared controller (runs mc serve)", schema: V.image },
+    ha: { type: "boolean", default: false, description: "3 gateway (and controller) replicas with anti-affinity and a disruption budget" },
     "ignore-cluster": { type: "boolean", default: false, description: "Read nothing from the cluster; use flags and defaults" },
     output: MANIFEST_OUTPUT,
   },
@@ -41,6 +46,8 @@ export default command(meta("install"), flags, async (f, g) => {
       ? { serviceType: f.gatewayServiceType, port: f.gatewayPort, probePort: f.gatewayProbePort, probeSeconds: f.gatewayProbeSeconds, replicas: f.ha ? 3 : 1, ha: f.ha }
       : null,
     remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
+    localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha) } : null,
+    sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
     version: pkg.version,
     ignoreCluster: f.ignoreCluster,
     kubeconfig: g.kubeconfig,
@@ -48,3 +55,7 @@ export default command(meta("install"), flags, async (f, g) => {
   });
   process.stdout.write(formatManifests(objects, f.output));
 });
+
+function controllerOf(image: string, ha: boolean) {
+  return { image, logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha };
+}

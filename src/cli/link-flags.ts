@@ -43,7 +43,12 @@ export const LINK_FLAGS = defineFlags(
     "gateway-port": { type: "string", description: "Gateway port (default: the Service's mc-gateway port, or its nodePort)", schema: v.optional(V.optionalPort, "") },
     gateway: { type: "boolean", default: true, description: "Link through the gateway (--gateway=false: remote discovery and federated services only)" },
     ...LINK_SPEC_FLAGS,
-    controller: { type: "boolean", default: true, description: "Include the service mirror controller (--controller=false: Secrets and Link only, for GitOps)" },
+    controller: {
+      type: "string",
+      default: "true",
+      description: "Include the link's service mirror controller (false: Secrets and Link only, for GitOps; shared: served by mc install --shared-controller)",
+      schema: V.controllerChoice,
+    },
     image: { type: "string", default: N.defaultImage(pkg.version), description: "Image of the controller (runs mc serve)", schema: V.image },
     "log-level": { type: "string", default: "info", description: "Controller log level: error, warn, info, debug, trace", schema: V.oneOf(LOG_LEVELS) },
     "log-format": { type: "string", default: "plain", description: "Controller log format: plain or json", schema: V.oneOf(["plain", "json"] as const) },
@@ -75,17 +80,20 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     apiServerAddress: f.apiServerAddress,
     gateway: f.gateway ? { name: f.gatewayName, namespace: f.gatewayNamespace || f.namespace, addresses: f.gatewayAddresses, port: f.gatewayPort } : null,
     spec: valuesOf(LINK_SPEC_FLAGS, f),
-    controller: f.controller
-      ? {
-          image: f.image,
-          logLevel: f.logLevel,
-          logFormat: f.logFormat,
-          retryLimit: f.serviceMirrorRetryLimit,
-          ha: f.ha,
-          enableEndpointSlices: f.enableEndpointSlices,
-          ...(f.fastFailureDetection && { fastFailureDetection: true }),
-        }
-      : null,
+    controller:
+      f.controller === "dedicated"
+        ? {
+            image: f.image,
+            logLevel: f.logLevel,
+            logFormat: f.logFormat,
+            retryLimit: f.serviceMirrorRetryLimit,
+            ha: f.ha,
+            enableEndpointSlices: f.enableEndpointSlices,
+            ...(f.fastFailureDetection && { fastFailureDetection: true }),
+          }
+        : f.controller === "shared"
+          ? "shared"
+          : null,
     version: pkg.version,
     kubeconfig: g.kubeconfig,
     context: g.context,

@@ -6,6 +6,7 @@
 import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
 import { formatError, UserError } from "../errors.ts";
 import { setLogLevel } from "../log.ts";
+import { FALSE_WORDS, TRUE_WORDS } from "../model/values.ts";
 import { extractGlobals } from "./globals.ts";
 
 export type AnyCommand = CommandDef<ArgsDef>;
@@ -53,8 +54,6 @@ async function rejectUnknownFlags(cmd: AnyCommand, path: string, args: string[])
   }
 }
 
-const TRUE_WORDS = new Set(["1", "t", "T", "TRUE", "true", "True"]);
-const FALSE_WORDS = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 
 /**
  * Flag values as pflag reads them (kubectl, linkerd): `--flag=VALUE` of a boolean is Go's

@@ -5,7 +5,7 @@ import { UserError } from "../errors.ts";
 import { connect, isNotFound, resources } from "../kube/index.ts";
 import { renderAllow, renderInstall, type InstallOptions } from "../manifests/install.ts";
 import type { Manifest } from "../manifests/meta.ts";
-import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN } from "../model/names.ts";
+import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN, defaultImage } from "../model/names.ts";
 import { readLinkerdConfig } from "./target.ts";
 
 export interface ClusterAccess {
@@ -26,6 +26,7 @@ export function defaultInstallOptions(version: string, kubeconfig?: string): Bui
     linkerdNamespace: DEFAULT_LINKERD_NAMESPACE,
     gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
     remoteAccessAccounts: [DEFAULT_REMOTE_ACCESS_SA],
+    localMirror: { controller: { image: defaultImage(version), logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false } },
     version,
     ignoreCluster: false,
     kubeconfig,

@@ -22,7 +22,8 @@ export interface LinkOptions {
   gateway: { name: string; namespace: string; addresses?: string[]; port?: number } | null;
   /** The Link's selectors and exclusions, rendered as given. */
   spec: LinkSpecOptions;
-  controller: ControllerOptions | null;
+  /** null: `--controller=false`; "shared": `--controller=shared`. */
+  controller: ControllerOptions | "shared" | null;
   version: string;
   /** The target's kubeconfig and context (`--kubeconfig`, `--context`, else KUBECONFIG, ~/.kube/config). */
   kubeconfig?: string;

@@ -82,8 +82,8 @@ export interface KindRef {
 }
 
 /**
- * Every kind `mc install` and `mc link` render (everything on: gateway, HA, remote access, a
- * controller), with its scope as rendered — where `mc uninstall` looks for labelled objects.
+ * Every kind `mc install` and `mc link` render (everything on: gateway, HA, remote access, the
+ * local mirror, the shared controller, a link's controller), with its scope as rendered — where `mc uninstall` looks for labelled objects.
  */
 export function renderedKinds(): KindRef[] {
   const install = renderInstall({
@@ -92,6 +92,8 @@ export function renderedKinds(): KindRef[] {
     trustDomain: "cluster.local",
     gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 3, ha: true },
     remoteAccessAccounts: ["sa"],
+    localMirror: { controller: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true } },
+    sharedController: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true },
     version: "0",
   });
   const link = linkObjects({ clusterName: "c", namespace: "ns", linkerdNamespace: "linkerd" }).map((o) => o.manifest);

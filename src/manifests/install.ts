@@ -1,11 +1,16 @@
 // `mc install`: everything a cluster that is linked *to* runs (SPEC §3): the extension
 // namespace, the gateway and its policy, the remote-access account, and the Link CRD (which a
-// source cluster needs too). Pure: options in, objects out, in apply order.
+// source cluster needs too); then, for a source, the local service mirror (as Linkerd's chart)
+// and, with `--shared-controller`, the one controller that serves every Link. Pure: options in,
+// objects out, in apply order.
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
 import { renderLinkCrd } from "./crd.ts";
 import { renderGateway, type GatewayOptions } from "./gateway.ts";
+import { renderLocalMirror, type LocalMirrorOptions } from "./local-mirror.ts";
 import { createdBy, extensionLabels, type Manifest } from "./meta.ts";
 import { renderRemoteAccess } from "./remote-access.ts";
+import type { ControllerOptions } from "./service-mirror.ts";
+import { renderSharedController } from "./shared-controller.ts";
 
 export interface InstallOptions {
   namespace: string;
@@ -18,6 +23,10 @@ export interface InstallOptions {
   remoteAccessAccounts: string[];
   /** mc's version, for `linkerd.io/created-by`. */
   version: string;
+  /** The local service mirror; absent or null: none (`--local-service-mirror=false`). */
+  localMirror?: LocalMirrorOptions | null;
+  /** The controller serving every Link (`--shared-controller`); absent or null: none. */
+  sharedController?: ControllerOptions | null;
 }
 
 export function renderNamespace(name: string): Manifest {
@@ -32,6 +41,8 @@ export function renderInstall(o: InstallOptions): Manifest[] {
     ...(o.gateway ? renderGateway(o.gateway, context) : []),
     ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version })),
     renderLinkCrd(createdBy(o.version)),
+    ...(o.localMirror ? renderLocalMirror({ ...o.localMirror, namespace: o.namespace, version: o.version }) : []),
+    ...(o.sharedController ? renderSharedController({ controller: o.sharedController, namespace: o.namespace, version: o.version }) : []),
   ];
 }
 

@@ -1,12 +1,13 @@
 // `mc link`'s output for the source cluster (SPEC §4.4): the credentials Secret, its copy in the
 // Linkerd namespace for the destination controller, the Link, and (unless `--controller=false`,
-// Linkerd's link-gen) the link's service mirror controller. Pure: facts read from the target
-// and flags in, objects out, in apply order.
+// Linkerd's link-gen) the link's service mirror controller — or, with `--controller=shared`, only
+// the probe Service the shared controller (`mc install --shared-controller`) needs. Pure: facts
+// read from the target and flags in, objects out, in apply order.
 import * as L from "../model/labels.ts";
 import { DEFAULT_PROBE_FAILURE_THRESHOLD, DEFAULT_PROBE_TIMEOUT_MS, toLinkSpecObject, type LinkSpecOptions } from "../model/link.ts";
 import { credentialsSecretName, LINK_API_VERSION, LINK_KIND } from "../model/names.ts";
 import { createdBy, type Manifest } from "./meta.ts";
-import { renderServiceMirror, type ControllerOptions } from "./service-mirror.ts";
+import { renderProbeService, renderServiceMirror, type ControllerOptions } from "./service-mirror.ts";
 
 export interface LinkGateway {
   addresses: string[];
@@ -29,8 +30,8 @@ export interface LinkBundleOptions {
   gateway: LinkGateway | null;
   /** The Link's selectors and exclusions (mc link's flags). */
   spec: LinkSpecOptions;
-  /** null: `--controller=false`, Secrets and Link only. */
-  controller: ControllerOptions | null;
+  /** null: `--controller=false`, Secrets and Link only; "shared": served by the shared controller, so the probe Service only. */
+  controller: ControllerOptions | "shared" | null;
   version: string;
 }
 
@@ -52,7 +53,9 @@ export function renderLinkBundle(o: LinkBundleOptions): Manifest[] {
     }),
     renderLink(o),
   ];
-  if (o.controller) {
+  if (o.controller === "shared") {
+    if (o.gateway) out.push(renderProbeService({ clusterName: c, namespace: o.namespace, probePort: o.gateway.probe.port, version: o.version }));
+  } else if (o.controller) {
     out.push(...renderServiceMirror({ clusterName: c, namespace: o.namespace, probePort: o.gateway?.probe.port ?? null, controller: o.controller, version: o.version }));
   }
   return out;

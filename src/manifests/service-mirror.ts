@@ -55,15 +55,9 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
   const pods = { [L.COMPONENT]: L.COMPONENT_SERVICE_MIRROR_POD, [L.CLUSTER_NAME]: c };
   const ctl = o.controller;
   const args = [
-    "serve",
-    `--namespace=${ns}`,
-    `--log-level=${ctl.logLevel}`,
-    `--log-format=${ctl.logFormat}`,
-    `--event-requeue-limit=${ctl.retryLimit}`,
-    ...(ctl.enableEndpointSlices ? ["--enable-endpoint-slices"] : []),
+    ...controllerArgs(ns, ctl),
     ...(o.probePort !== null ? [`--probe-service=${probeGatewayName(c)}`] : []),
     ...(ctl.fastFailureDetection ? ["--fast-failure-detection"] : []),
-    c,
   ];
   const out: Manifest[] = [
     object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
@@ -92,8 +86,48 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: readRemoteCredsName(c) },
       subjects,
     }),
-    object("v1", "ServiceAccount", meta(name)),
-    object("apps/v1", "Deployment", meta(name), {
+    ...controllerWorkload({ meta: { name, namespace: ns, labels, version: o.version }, pods, args: [...args, c], controller: ctl, portName: ADMIN_PORT_NAME }),
+  ];
+  if (o.probePort !== null) out.push(renderProbeService({ clusterName: c, namespace: ns, probePort: o.probePort, version: o.version }));
+  return out;
+}
+
+/** The probe Service `probe-gateway-<c>` whose Endpoints the controller points at the target's gateway. */
+export function renderProbeService(o: { clusterName: string; namespace: string; probePort: number; version: string }): Manifest {
+  const c = o.clusterName;
+  return object("v1", "Service", { name: probeGatewayName(c), namespace: o.namespace, labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c }, version: o.version }, {
+    spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
+  });
+}
+
+/** `mc serve`'s flags every controller Deployment passes. */
+export function controllerArgs(namespace: string, ctl: ControllerOptions): string[] {
+  return [
+    "serve",
+    `--namespace=${namespace}`,
+    `--log-level=${ctl.logLevel}`,
+    `--log-format=${ctl.logFormat}`,
+    `--event-requeue-limit=${ctl.retryLimit}`,
+    ...(ctl.enableEndpointSlices ? ["--enable-endpoint-slices"] : []),
+  ];
+}
+
+/**
+ * A controller's ServiceAccount, the Deployment running `mc serve ARGS` under it (admin port
+ * `portName`, probes on /ready and /live, Linkerd's pod annotations and security settings) and,
+ * with HA, its PodDisruptionBudget — the per-link, local and shared controllers alike.
+ */
+export function controllerWorkload(o: {
+  meta: { name: string; namespace: string; labels: Record<string, string>; version: string };
+  pods: Record<string, string>;
+  args: string[];
+  controller: ControllerOptions;
+  portName: string;
+}): Manifest[] {
+  const { meta, pods, controller: ctl } = o;
+  const out = [
+    object("v1", "ServiceAccount", meta),
+    object("apps/v1", "Deployment", meta, {
       spec: {
         replicas: ctl.ha ? 3 : 1,
         revisionHistoryLimit: 10,
@@ -110,27 +144,20 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
               {
                 name: "service-mirror",
                 image: ctl.image,
-                args,
-                ports: [{ containerPort: ADMIN_PORT, name: ADMIN_PORT_NAME }],
-                readinessProbe: { httpGet: { path: "/ready", port: ADMIN_PORT_NAME } },
-                livenessProbe: { httpGet: { path: "/live", port: ADMIN_PORT_NAME }, periodSeconds: 10, failureThreshold: 3 },
+                args: o.args,
+                ports: [{ containerPort: ADMIN_PORT, name: o.portName }],
+                readinessProbe: { httpGet: { path: "/ready", port: o.portName } },
+                livenessProbe: { httpGet: { path: "/live", port: o.portName }, periodSeconds: 10, failureThreshold: 3 },
                 securityContext: restrictedContainer(LINKERD_UID),
               },
             ],
             securityContext: { seccompProfile: { type: "RuntimeDefault" } },
-            serviceAccountName: name,
+            serviceAccountName: meta.name,
           },
         },
       },
     }),
   ];
-  if (ctl.ha) out.push(object("policy/v1", "PodDisruptionBudget", meta(name), { spec: { maxUnavailable: 1, selector: { matchLabels: pods } } }));
-  if (o.probePort !== null) {
-    out.push(
-      object("v1", "Service", { ...meta(probeGatewayName(c)), labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c } }, {
-        spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
-      }),
-    );
-  }
+  if (ctl.ha) out.push(object("policy/v1", "PodDisruptionBudget", meta, { spec: { maxUnavailable: 1, selector: { matchLabels: pods } } }));
   return out;
 }

@@ -134,3 +134,20 @@ export const fraction = () =>
       return NEVER;
     }),
   );
+
+/** The words Go's ParseBool (pflag, kubectl, linkerd) reads as true and as false. */
+export const TRUE_WORDS: ReadonlySet<string> = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+export const FALSE_WORDS: ReadonlySet<string> = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+
+/** `mc link --controller`: a boolean as pflag reads it (true: the link's own controller, false: none), or `shared`. */
+export const controllerChoice = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const s = dataset.value;
+    if (TRUE_WORDS.has(s)) return "dedicated" as const;
+    if (FALSE_WORDS.has(s)) return "none" as const;
+    if (s === "shared") return "shared" as const;
+    addIssue({ message: "must be true, false or shared" });
+    return NEVER;
+  }),
+);

@@ -14,6 +14,7 @@ export const installBase: InstallOptions = {
   trustDomain: "cluster.local",
   gateway,
   remoteAccessAccounts: ["linkerd-service-mirror-remote-access-default"],
+  localMirror: { controller: { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false } },
   version: VERSION,
 };
 
@@ -21,7 +22,9 @@ export const installCases: Record<string, InstallOptions> = {
   "install-default": installBase,
   "install-nodeport": { ...installBase, gateway: { ...gateway, serviceType: "NodePort" } },
   "install-no-gateway": { ...installBase, gateway: null },
-  "install-ha": { ...installBase, gateway: { ...gateway, replicas: 3, ha: true } },
+  "install-ha": { ...installBase, gateway: { ...gateway, replicas: 3, ha: true }, localMirror: { controller: { ...installBase.localMirror!.controller, ha: true } } },
+  // A source with one controller for every Link (mc install --shared-controller), no gateway.
+  "install-shared-controller": { ...installBase, gateway: null, sharedController: installBase.localMirror!.controller },
 };
 
 /** A kubeconfig as `mc link` builds it, with an obviously fake token. */
@@ -81,6 +84,8 @@ export const linkCases: Record<string, LinkBundleOptions> = {
   "link-no-gateway": { ...linkBase, gateway: null },
   "link-ha": { ...linkBase, controller: { ...controller, ha: true } },
   "link-no-controller": { ...linkBase, controller: null },
+  // Served by the shared controller (mc install --shared-controller): Secrets, Link and the probe Service.
+  "link-shared-controller": { ...linkBase, controller: "shared" },
   "link-exclusions": {
     ...linkBase,
     spec: {

@@ -1,0 +1,44 @@
+// The one controller that serves every Link of the extension namespace (`mc install
+// --shared-controller`; mc only — Linkerd runs a controller per Link): `mc serve --all`, a
+// Lease per Link, so Links made with `mc link --controller=shared` need no Deployment of their
+// own. Its Role reads every credentials Secret of the namespace (the Links it will serve are not
+// known when it is installed) and holds every Link's Lease. Pure.
+import * as L from "../model/labels.ts";
+import { ADMIN_PORT_NAME, LINK_GROUP, SHARED_CONTROLLER_ACCESS_NAME, SHARED_CONTROLLER_LINKS_NAME, SHARED_CONTROLLER_NAME } from "../model/names.ts";
+import { object, type Manifest } from "./meta.ts";
+import { controllerArgs, controllerWorkload, type ControllerOptions } from "./service-mirror.ts";
+
+const RBAC = "rbac.authorization.k8s.io/v1";
+
+export function renderSharedController(o: { controller: ControllerOptions; namespace: string; version: string }): Manifest[] {
+  const labels = { [L.COMPONENT]: L.COMPONENT_SHARED_CONTROLLER };
+  const meta = (name: string, namespaced: boolean) => ({ name, ...(namespaced && { namespace: o.namespace }), labels, version: o.version });
+  const subjects = [{ kind: "ServiceAccount", name: SHARED_CONTROLLER_NAME, namespace: o.namespace }];
+  return [
+    object(RBAC, "ClusterRole", meta(SHARED_CONTROLLER_ACCESS_NAME, false), {
+      rules: [
+        { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update", "patch"] },
+        { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
+        // mc reports a same-named foreign Service as an Event on it.
+        { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
+      ],
+    }),
+    object(RBAC, "ClusterRoleBinding", meta(SHARED_CONTROLLER_ACCESS_NAME, false), {
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: SHARED_CONTROLLER_ACCESS_NAME },
+      subjects,
+    }),
+    object(RBAC, "Role", meta(SHARED_CONTROLLER_LINKS_NAME, true), {
+      rules: [
+        { apiGroups: [""], resources: ["secrets"], verbs: ["list", "get", "watch"] },
+        { apiGroups: [LINK_GROUP], resources: ["links"], verbs: ["list", "get", "watch"] },
+        { apiGroups: [LINK_GROUP], resources: ["links/status"], verbs: ["update", "patch"] },
+        { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update", "patch"] },
+      ],
+    }),
+    object(RBAC, "RoleBinding", meta(SHARED_CONTROLLER_LINKS_NAME, true), {
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: SHARED_CONTROLLER_LINKS_NAME },
+      subjects,
+    }),
+    ...controllerWorkload({ meta: { name: SHARED_CONTROLLER_NAME, namespace: o.namespace, labels, version: o.version }, pods: labels, args: [...controllerArgs(o.namespace, o.controller), "--all"], controller: o.controller, portName: ADMIN_PORT_NAME }),
+  ];
+}
