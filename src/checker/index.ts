@@ -4,7 +4,7 @@ import { connect } from "../kube/index.ts";
 import { createCheckContext, type CheckContext } from "./context.ts";
 import { linkCrdExists, linksAreValid } from "./checks/links.ts";
 import { controllerRbac, controllerRunning, gatewaysAlive } from "./checks/controller.ts";
-import { mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
+import { federatedMembers, mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
 import { remoteAccess, trustAnchors } from "./checks/remote.ts";
 import { runChecks, type RunOptions } from "./runner.ts";
 import type { Check, CheckReport, CheckResult } from "./types.ts";
@@ -21,6 +21,7 @@ export const multiclusterChecks: readonly Check<CheckContext>[] = [
   mirrorOrphans,
   mirrorsInSync,
   mirrorNameConflicts,
+  federatedMembers,
 ];
 
 export interface CheckOptions {

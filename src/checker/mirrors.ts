@@ -1,9 +1,11 @@
 // The decisions behind the mirror checks: which local Services are mirrors, which lack
-// endpoints, which belong to no Link, which lag behind their target, and which foreign
-// Services sit on a name a mirror needs. Pure: listed objects in, findings out.
+// endpoints, which belong to no Link, which lag behind their target, which foreign Services sit
+// on a name a mirror needs, and which federated Services list members of clusters that have no
+// Link. Pure: listed objects in, findings out.
+import { memberCluster, membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
-import { mirrorName } from "../model/names.ts";
+import { FEDERATED_SUFFIX, mirrorName } from "../model/names.ts";
 
 export interface ObjectLike {
   metadata: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
@@ -103,6 +105,22 @@ export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], l
     const l = found.metadata.labels ?? {};
     if (l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === c) continue;
     out.push(name);
+  }
+  return out;
+}
+
+/** A federated Service the mirror made: its label, no cluster (mirrors have one), `<svc>-federated`. */
+export function isFederatedService(svc: ObjectLike): boolean {
+  const l = svc.metadata.labels ?? {};
+  return l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === undefined && (svc.metadata.name ?? "").endsWith(FEDERATED_SUFFIX);
+}
+
+/** Remote members of federated Services whose cluster has no Link: `ns/<svc>-federated` → its `<svc>@<cluster>` members without one. */
+export function danglingMembers(services: readonly ObjectLike[], clusterNames: ReadonlySet<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const svc of services.filter(isFederatedService)) {
+    const dangling = membersOf(svc.metadata).remote.filter((m) => !clusterNames.has(memberCluster(m)));
+    if (dangling.length > 0) out.set(key(svc), dangling);
   }
   return out;
 }

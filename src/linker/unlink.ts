@@ -2,10 +2,15 @@
 // one link, and every mirror of that cluster, so `kubectl delete -f -` removes exactly those
 // (SPEC §8). What to look for comes from the link renderer (owned.ts); each candidate is read
 // and kept only if it is there and carries the labels (or type) mc gave it, so another link's
-// objects and same-named foreign ones stay.
+// objects and same-named foreign ones stay. Mirrors of both kinds (gateway and remote discovery)
+// carry the cluster's label; federated Services whose only member is this cluster are deleted
+// too, while those with other members keep theirs — `kubectl delete` cannot remove one member,
+// so the other members' controllers drop it once the Link is gone (`membersLeft` says which).
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
+import { federatedMember, FEDERATED_SUFFIX } from "../model/names.ts";
 import { linkResource } from "../model/link.ts";
 import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
 
@@ -24,6 +29,8 @@ export interface UnlinkPlan {
   objects: ObjectRef[];
   /** Same-named objects that are not ours (labels or type differ), left alone; one line each. */
   leftAlone: string[];
+  /** Federated Services this cluster is one member of among others: kept, one line each. */
+  membersLeft: string[];
 }
 
 /** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
@@ -35,6 +42,7 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
   const candidates = linkObjects(o).filter((x) => !o.onlyController || x.part === "controller");
   const found = new Map<string, ObjectRef>();
   const leftAlone: string[] = [];
+  const membersLeft: string[] = [];
   const add = (obj: KubeObject, res: { apiVersion: string; kind: string }) => {
     const ref = refOf({ ...obj, apiVersion: res.apiVersion, kind: res.kind });
     found.set(refKey(ref), ref);
@@ -60,8 +68,23 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
     for (const s of secrets.items) add(s, resources.secret);
     for (const s of services.items) add(s, resources.service);
     for (const e of endpoints.items) add(e, resources.endpoints);
+    const federated = await client.list(resources.service, { labelSelector: `${L.MIRRORED_SERVICE}=true,!${L.CLUSTER_NAME}` });
+    for (const svc of federated.items) {
+      const verdict = federatedVerdict(svc, c);
+      if (verdict === "delete") add(svc, resources.service);
+      else if (verdict === "keep") membersLeft.push(`${svc.metadata.namespace}/${svc.metadata.name} keeps its other members; their controllers drop ${c}'s once the Link is deleted`);
+    }
   }
-  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort() };
+  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort(), membersLeft: membersLeft.sort() };
+}
+
+/** A federated Service in which `cluster` is the only member is deleted; one it shares is kept; others are not ours to touch. Pure. */
+export function federatedVerdict(svc: KubeObject, cluster: string): "delete" | "keep" | "none" {
+  const name = svc.metadata.name ?? "";
+  if (!name.endsWith(FEDERATED_SUFFIX)) return "none";
+  const members = membersOf(svc.metadata);
+  if (!members.remote.includes(federatedMember(name.slice(0, -FEDERATED_SUFFIX.length), cluster))) return "none";
+  return members.remote.length === 1 && !members.local ? "delete" : "keep";
 }
 
 /** Why an object with a rendered name is not ours; "" when it is. */

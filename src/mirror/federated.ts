@@ -11,6 +11,7 @@
 // member counts as oldest; ties by cluster name); every other member leaves them as they are.
 // Members whose Link was seen deleted are dropped by whoever writes next. Pure.
 import { CLUSTER_NAME, MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY, MIRRORED_SERVICE } from "../model/labels.ts";
+import { memberCluster, membersOf, type Members } from "../model/federated.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
 import { FEDERATED_SUFFIX, federatedMember, federatedName } from "../model/names.ts";
 import { serviceKey, type ServiceKey } from "./keys.ts";
@@ -32,30 +33,7 @@ export function onlyLink(link: Link): KnownLinks {
   return { createdAt: (c) => (c === link.targetClusterName ? link.creationTimestamp : undefined), isGone: () => false };
 }
 
-export interface Members {
-  /** `<svc>@<cluster>` entries, in the annotation's order. */
-  remote: string[];
-  /** The local member's Service name, if any. */
-  local?: string;
-}
-
 export const HEADLESS_MEMBER_MESSAGE = "Headless service cannot join federated service";
-
-/** The members a federated Service lists. */
-export function membersOf(meta: Meta | undefined): Members {
-  const a = meta?.annotations ?? {};
-  const remote = (a[MC_REMOTE_DISCOVERY] ?? "")
-    .split(",")
-    .map((m) => m.trim())
-    .filter((m) => m !== "");
-  const local = a[MC_LOCAL_DISCOVERY] ?? "";
-  return { remote, ...(local !== "" && { local }) };
-}
-
-/** The cluster of a remote member `<svc>@<cluster>`. */
-export function memberCluster(member: string): string {
-  return member.slice(member.lastIndexOf("@") + 1);
-}
 
 /** Whether a Service is a federated Service the mirror made: its label, no cluster (a mirror has one), its name. */
 export function isFederatedService(svc: ServiceObject | undefined): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { blockedMirrorNames, listFew, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
 import * as L from "../../src/model/labels.ts";
 import { endpoints, link, mirror, service } from "./fixtures.ts";
 
@@ -66,5 +66,23 @@ describe("listFew", () => {
   test("lists at most five, sorted, and counts the rest", () => {
     expect(listFew(["c", "a", "b"])).toBe("a, b, c");
     expect(listFew(["g", "f", "e", "d", "c", "b", "a"])).toBe("a, b, c, d, e and 2 more");
+  });
+});
+
+describe("federated members", () => {
+  const federated = (ns: string, name: string, annotations: Record<string, string>) => service(ns, name, { labels: { [L.MIRRORED_SERVICE]: "true" }, annotations });
+  test("remote members of clusters without a Link are listed per federated Service; local members and other Services are not", () => {
+    const services = [
+      federated("default", "web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east,web@gone", [L.MC_LOCAL_DISCOVERY]: "web" }),
+      federated("default", "api-federated", { [L.MC_REMOTE_DISCOVERY]: "api@east" }),
+      federated("shop", "cart-federated", { [L.MC_REMOTE_DISCOVERY]: "cart@gone,cart@lost" }),
+      mirror("default", "web", "gone"),
+    ];
+    expect(danglingMembers(services, new Set(["east"]))).toEqual(
+      new Map([
+        ["default/web-federated", ["web@gone"]],
+        ["shop/cart-federated", ["cart@gone", "cart@lost"]],
+      ]),
+    );
   });
 });

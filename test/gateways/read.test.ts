@@ -55,6 +55,20 @@ describe("mc gateways reading the API", () => {
     ]);
   });
 
+  test("NUM_SVC counts remote-discovery mirrors (as Linkerd does: they carry the cluster's label) and never federated Services", async () => {
+    await t.addLink("east", { status: alive({ at: ago(1000, Date.now()) }) });
+    const rd = mirrorService("api", "default", "east", { "multicluster.linkerd.io/remote-discovery": "east", "multicluster.linkerd.io/remote-service": "api" });
+    const federated = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web-federated", namespace: "default", labels: { "mirror.linkerd.io/mirrored-service": "true" }, annotations: { "multicluster.linkerd.io/remote-discovery": "web@east" } },
+      spec: { ports: [{ port: 80 }] },
+    };
+    for (const obj of [mirrorService("web", "default", "east"), rd, federated]) await t.add(obj);
+    const rows = await readGateways({ client: t.client, namespace: NS, output: "table" });
+    expect(rows.map((r) => [r.clusterName, r.numberOfServices])).toEqual([["east", 2]]);
+  });
+
   test("--cluster-name shows only that Link", async () => {
     await t.addLink("east", { status: alive({ at: new Date().toISOString() }) });
     await t.addLink("north");

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { connect, type KubeClient } from "../../src/kube/index.ts";
 import { describeRef, linkObjects, refOf, type ObjectRef } from "../../src/linker/owned.ts";
-import { planUnlink, sortForDeletion } from "../../src/linker/unlink.ts";
+import { federatedVerdict, planUnlink, sortForDeletion } from "../../src/linker/unlink.ts";
 import { renderLinkBundle } from "../../src/manifests/link-bundle.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import * as L from "../../src/model/labels.ts";
@@ -87,5 +87,46 @@ describe("planUnlink", () => {
     await expect(planUnlink(client, { clusterName: "south", ...opts })).rejects.toThrow(
       "--cluster-name: no Link linkerd-multicluster/south; Links on west: linkerd-multicluster/east, linkerd-multicluster/north (pass one of their names, or --namespace)",
     );
+  });
+
+  test("remote-discovery mirrors go; a federated Service whose only member is the cluster goes; one with other members is kept and said so", async () => {
+    const fed = (name: string, annotations: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "default", labels: { [L.MIRRORED_SERVICE]: "true" }, annotations },
+      spec: { ports: [{ port: 80 }] },
+    });
+    const rdLabels = { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: "east", [L.MC_REMOTE_DISCOVERY]: "east", [L.MC_REMOTE_SERVICE]: "api" };
+    applyObjects(sb, [
+      { apiVersion: "v1", kind: "Service", metadata: { name: "api-east", namespace: "default", labels: rdLabels }, spec: { ports: [{ port: 80 }] } },
+      fed("solo-federated", { [L.MC_REMOTE_DISCOVERY]: "solo@east" }),
+      fed("shared-federated", { [L.MC_REMOTE_DISCOVERY]: "shared@north,shared@east" }),
+      fed("withlocal-federated", { [L.MC_REMOTE_DISCOVERY]: "withlocal@east", [L.MC_LOCAL_DISCOVERY]: "withlocal" }),
+      fed("other-federated", { [L.MC_REMOTE_DISCOVERY]: "other@north" }),
+    ]);
+    const plan = await planUnlink(client, { clusterName: "east", ...opts });
+    const services = names(plan.objects).filter((n) => n.startsWith("Service default/"));
+    expect(services).toEqual(["Service default/api-east", "Service default/solo-federated", "Service default/web-east"]);
+    expect(plan.membersLeft).toEqual([
+      "default/shared-federated keeps its other members; their controllers drop east's once the Link is deleted",
+      "default/withlocal-federated keeps its other members; their controllers drop east's once the Link is deleted",
+    ]);
+    const north = await planUnlink(client, { clusterName: "north", ...opts });
+    expect(names(north.objects)).toContain("Service default/other-federated");
+    expect(names(north.objects)).not.toContain("Service default/solo-federated");
+  });
+});
+
+describe("federatedVerdict", () => {
+  const svc = (name: string, annotations: Record<string, string>) => ({ apiVersion: "v1", kind: "Service", metadata: { name, annotations } });
+  test.each<[string, Record<string, string>, string]>([
+    ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east" }, "delete"],
+    ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east,web@north" }, "keep"],
+    ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east", [L.MC_LOCAL_DISCOVERY]: "web" }, "keep"],
+    ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@north" }, "none"],
+    ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "other@east" }, "none"],
+    ["web-east", { [L.MC_REMOTE_DISCOVERY]: "web@east" }, "none"],
+  ])("%s %p → %s", (name, annotations, verdict) => {
+    expect(federatedVerdict(svc(name, annotations), "east")).toBe(verdict as never);
   });
 });

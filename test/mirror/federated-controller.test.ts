@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { resources, waitForObject, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import { MirrorController } from "../../src/mirror/controller.ts";
-import { membersOf } from "../../src/mirror/federated.ts";
+import { membersOf } from "../../src/model/federated.ts";
 import { LinkDirectory } from "../../src/mirror/link-directory.ts";
 import { linkResource, parseLink, type Link } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";

@@ -1,11 +1,13 @@
-// Checks 5–7: each link's controller has the RBAC `mc link` renders, holds a fresh Lease, and
-// reports its gateway alive in the Link's status.
+// Checks 5–7: each link's controller has the RBAC `mc link` renders (or the shared controller,
+// `mc install --shared-controller`, has its own), holds a fresh Lease, and reports its gateway
+// alive in the Link's status.
 import { formatError } from "../../errors.ts";
 import { resources, type KubeObject } from "../../kube/index.ts";
 import { describeRef, linkObjects, refOf, resourceOf } from "../../linker/owned.ts";
 import type { Manifest } from "../../manifests/meta.ts";
+import { renderSharedController } from "../../manifests/shared-controller.ts";
 import type { Link } from "../../model/link.ts";
-import { leaseName, serviceMirrorName } from "../../model/names.ts";
+import { leaseName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
 import { bindingProblem, deploymentDetail, gatewayVerdict, leaseVerdict, missingPermissions, type BindingLike, type DeploymentLike, type LeaseLike, type PolicyRule } from "../verdicts.ts";
@@ -14,9 +16,17 @@ const RBAC_KINDS = new Set(["ClusterRole", "ClusterRoleBinding", "Role", "RoleBi
 
 /** The RBAC objects `mc link` renders for this link, compared with what the cluster has. */
 async function rbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
-  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace })
-    .map((o) => o.manifest)
-    .filter((m) => RBAC_KINDS.has(m.kind));
+  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace }).map((o) => o.manifest);
+  return problemsOf(ctx, wanted);
+}
+
+/** The RBAC objects of the shared controller in the Link's namespace, compared with what the cluster has. */
+function sharedRbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
+  return problemsOf(ctx, renderSharedController({ controller: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false }, namespace: link.namespace, version: "0" }));
+}
+
+async function problemsOf(ctx: CheckContext, rendered: Manifest[]): Promise<string[]> {
+  const wanted = rendered.filter((m) => RBAC_KINDS.has(m.kind));
   const problems = await Promise.all(
     wanted.map(async (want) => {
       const ref = refOf(want);
@@ -49,6 +59,9 @@ export const controllerRbac: Check<CheckContext> = {
     const lines = await Promise.all(
       ctx.links.map(async (link) => {
         const problems = await rbacProblems(ctx, link);
+        if (problems.length > 0 && (await sharedRbacProblems(ctx, link)).length === 0) {
+          return { ok: true, lines: [`${link.targetClusterName}: served by the shared controller ${SHARED_CONTROLLER_NAME}`] };
+        }
         return { ok: problems.length === 0, lines: problems.length ? problems.map((p) => `${link.targetClusterName}: ${p}`) : [link.targetClusterName] };
       }),
     );
@@ -69,12 +82,13 @@ export const controllerRunning: Check<CheckContext> = {
     const lines = await Promise.all(
       ctx.links.map(async (link) => {
         const c = link.targetClusterName;
-        const [lease, dep] = await Promise.all([
+        const [lease, dep, shared] = await Promise.all([
           getOrUndefined(ctx.local.get<KubeObject & LeaseLike>(resources.lease, link.namespace, leaseName(c))),
           getOrUndefined(ctx.local.get<KubeObject & DeploymentLike>(resources.deployment, link.namespace, serviceMirrorName(c))),
+          getOrUndefined(ctx.local.get<KubeObject & DeploymentLike>(resources.deployment, link.namespace, SHARED_CONTROLLER_NAME)),
         ]);
         const verdict = leaseVerdict(lease, `Lease ${link.namespace}/${leaseName(c)}`, now);
-        const deployment = deploymentDetail(dep, `Deployment ${link.namespace}/${serviceMirrorName(c)}`);
+        const deployment = !dep && shared ? deploymentDetail(shared, `Deployment ${link.namespace}/${SHARED_CONTROLLER_NAME} (shared)`) : deploymentDetail(dep, `Deployment ${link.namespace}/${serviceMirrorName(c)}`);
         return { ok: verdict.ok, lines: [`${c}: ${verdict.line}`, `${c}: ${deployment}`] };
       }),
     );

@@ -1,9 +1,10 @@
-// Checks 8–11: mirrors have endpoints, belong to a Link, match their target's resourceVersion,
-// and no foreign Service holds a name a mirror needs.
+// Checks 8–12: mirrors have endpoints, belong to a Link, match their target's resourceVersion,
+// no foreign Service holds a name a mirror needs, and federated Services list only members of
+// linked clusters.
 import { resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../../model/labels.ts";
 import type { CheckContext } from "../context.ts";
-import { blockedMirrorNames, listFew, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike } from "../mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike } from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
 const MIRRORS = `${MIRRORED_SERVICE}=true`;
@@ -90,5 +91,18 @@ export const mirrorNameConflicts: Check<CheckContext> = {
     }
     if (details.length) return { ok: false, message: "Services that are not mirrors hold mirror names:", details };
     return { ok: true };
+  },
+};
+
+export const federatedMembers: Check<CheckContext> = {
+  id: "federated-members",
+  title: "all federated service members are part of a Link",
+  hint: "mc-multicluster-federated-members",
+  severity: "warning",
+  async run(ctx) {
+    const dangling = danglingMembers(await mirrorServices(ctx.local), new Set(ctx.links.map((l) => l.targetClusterName)));
+    if (dangling.size === 0) return { ok: true };
+    const details = [...dangling.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([svc, members]) => `${svc}: ${members.join(", ")} ${members.length === 1 ? "has" : "have"} no Link`);
+    return { ok: false, message: "federated services with members whose Link is gone:", details };
   },
 };
