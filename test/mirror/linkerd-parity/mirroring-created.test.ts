@@ -5,9 +5,11 @@
 // behaviour and its name says how.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
-import { parseLink } from "../../../src/model/link.ts";
-import { linkObject } from "../fixtures.ts";
-import { cached, read, type Pair } from "../harness.ts";
+import { MirrorController } from "../../../src/mirror/controller.ts";
+import { localMirrorLink } from "../../../src/mirror/local-mirror.ts";
+import { parseLabelSelector } from "../../../src/model/selector.ts";
+import { within } from "../../kube/helpers.ts";
+import { cached, ensureNamespaces, quiet, read, startPair, type Pair } from "../harness.ts";
 import {
   CLUSTER,
   clusterIPOf,
@@ -39,7 +41,13 @@ afterEach(async () => {
 });
 
 const p555 = ports(["port1", 555], ["port2", 666]);
-const notMirrored = "mc mirrors through the gateway only: remote-discovery and federated services are not implemented (README, compatibility: Not yet)";
+const RD = { "mirror.linkerd.io/exported": "remote-discovery" };
+
+/** Linkerd's remoteDiscoveryMirrorService: a mirror with the remote-discovery labels. */
+function remoteDiscoveryMirror(name: string, namespace: string, resourceVersion: string) {
+  const m = mirrorService(`${name}-${CLUSTER}`, namespace, resourceVersion);
+  return { ...m, labels: { ...m.labels, "multicluster.linkerd.io/remote-discovery": CLUSTER, "multicluster.linkerd.io/remote-service": name } };
+}
 
 describe("TestRemoteServiceCreatedMirroring", () => {
   test("create service and endpoints when gateway can be resolved", async () => {
@@ -69,17 +77,18 @@ describe("TestRemoteServiceCreatedMirroring", () => {
     expectEndpoints(pair, endpointMirrorEndpoints("service-one-remote", "ns2", { lk: "lv" }, "pod-0", "192.0.2.129", IDENTITY, endpointPorts(["port1", 889], ["port2", 889])));
   });
 
-  test(`remote discovery mirroring — mc: no mirror (${notMirrored})`, async () => {
+  test("remote discovery mirroring", async () => {
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
-      remote: [remoteService("service-one", "ns1", { "mirror.linkerd.io/exported": "remote-discovery" }, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],
-      link: { remoteDiscoverySelector: { matchLabels: { "mirror.linkerd.io/exported": "remote-discovery" } } },
+      remote: [remoteService("service-one", "ns1", RD, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],
+      link: { remoteDiscoverySelector: { matchLabels: RD } },
     });
     pair = env.pair;
-    expect(mirrorNames(pair)).toEqual([]);
+    expectService(pair, remoteDiscoveryMirror("service-one", "ns1", rvOf(env.remote, "Service", "ns1", "service-one")));
+    expect(read(pair.west, "endpoints", "ns1", "service-one-remote")).toBeUndefined();
   });
 
-  test(`link with no gateway mirrors only remote discovery — mc: a gateway-less Link mirrors nothing (${notMirrored})`, async () => {
+  test("link with no gateway mirrors only remote discovery", async () => {
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
       remote: [
@@ -88,11 +97,12 @@ describe("TestRemoteServiceCreatedMirroring", () => {
         remoteEndpointsOf("service-one", "ns1", "192.0.2.127"),
         remoteEndpointsOf("service-two", "ns1", "192.0.2.128"),
       ],
-      link: { gatewayAddress: "", selector: {}, probe: null, remoteDiscoverySelector: { matchLabels: { "mirror.linkerd.io/exported": "remote-discovery" } } },
+      link: { gatewayAddress: "", selector: {}, probe: null, remoteDiscoverySelector: { matchLabels: RD } },
     });
     pair = env.pair;
-    expect(env.ctl.informers.remoteServices).toBeUndefined();
-    expect(mirrorNames(pair)).toEqual([]);
+    expect(mirrorNames(pair)).toEqual(["ns1/service-one-remote"]);
+    expectService(pair, remoteDiscoveryMirror("service-one", "ns1", rvOf(env.remote, "Service", "ns1", "service-one")));
+    expect(read(pair.west, "endpoints", "ns1", "service-one-remote")).toBeUndefined();
   });
 
   const member = { "mirror.linkerd.io/federated": "member" };
@@ -104,13 +114,18 @@ describe("TestRemoteServiceCreatedMirroring", () => {
   });
   const federatedAnnotations = () => read(pair!.west, "services", "ns1", "service-one-federated")?.metadata.annotations;
 
-  test(`federated service created — mc: no service-one-federated (${notMirrored})`, async () => {
+  test("federated service created", async () => {
     const env = await runEnvironment({ localNamespaces: ["ns1"], remote: [remoteService("service-one", "ns1", member, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")], link: { federatedServiceSelector: { matchLabels: member } } });
     pair = env.pair;
-    expect(read(pair.west, "services", "ns1", "service-one-federated")).toBeUndefined();
+    const m = read(pair.west, "services", "ns1", "service-one-federated")!.metadata;
+    expect({ labels: m.labels, annotations: m.annotations }).toEqual({
+      labels: { "mirror.linkerd.io/mirrored-service": "true" },
+      annotations: { "multicluster.linkerd.io/remote-discovery": `service-one@${CLUSTER}` },
+    });
+    expect(read(pair.west, "endpoints", "ns1", "service-one-federated")).toBeUndefined();
   });
 
-  test(`federated service joined — mc: the federated Service is left as it was (${notMirrored})`, async () => {
+  test("federated service joined", async () => {
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
       remote: [remoteService("service-one", "ns1", member, p555)],
@@ -118,33 +133,45 @@ describe("TestRemoteServiceCreatedMirroring", () => {
       link: { federatedServiceSelector: { matchLabels: member } },
     });
     pair = env.pair;
-    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other" });
+    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": `service-one@other,service-one@${CLUSTER}` });
   });
 
-  test(`federated service left — mc: the federated Service is left as it was (${notMirrored})`, async () => {
+  test("federated service left", async () => {
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
       local: [federated({ "multicluster.linkerd.io/remote-discovery": `service-one@other,service-one@${CLUSTER}` })],
       link: { federatedServiceSelector: { matchLabels: member } },
     });
     pair = env.pair;
-    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": `service-one@other,service-one@${CLUSTER}` });
+    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other" });
   });
 
-  // Linkerd's local service mirror reads a Link whose targetClusterName is "" (the local cluster); mc has none and refuses such a Link.
-  const localLinkRefused = () => {
-    const local = linkObject({ cluster: "local" });
-    (local.spec as Record<string, unknown>).targetClusterName = "";
-    expect(() => parseLink(local)).toThrow(/spec\.targetClusterName/);
-  };
-  test(`local federated service created — mc: no local service mirror; a Link without targetClusterName is refused, naming the field (${notMirrored})`, () => {
-    localLinkRefused();
+  // Linkerd's local service mirror is the same watcher on the local cluster, its Link with an
+  // empty targetClusterName; mc's is `mc serve --local` (localMirrorLink), run here to rest.
+  async function runLocal(local: KubeObject[]): Promise<void> {
+    pair = await startPair({ namespaces: [] });
+    await ensureNamespaces(pair.westClient, ["ns1"]);
+    for (const obj of local) await pair.westClient.create(resources.service, obj);
+    const spec = { federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"), excludedLabels: [], excludedAnnotations: [] };
+    const ctl = new MirrorController({ link: localMirrorLink(spec, "linkerd-multicluster"), namespace: "linkerd-multicluster", local: pair.westClient, remote: pair.westClient, manual: true, log: quiet });
+    pair.controllers.push(ctl);
+    ctl.start();
+    await within(ctl.synced, "the local mirror to sync");
+    await ctl.drain();
+  }
+  const localService = remoteService("service-one", "ns1", member, p555);
+
+  test("local federated service created", async () => {
+    await runLocal([localService]);
+    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/local-discovery": "service-one" });
   });
-  test(`local federated service joined — mc: no local service mirror; a Link without targetClusterName is refused, naming the field (${notMirrored})`, () => {
-    localLinkRefused();
+  test("local federated service joined", async () => {
+    await runLocal([localService, federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" })]);
+    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" });
   });
-  test(`local federated service left — mc: no local service mirror; a Link without targetClusterName is refused, naming the field (${notMirrored})`, () => {
-    localLinkRefused();
+  test("local federated service left", async () => {
+    await runLocal([federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" })]);
+    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other" });
   });
 });
 
