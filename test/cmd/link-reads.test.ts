@@ -103,6 +103,12 @@ describe("mc link names the missing object and the fix", () => {
     expect([r.code, r.stderr]).toEqual([0, ""]);
     expect(r.stdout).not.toContain("gatewayAddress");
     expect(r.stdout).not.toContain("probe-gateway-east");
+    // Flat/federated use only: no gateway selector and no probe, the two other selectors as given.
+    const link = r.stdout.split("---\n").find((doc) => doc.includes("kind: Link\n"))!;
+    expect(link).not.toMatch(/^\s+selector:/m);
+    expect(link).not.toContain("probeSpec");
+    expect(link).toContain("remoteDiscoverySelector:\n    matchLabels:\n      mirror.linkerd.io/exported: remote-discovery");
+    expect(link).toContain("federatedServiceSelector:\n    matchLabels:\n      mirror.linkerd.io/federated: member");
   });
 
   test("an unreachable cluster is one line naming it", async () => {

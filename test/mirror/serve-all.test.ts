@@ -137,6 +137,13 @@ describe("mc serve --all", () => {
     // east goes on.
     await pair.eastClient.create(resources.service, remoteService({ name: "later" }));
     await mirrored("later-east");
+    // north again: a new unit, once the old one has stopped.
+    await pair.westClient.create(linkResource, linkObject({ cluster: "north", probe: null }));
+    await mirrored("later-north");
+    await waitForObject(pair.westClient, resources.lease, NS, "service-mirror-write-north", (l) => (l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "shared", {
+      what: "north's Lease held again",
+      timeoutMs: 5000,
+    });
   });
 });
 
