@@ -13,13 +13,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderLinkCrd } from "../src/manifests/crd.ts";
 import { CLUSTER_NAME, EXPORTED, KUBECONFIG_DATA_KEY, MIRRORED_SERVICE, REMOTE_KUBECONFIG_SECRET_TYPE } from "../src/model/labels.ts";
-import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION } from "../src/model/names.ts";
+import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
+import { storageKey } from "../src/sandbox/storage/keys.ts";
 
 const counts = (process.argv[2] ?? "1,10,50").split(",").map(Number);
 const SERVICES = Number(process.argv[3] ?? 100);
 const IDLE_MS = Number(process.argv[4] ?? 5) * 1000;
 const NAMESPACES = 10;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000;
 const MC = join(import.meta.dir, "..", "cmd", "mc.ts");
 const write = { fieldManager: "bench" };
 
@@ -86,9 +88,25 @@ async function clusters(links: number, dir: string): Promise<Clusters> {
   };
 }
 
-/** Mirrors in west: Services made by a controller for one of the Links. */
-function mirrors(west: Sandbox): number {
-  return west.store.list({ group: "", plural: "services" }).filter((s) => s.metadata.labels?.[MIRRORED_SERVICE] === "true" && s.metadata.labels?.[CLUSTER_NAME]).length;
+/**
+ * Mirrors in west (Services a controller made for one of the Links), counted per cluster from
+ * the store's own change feed: listing thousands of objects every tick would load the very
+ * server the controllers write to.
+ */
+function mirrorCounter(west: Sandbox): { total(): number; perCluster: Record<string, number>; close(): void } {
+  const perCluster: Record<string, number> = {};
+  let total = 0;
+  const close = west.store.watch({
+    key: storageKey(typeOf(west, "", "v1", "services")),
+    send: (e) => {
+      const c = e.object.metadata.labels?.[CLUSTER_NAME];
+      if (!c || e.object.metadata.labels?.[MIRRORED_SERVICE] !== "true" || e.type === "MODIFIED") return;
+      const d = e.type === "ADDED" ? 1 : e.type === "DELETED" ? -1 : 0;
+      perCluster[c] = (perCluster[c] ?? 0) + d;
+      total += d;
+    },
+  });
+  return { total: () => total, perCluster, close };
 }
 
 function rssKb(pid: number): number {
@@ -102,23 +120,25 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function measure(links: number, argvs: string[][]): Promise<{ mb: number; syncMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), "mc-bench-rss-"));
   const c = await clusters(links, dir);
+  const counter = mirrorCounter(c.west);
   const started = Date.now();
   const procs = argvs.map((args) =>
-    Bun.spawn(["bun", MC, "--kubeconfig", c.westPath, "serve", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", "--probe-direct", "--log-level=warn", ...args], {
-      env: { ...process.env, NO_COLOR: "1" },
+    Bun.spawn(["bun", MC, "--kubeconfig", c.westPath, "serve", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", "--probe-direct", `--log-level=${process.env.BENCH_LEVEL ?? "warn"}`, ...args], {
+      // As mc install --shared-controller runs it: 50 Links' watches exceed Bun's default 256 concurrent requests.
+      env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) },
       stdin: "ignore",
       stdout: "ignore",
-      stderr: "ignore",
+      stderr: process.env.BENCH_LOG ? Bun.file(`${process.env.BENCH_LOG}.${args.join("_").replace(/[^a-z0-9_-]/gi, "")}`) : "ignore",
     }),
   );
   try {
     const want = links * SERVICES;
     for (;;) {
-      if (mirrors(c.west) >= want) break;
+      if (counter.total() >= want) break;
       const dead = procs.find((p) => p.exitCode !== null);
       if (dead) throw new Error(`a controller exited (${dead.exitCode}) before mirroring`);
-      if (Date.now() - started > 300_000) throw new Error(`only ${mirrors(c.west)} of ${want} mirrors after 5 min`);
-      await Bun.sleep(100);
+      if (Date.now() - started > TIMEOUT_MS) throw new Error(`only ${counter.total()} of ${want} mirrors after ${TIMEOUT_MS / 1000} s; per cluster: ${JSON.stringify(counter.perCluster)}`);
+      await Bun.sleep(200);
     }
     const syncMs = Date.now() - started;
     await Bun.sleep(IDLE_MS);
@@ -129,6 +149,7 @@ async function measure(links: number, argvs: string[][]): Promise<{ mb: number; 
     }
     return { mb: median(samples) / 1024, syncMs };
   } finally {
+    counter.close();
     for (const p of procs) p.kill();
     await Promise.all(procs.map((p) => p.exited));
     await c.stop();

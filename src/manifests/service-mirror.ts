@@ -123,6 +123,7 @@ export function controllerWorkload(o: {
   args: string[];
   controller: ControllerOptions;
   portName: string;
+  env?: Array<{ name: string; value: string }>;
 }): Manifest[] {
   const { meta, pods, controller: ctl } = o;
   const out = [
@@ -145,6 +146,7 @@ export function controllerWorkload(o: {
                 name: "service-mirror",
                 image: ctl.image,
                 args: o.args,
+                ...(o.env && { env: o.env }),
                 ports: [{ containerPort: ADMIN_PORT, name: o.portName }],
                 readinessProbe: { httpGet: { path: "/ready", port: o.portName } },
                 livenessProbe: { httpGet: { path: "/live", port: o.portName }, periodSeconds: 10, failureThreshold: 3 },

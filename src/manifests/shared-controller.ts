@@ -2,9 +2,10 @@
 // --shared-controller`; mc only — Linkerd runs a controller per Link): `mc serve --all`, a
 // Lease per Link, so Links made with `mc link --controller=shared` need no Deployment of their
 // own. Its Role reads every credentials Secret of the namespace (the Links it will serve are not
-// known when it is installed) and holds every Link's Lease. Pure.
+// known when it is installed) and holds every Link's Lease; its container raises Bun's cap on
+// concurrent HTTP requests, which its watches (about six per Link) would otherwise exhaust. Pure.
 import * as L from "../model/labels.ts";
-import { ADMIN_PORT_NAME, LINK_GROUP, SHARED_CONTROLLER_ACCESS_NAME, SHARED_CONTROLLER_LINKS_NAME, SHARED_CONTROLLER_NAME } from "../model/names.ts";
+import { ADMIN_PORT_NAME, LINK_GROUP, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV, SHARED_CONTROLLER_ACCESS_NAME, SHARED_CONTROLLER_LINKS_NAME, SHARED_CONTROLLER_NAME } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
 import { controllerArgs, controllerWorkload, type ControllerOptions } from "./service-mirror.ts";
 
@@ -39,6 +40,13 @@ export function renderSharedController(o: { controller: ControllerOptions; names
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: SHARED_CONTROLLER_LINKS_NAME },
       subjects,
     }),
-    ...controllerWorkload({ meta: { name: SHARED_CONTROLLER_NAME, namespace: o.namespace, labels, version: o.version }, pods: labels, args: [...controllerArgs(o.namespace, o.controller), "--all"], controller: o.controller, portName: ADMIN_PORT_NAME }),
+    ...controllerWorkload({
+      meta: { name: SHARED_CONTROLLER_NAME, namespace: o.namespace, labels, version: o.version },
+      pods: labels,
+      args: [...controllerArgs(o.namespace, o.controller), "--all"],
+      controller: o.controller,
+      portName: ADMIN_PORT_NAME,
+      env: [{ name: MAX_HTTP_REQUESTS_ENV, value: String(MAX_HTTP_REQUESTS) }],
+    }),
   ];
 }

@@ -70,6 +70,13 @@ export const SHARED_CONTROLLER_NAME = "mc-shared-controller";
 export const SHARED_CONTROLLER_ACCESS_NAME = "mc-shared-controller-access-local-resources";
 /** Its Role and RoleBinding for the credentials Secrets, Links, their status and the Leases. */
 export const SHARED_CONTROLLER_LINKS_NAME = "mc-shared-controller-read-links";
+/**
+ * Bun's cap on a process's concurrent HTTP requests (default 256), read once at start. Every
+ * watch holds one for as long as it runs, so a process serving many Links needs it raised;
+ * 65535 is the most Bun accepts (a larger value is ignored).
+ */
+export const MAX_HTTP_REQUESTS_ENV = "BUN_CONFIG_MAX_HTTP_REQUESTS";
+export const MAX_HTTP_REQUESTS = 65535;
 /** `<gw>.<ns>.serviceaccount.identity.<linkerdNs>.<trustDomain>`: the gateway proxy's mTLS identity. */
 export const gatewayIdentity = (o: { gateway: string; namespace: string; linkerdNamespace: string; trustDomain: string }): string =>
   `${o.gateway}.${o.namespace}.serviceaccount.identity.${o.linkerdNamespace}.${o.trustDomain}`;

@@ -5,6 +5,7 @@
 // are shared by every controller.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, waitForObject, type KubeObject } from "../../src/kube/index.ts";
+import { capacityWarning, httpRequestCap } from "../../src/mirror/all-links.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { serve, type Serving } from "../../src/mirror/serve.ts";
 import { linkResource } from "../../src/model/link.ts";
@@ -167,5 +168,18 @@ describe("isolation between Links sharing informers", () => {
     );
     await northClient.create(resources.service, remoteService({ name: "api2" }));
     await mirrored("api2-north");
+  });
+});
+
+describe("Bun's cap on concurrent HTTP requests", () => {
+  test("is read from BUN_CONFIG_MAX_HTTP_REQUESTS (256 when unset or out of Bun's range), and serving more Links than it holds is a warning with the fix", () => {
+    expect(httpRequestCap({})).toBe(256);
+    expect(httpRequestCap({ BUN_CONFIG_MAX_HTTP_REQUESTS: "65535" })).toBe(65535);
+    expect(httpRequestCap({ BUN_CONFIG_MAX_HTTP_REQUESTS: "100000" })).toBe(256);
+    expect(capacityWarning(41, 256)).toBeNull();
+    expect(capacityWarning(42, 256)).toBe(
+      "42 Links hold up to 260 concurrent requests (watches), more than this process's 256: requests will wait, Lease renewals too; start mc with BUN_CONFIG_MAX_HTTP_REQUESTS=65535 (mc install --shared-controller sets it)",
+    );
+    expect(capacityWarning(50, 65535)).toBeNull();
   });
 });
