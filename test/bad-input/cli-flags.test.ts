@@ -60,7 +60,7 @@ const ROWS: [string[], string, string][] = [
   [["link", "--cluster-name", "east", "--service-mirror-retry-limit", "-1"], "--service-mirror-retry-limit", "must be a whole number of retries"],
   [["link", "--cluster-name", "east", "--service-mirror-retry-limit", "x"], "--service-mirror-retry-limit", "must be a whole number of retries"],
   [["link", "--cluster-name", "east", "--output", "toml"], "--output", "must be one of yaml, json"],
-  [["link", "--cluster-name", "east", "--controller=nah"], "--controller", "must be true or false"],
+  [["link", "--cluster-name", "east", "--controller=nah"], "--controller", "must be true, false or shared"],
   [["unlink", "--cluster-name", ""], "--cluster-name", "is required: the target cluster's name, e.g. --cluster-name east"],
   [["unlink", "--cluster-name", "BAD"], "--cluster-name", "must be a DNS-1123 label (lowercase letters, digits, '-')"],
   [["unlink", "--cluster-name", "east", "--namespace", "x_y"], "--namespace", "must be a namespace name (lowercase letters, digits, '-')"],
