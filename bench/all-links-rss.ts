@@ -7,6 +7,8 @@
 // seconds have passed, their resident set sizes (/proc/<pid>/status VmRSS) are sampled five
 // times a second apart and the median printed, summed over processes for the per-Link form.
 //   bun bench/all-links-rss.ts [counts=1,10,50] [services=100] [idle-seconds=5]
+// BENCH_TIMEOUT_S (default 300) bounds each wait for the mirrors; BENCH_LOG=<path> keeps each
+// controller's stderr there, at BENCH_LEVEL (default warn).
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
