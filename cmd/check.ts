@@ -5,6 +5,8 @@ import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, linkerdNamespaceFlag, outputFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
+import { formatDuration } from "../src/model/duration.ts";
+import { MIN_API_TIMEOUT_MS } from "../src/model/limits.ts";
 import { meta } from "./commands.ts";
 
 const flags = defineFlags(
@@ -14,8 +16,15 @@ const flags = defineFlags(
       default: "0s",
       description: "Retry failing checks that can recover (controller start, probes, sync) for this long, e.g. 5m",
       message: "must be a duration such as 5m (0s: no retries)",
+      min: 0,
     }),
-    timeout: durationFlag({ default: "10s", description: "Timeout of each API call, here and on the targets", message: "must be a duration such as 10s", min: 1 }),
+    timeout: durationFlag({
+      default: "10s",
+      description: "Timeout of each API call, here and on the targets",
+      message: "must be a duration such as 10s",
+      min: MIN_API_TIMEOUT_MS,
+      tooSmall: `must be at least ${formatDuration(MIN_API_TIMEOUT_MS)}, e.g. 10s`,
+    }),
     "linkerd-namespace": linkerdNamespaceFlag("Namespace of Linkerd's control plane (its trust anchors)"),
   },
   { command: "check" },

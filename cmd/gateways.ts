@@ -24,6 +24,7 @@ const flags = defineFlags(
       default: "0s",
       description: "Wait up to this long for every Link to report a fresh status, e.g. 30s",
       message: "must be a duration such as 30s or 2m",
+      min: 0,
       bareNumber: "plain",
     }),
   },

@@ -14,6 +14,8 @@ import { generateTrustAnchor, sharedTrustAnchor } from "../src/demo/trust-anchor
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
 import { durationFlag } from "../src/cli/groups.ts";
+import { formatDuration } from "../src/model/duration.ts";
+import { MIN_FAULT_PERIOD_MS } from "../src/model/limits.ts";
 import { fraction } from "../src/model/values.ts";
 import { DurableStoreError, startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
@@ -59,10 +61,18 @@ const flags = defineFlags(
         ),
       ),
     },
-    "drop-watches-every": durationFlag({ default: "0", description: "Fault: end every watch stream this often (Go duration, 0 = never)", message: "must be a Go duration such as 5s (0 = never)", bareNumber: "plain" }),
+    "drop-watches-every": durationFlag({
+      default: "0",
+      description: "Fault: end every watch stream this often (Go duration, 0 = never)",
+      message: "must be a Go duration such as 5s (0 = never)",
+      min: MIN_FAULT_PERIOD_MS,
+      zeroIsOff: true,
+      tooSmall: `must be 0 (never) or at least ${formatDuration(MIN_FAULT_PERIOD_MS)}`,
+      bareNumber: "plain",
+    }),
     "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
     "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
-    latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", bareNumber: "plain" }),
+    latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", min: 0, bareNumber: "plain" }),
     "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
     kubeconfig: { type: "string", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },

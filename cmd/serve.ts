@@ -14,6 +14,8 @@ import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/mirror/serve.ts";
+import { formatDuration } from "../src/model/duration.ts";
+import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
 import { keyList, objectName, oneOf, selector, wholeNumber } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
@@ -22,7 +24,9 @@ import { meta } from "./commands.ts";
 const LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
 
 const seconds = (ms: number) => `${ms / 1000}s`;
-const period = (def: string, description: string) => durationFlag({ default: def, description, message: "must be a positive Go duration such as 1m or 30s", positive: true });
+/** A period of a loop: a Go duration of at least `min` ms (src/model/limits.ts). */
+const period = (def: string, description: string, min: number, why: string) =>
+  durationFlag({ default: def, description, message: "must be a positive Go duration such as 1m or 30s", min, positive: true, tooSmall: `must be at least ${formatDuration(min)} (${why})` });
 
 const flags = defineFlags(
   {
@@ -57,7 +61,7 @@ const flags = defineFlags(
     "log-level": { type: "string", default: "info", description: `Log level: ${LEVELS.join(", ")}`, schema: oneOf(LEVELS) },
     "log-format": { type: "string", default: "plain", description: "Log format: plain or json", schema: oneOf(["plain", "json"] as const) },
     "event-requeue-limit": { type: "string", default: "3", description: "Retries of a failing Service before it is reported in the Link status", schema: wholeNumber(0, "retries") },
-    "endpoint-refresh-period": period("1m", "How often the gateway address is re-resolved and every mirror re-checked"),
+    "endpoint-refresh-period": period("1m", "How often the gateway address is re-resolved and every mirror re-checked", MIN_REFRESH_PERIOD_MS, "each period re-checks every mirror"),
     "enable-headless-services": { type: "boolean", default: false, description: "Mirror headless Services pod by pod (StatefulSets)" },
     "enable-namespace-creation": { type: "boolean", default: false, description: "Create a missing namespace instead of skipping its Services" },
     "enable-endpoint-slices": { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
@@ -65,10 +69,10 @@ const flags = defineFlags(
     identity: { type: "string", description: "Identity in the Lease (default: $HOSTNAME)" },
     "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)", schema: unlessEmpty(objectName) },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
-    "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)"),
-    "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)"),
-    "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down"),
-    "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease"),
+    "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link"),
+    "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)", MIN_LEASE_DURATION_MS, "a standby would take over from a live leader"),
+    "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down", MIN_LEASE_RENEW_DEADLINE_MS, "the leader would step down at the first slow answer"),
+    "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease", MIN_LEASE_RETRY_PERIOD_MS, "each one writes or reads the Lease"),
     "fast-failure-detection": {
       type: "boolean",
       default: false,

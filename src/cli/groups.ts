@@ -26,8 +26,11 @@ export const MANIFEST_OUTPUT = outputFlag(OUTPUT_FORMATS);
 export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
   v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));
 
-/** A Go duration flag (`--wait 30s`), to milliseconds; surrounding spaces are ignored. */
-export const durationFlag = (o: { default: string; description: string; alias?: string } & DurationRule) =>
+/**
+ * A Go duration flag (`--wait 30s`), to milliseconds; surrounding spaces are ignored. Every one
+ * states its floor (`min`, 0 for "no wait"; the floors of loops are in src/model/limits.ts).
+ */
+export const durationFlag = (o: { default: string; description: string; alias?: string } & DurationRule & { min: number }) =>
   ({
     type: "string",
     ...(o.alias !== undefined && { alias: o.alias }),

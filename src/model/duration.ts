@@ -66,6 +66,8 @@ export interface DurationRule {
   min?: number;
   /** Only durations above zero. */
   positive?: boolean;
+  /** 0 means "off" and is allowed below `min`. */
+  zeroIsOff?: boolean;
   /** What a duration below the minimum gets told instead of `message`. */
   tooSmall?: string;
   /** After `message`, for a bare number, suggest it in seconds: quoted (`"3s"`, a Link spec's string) or plain (`3s`, a flag). */
@@ -90,6 +92,7 @@ export function duration(rule: DurationRule): v.RawTransformAction<string, numbe
       if (!(err instanceof DurationError)) throw err;
     }
     if (ms !== undefined && ms >= min && (!rule.positive || ms > 0)) return ms;
+    if (ms === 0 && rule.zeroIsOff) return 0;
     const unit = rule.bareNumber === "quoted" ? `"${text}s"` : `${text}s`;
     const bare = rule.bareNumber && ms === undefined && /^\d+$/.test(text) ? ` (a bare number has no unit: write ${unit})` : "";
     addIssue({ message: ms !== undefined && rule.tooSmall ? rule.tooSmall : `${rule.message}${bare}` });

@@ -8,6 +8,7 @@ import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { isAddress, parsePort, splitList } from "./address.ts";
 import { duration, formatDuration } from "./duration.ts";
+import { MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
 import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
 
@@ -103,17 +104,11 @@ const QUOTE = "(every Link spec value is a string: quote it)";
 const text = (fallback: string) => v.optional(v.string(`must be a string ${QUOTE}`), fallback);
 const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
 
-/** A Go duration → ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
-const goDuration = (example: string, emptyAs?: 0) =>
+/** A Go duration → ms, at least `min` ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
+const goDuration = (example: string, min: number, tooSmall: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
-    duration({
-      message: `must be a Go duration such as "${example}"`,
-      positive: true,
-      tooSmall: `must be a positive duration, e.g. "${example}"`,
-      bareNumber: "quoted",
-      emptyAs,
-    }),
+    duration({ message: `must be a Go duration such as "${example}"`, min, positive: true, tooSmall, bareNumber: "quoted", emptyAs }),
   );
 
 /** A port string → number; with `emptyAs`, "" gives that value instead (for fields checked later). */
@@ -166,9 +161,9 @@ const ProbeSchema = v.optional(
     {
       path: optionalText,
       port: v.optional(port("4191", 0), ""),
-      period: v.optional(goDuration("3s", 0), ""),
+      period: v.optional(goDuration("3s", MIN_PROBE_PERIOD_MS, `must be at least ${formatDuration(MIN_PROBE_PERIOD_MS)} (shorter probes the gateway in a hot loop), e.g. "3s"`, 0), ""),
       // CRD defaults: timeout 30s, failureThreshold "3".
-      timeout: v.optional(goDuration("30s"), formatDuration(DEFAULT_PROBE_TIMEOUT_MS)),
+      timeout: v.optional(goDuration("30s", MIN_PROBE_TIMEOUT_MS, `must be at least ${formatDuration(MIN_PROBE_TIMEOUT_MS)}, e.g. "30s"`), formatDuration(DEFAULT_PROBE_TIMEOUT_MS)),
       failureThreshold: v.optional(
         v.pipe(v.string(`must be a string ${QUOTE}`), v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`), v.transform(Number)),
         String(DEFAULT_PROBE_FAILURE_THRESHOLD),

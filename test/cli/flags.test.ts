@@ -10,7 +10,7 @@ const flags = defineFlags(
     "cluster-name": { type: "string", description: "Target cluster", schema: v.pipe(v.string("is required"), v.regex(/^[a-z]+$/, "must be lowercase letters")) },
     namespace: namespaceFlag("Where the Links are"),
     "gateway-port": { type: "string", default: "4143", description: "Port", schema: v.pipe(v.string(), v.transform(Number)) },
-    wait: durationFlag({ alias: "w", default: "0s", description: "How long", message: "must be a duration such as 30s" }),
+    wait: durationFlag({ alias: "w", default: "0s", description: "How long", message: "must be a duration such as 30s", min: 0 }),
     identity: { type: "string", description: "As given" },
     ha: { type: "boolean", default: false, description: "Three replicas" },
     output: outputFlag(["table", "json"]),

@@ -82,7 +82,9 @@ describe("parseLink reads every served version into one Link", () => {
 describe("parseLink rejects a bad Link with the field path and the fix", () => {
   test.each<[string, Record<string, unknown>, string]>([
     ["bare-number period", { probeSpec: { path: "/ready", port: "4191", period: "3" } }, `Link linkerd-multicluster/east: spec.probeSpec.period: must be a Go duration such as "3s" (a bare number has no unit: write "3s"), got "3"`],
-    ["zero period", { probeSpec: { path: "/ready", port: "4191", period: "0s" } }, `spec.probeSpec.period: must be a positive duration, e.g. "3s", got "0s"`],
+    ["zero period", { probeSpec: { path: "/ready", port: "4191", period: "0s" } }, `spec.probeSpec.period: must be at least 1s (shorter probes the gateway in a hot loop), e.g. "3s", got "0s"`],
+    ["a period under 1s", { probeSpec: { path: "/ready", port: "4191", period: "1ns" } }, `Link linkerd-multicluster/east: spec.probeSpec.period: must be at least 1s (shorter probes the gateway in a hot loop), e.g. "3s", got "1ns"`],
+    ["a timeout under 100ms", { probeSpec: { path: "/ready", port: "4191", period: "3s", timeout: "10ms" } }, `Link linkerd-multicluster/east: spec.probeSpec.timeout: must be at least 100ms, e.g. "30s", got "10ms"`],
     ["bad timeout", { probeSpec: { path: "/ready", port: "4191", period: "3s", timeout: "soon" } }, `spec.probeSpec.timeout: must be a Go duration such as "30s", got "soon"`],
     ["bad failureThreshold", { probeSpec: { path: "/ready", port: "4191", period: "3s", failureThreshold: "0" } }, `spec.probeSpec.failureThreshold: must be a positive whole number written as a string, e.g. "3", got "0"`],
     ["numeric port", { gatewayPort: 4143 }, "spec.gatewayPort: must be a string (every Link spec value is a string: quote it), got 4143"],

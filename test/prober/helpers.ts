@@ -2,12 +2,13 @@
 // driven by a ManualClock, a scripted fetch, and a loopback Bun.serve gateway that answers
 // 200, 500, hangs, adds a delay, or is stopped and restarted on the same port.
 import type { ManualClock } from "../../src/runtime/clock.ts";
+import { parseDuration } from "../../src/model/duration.ts";
 import { parseLink, type Link } from "../../src/model/link.ts";
 import type { FetchLike } from "../../src/prober/probe.ts";
 
 export function probedLink(o: { cluster?: string; period?: string; timeout?: string; failureThreshold?: string; path?: string } = {}): Link {
   const cluster = o.cluster ?? "east";
-  return parseLink({
+  const link = parseLink({
     apiVersion: "multicluster.linkerd.io/v1alpha3",
     kind: "Link",
     metadata: { name: cluster, namespace: "linkerd-multicluster" },
@@ -16,15 +17,12 @@ export function probedLink(o: { cluster?: string; period?: string; timeout?: str
       clusterCredentialsSecret: `cluster-credentials-${cluster}`,
       gatewayAddress: "127.0.0.1",
       gatewayPort: "4143",
-      probeSpec: {
-        path: o.path ?? "/ready",
-        port: "4191",
-        period: o.period ?? "1s",
-        timeout: o.timeout ?? "500ms",
-        failureThreshold: o.failureThreshold ?? "3",
-      },
+      probeSpec: { path: o.path ?? "/ready", port: "4191", period: "1s", timeout: "500ms", failureThreshold: o.failureThreshold ?? "3" },
     },
   });
+  // Periods and timeouts below the Link's floors (1s, 100ms), for fast tests of the prober itself:
+  // set on the parsed Link, which the prober takes as it is.
+  return { ...link, probe: { ...link.probe!, periodMs: parseDuration(o.period ?? "1s"), timeoutMs: parseDuration(o.timeout ?? "500ms") } };
 }
 
 export { recordingLog, type RecordingLog } from "../helpers/log.ts";
