@@ -9,7 +9,7 @@
 // cluster (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
 import { formatError } from "../errors.ts";
 import { createWriter, getIfExists, resources, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
-import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
+import { systemClock, WorkQueue, type BackoffOptions, type Clock, type Priority } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
 import type { Link } from "../model/link.ts";
@@ -29,7 +29,7 @@ import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror, type Svc } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { RemoteSlices } from "./remote-slices.ts";
-import { allInformers, allKeys, createSources, federatedKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
+import { allInformers, allKeys, createSources, federatedKeys, liveKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
 import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
 
@@ -51,6 +51,8 @@ export interface MirrorControllerOptions {
   requeueLimit?: number;
   /** Keys reconciled at once (never one key twice at once). Default 4. */
   workers?: number;
+  /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 16. */
+  livenessWorkers?: number;
   /** `--endpoint-refresh-period`, default 1 min. */
   refreshPeriodMs?: number;
   resolver?: Resolver;
@@ -73,6 +75,10 @@ export interface MirrorControllerOptions {
   /** Local informers shared with other controllers (started and stopped by the caller). */
   shared?: SharedLocalInformers;
 }
+
+const DEFAULT_WORKERS = 4;
+/** Measured with bench/mirror.ts (1,000 mirrors): see docs/decisions.md. */
+const DEFAULT_LIVENESS_WORKERS = 16;
 
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
 const RESOLVE_RETRY_MS = 5_000;
@@ -151,7 +157,8 @@ export class MirrorController {
     this.federated.seed(federatedFromStatus(link.status.federatedServices));
     this.queue = new WorkQueue<MirrorKey>((key) => this.reconcile(key), {
       requeueLimit: opts.requeueLimit ?? 3,
-      workers: opts.workers ?? 4,
+      workers: opts.workers ?? DEFAULT_WORKERS,
+      highWorkers: opts.livenessWorkers ?? DEFAULT_LIVENESS_WORKERS,
       backoff: opts.queueBackoff,
       log: this.log,
       onGiveUp: (key, err) => this.gaveUp(key, err),
@@ -313,13 +320,19 @@ export class MirrorController {
     this.enqueue(STATUS_KEY); // a status write that failed for good gets another chance
   }
 
-  /** Gateway liveness from the prober: a change requeues every key (endpoints move to/from notReadyAddresses). */
+  /**
+   * Gateway liveness from the prober: a change requeues every key (endpoints move to/from
+   * notReadyAddresses); those whose mirror Endpoints exist at high priority, ahead of routine
+   * work (a backlog of new exports, say) and up to `livenessWorkers` at once.
+   */
   setAlive(alive: boolean): void {
     if (alive === this.isAlive) return;
     this.isAlive = alive;
     if (alive) this.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
     else this.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
-    if (this.hasSynced) this.enqueueAll();
+    if (!this.hasSynced) return;
+    for (const k of liveKeys(this.informers, this.cluster, this.gatewayRef)) this.enqueue(k, "high");
+    this.enqueueAll();
   }
 
   private scheduleRefresh(): void {
@@ -333,8 +346,8 @@ export class MirrorController {
     });
   }
 
-  private enqueue(key: MirrorKey): void {
-    this.queue.add(key);
+  private enqueue(key: MirrorKey, priority: Priority = "normal"): void {
+    this.queue.add(key, priority);
     this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
   }
 

@@ -151,6 +151,16 @@ export function wireSources(
   return subs;
 }
 
+/** The keys whose mirror Endpoints exist (regular mirrors and endpoint mirrors): what a gateway liveness change rewrites. */
+export function liveKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
+  const keys = new Set<MirrorKey>();
+  for (const obj of s.endpoints.cache.list()) {
+    const k = keyOfLocal(obj.metadata, cluster, gateway);
+    if (k && k !== GATEWAY_KEY) keys.add(k);
+  }
+  return [...keys].sort();
+}
+
 /** Every key there is, sorted: exported Services and federated members, our mirrors (orphans included), federated Services, the gateway mirror. */
 export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
   const keys = new Set<MirrorKey>([...(s.remoteServices?.cache.keys() ?? []), ...(s.remoteFederated?.cache.keys() ?? [])].filter(isServiceKey));

@@ -5,6 +5,6 @@ export type { Clock } from "./clock.ts";
 export { backoffDelay } from "./backoff.ts";
 export type { BackoffOptions } from "./backoff.ts";
 export { WorkQueue } from "./queue.ts";
-export type { Reconcile, RetryHint, WorkQueueOptions } from "./queue.ts";
+export type { Priority, Reconcile, RetryHint, WorkQueueOptions } from "./queue.ts";
 export { waitFor, WaitTimeout } from "./wait.ts";
 export type { Followable } from "./wait.ts";

@@ -2,6 +2,10 @@
 // never objects; a key queued twice runs once; a key is never run by two workers at once (an add
 // while it runs re-runs it after); retryable failures come back after a per-key exponential
 // backoff, up to a requeue limit; `drain()` lets tests assert once everything has settled.
+// Two priorities: a `high` key runs before every `normal` one (a queued normal key added again
+// as high moves up), and high keys may run `highWorkers` at once where normal ones get
+// `workers` — so urgent work (a gateway liveness flip) overtakes routine work and fans out, and
+// routine work waits until fewer than `workers` keys are in flight.
 // It knows no API: an error says whether it is worth a retry, and how soon, through the
 // `RetryHint` fields (the kube layer's KubeError has them).
 import { formatError } from "../errors.ts";
@@ -11,9 +15,14 @@ import { systemClock, type Clock } from "./clock.ts";
 
 export type Reconcile<K extends string> = (key: K) => Promise<void> | void;
 
+/** `high` keys run first, and up to `highWorkers` at once. */
+export type Priority = "high" | "normal";
+
 export interface WorkQueueOptions<K extends string> {
   /** Keys processed at once (each key still one at a time). Default 1. */
   workers?: number;
+  /** Keys processed at once while high-priority keys are waiting; at least `workers`. Default `workers`. */
+  highWorkers?: number;
   /** Retries after the first failure before a key is dropped. Default 3 (Linkerd's -event-requeue-limit). */
   requeueLimit?: number;
   /** Per-key retry delays. Default 50 ms doubling to 30 s, 10% jitter. */
@@ -39,13 +48,16 @@ function hintOf(err: unknown): RetryHint | undefined {
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 50, maxMs: 30_000, jitter: 0.1 };
 
 export class WorkQueue<K extends string = string> {
-  private readonly queue: K[] = [];
-  private readonly dirty = new Set<K>();
-  private readonly processing = new Set<K>();
-  private readonly delayed = new Map<K, { at: number; cancel: () => void }>();
+  /** Keys ready to run, and at which priority. The arrays below keep their order; an entry whose key is no longer in `ready` at that priority is skipped. */
+  private readonly ready = new Map<K, Priority>();
+  private readonly order: Record<Priority, Fifo<K>> = { high: new Fifo(), normal: new Fifo() };
+  /** Keys being processed, each with the priority of a re-run asked for meanwhile (if any). */
+  private readonly processing = new Map<K, { priority: Priority; again?: Priority }>();
+  private readonly delayed = new Map<K, { at: number; priority: Priority; cancel: () => void }>();
   private readonly failures = new Map<K, number>();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly workers: number;
+  private readonly highWorkers: number;
   private readonly requeueLimit: number;
   private readonly backoff: BackoffOptions;
   private readonly clock: Clock;
@@ -59,34 +71,46 @@ export class WorkQueue<K extends string = string> {
     private readonly opts: WorkQueueOptions<K> = {},
   ) {
     this.workers = Math.max(1, opts.workers ?? 1);
+    this.highWorkers = Math.max(this.workers, opts.highWorkers ?? this.workers);
     this.requeueLimit = Math.max(0, opts.requeueLimit ?? 3);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log ?? logger("queue");
   }
 
-  /** Queues a key; a no-op when it is already queued. */
-  add(key: K): void {
-    if (this.stopped || this.dirty.has(key)) return;
-    this.dirty.add(key);
-    if (!this.processing.has(key)) this.queue.push(key);
+  /** Queues a key; a no-op when it is already queued at this priority or higher (a normal one is moved up). */
+  add(key: K, priority: Priority = "normal"): void {
+    if (this.stopped) return;
+    const running = this.processing.get(key);
+    if (running) {
+      if (running.again !== "high") running.again = priority;
+      return;
+    }
+    const queued = this.ready.get(key);
+    if (queued === "high" || queued === priority) return;
+    this.ready.set(key, priority);
+    this.order[priority].push(key);
     this.pump();
   }
 
-  /** Queues a key after `ms`; an earlier pending deadline for the same key wins. */
-  addAfter(key: K, ms: number): void {
+  /** Queues a key after `ms`; an earlier pending deadline for the same key wins (at the higher priority of the two). */
+  addAfter(key: K, ms: number, priority: Priority = "normal"): void {
     if (this.stopped) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) return this.add(key, priority);
     const at = this.clock.now() + ms;
     const existing = this.delayed.get(key);
-    if (existing && existing.at <= at) return;
+    if (existing && existing.at <= at) {
+      if (priority === "high") existing.priority = "high";
+      return;
+    }
     existing?.cancel();
-    const cancel = this.clock.setTimer(ms, () => {
+    const entry = { at, priority: existing?.priority === "high" ? "high" : priority, cancel: () => {} } as { at: number; priority: Priority; cancel: () => void };
+    entry.cancel = this.clock.setTimer(ms, () => {
       this.delayed.delete(key);
-      this.add(key);
+      this.add(key, entry.priority);
       this.checkIdle();
     });
-    this.delayed.set(key, { at, cancel });
+    this.delayed.set(key, entry);
   }
 
   /** Starts the workers; they run until `stop()`. */
@@ -100,8 +124,10 @@ export class WorkQueue<K extends string = string> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.running = false;
-    this.queue.length = 0;
-    this.dirty.clear();
+    this.ready.clear();
+    this.order.high.clear();
+    this.order.normal.clear();
+    for (const p of this.processing.values()) delete p.again;
     for (const d of this.delayed.values()) d.cancel();
     this.delayed.clear();
     await this.whenIdle();
@@ -118,17 +144,22 @@ export class WorkQueue<K extends string = string> {
     }
   }
 
-  /** Runs one ready key, if there is one; false when none was ready. For stepping in tests. */
+  /** Runs one ready key (high ones first), if there is one; false when none was ready. For stepping in tests. */
   async processNext(): Promise<boolean> {
-    const key = this.take();
+    const key = this.take("high") ?? this.take("normal");
     if (key === undefined) return false;
-    await this.run(key);
+    await this.run(key.key, key.priority);
     return true;
   }
 
   /** Keys ready to run. */
   get length(): number {
-    return this.queue.length;
+    return this.ready.size;
+  }
+
+  /** Keys being processed now. */
+  get inFlight(): number {
+    return this.processing.size;
   }
 
   /** Keys waiting for a retry or an `addAfter`. */
@@ -142,41 +173,48 @@ export class WorkQueue<K extends string = string> {
   }
 
   get isIdle(): boolean {
-    return this.queue.length === 0 && this.processing.size === 0 && this.delayed.size === 0;
+    return this.ready.size === 0 && this.processing.size === 0 && this.delayed.size === 0;
   }
 
   private pump(): void {
     if (!this.running && this.draining === 0) return;
-    while (this.processing.size < this.workers) {
-      const key = this.take();
-      if (key === undefined) break;
-      void this.run(key);
+    for (;;) {
+      const high = this.processing.size < this.highWorkers ? this.take("high") : undefined;
+      const taken = high ?? (this.processing.size < this.workers ? this.take("normal") : undefined);
+      if (taken === undefined) break;
+      void this.run(taken.key, taken.priority);
     }
   }
 
-  private take(): K | undefined {
-    const key = this.queue.shift();
-    if (key === undefined) return undefined;
-    this.dirty.delete(key);
-    this.processing.add(key);
-    return key;
+  /** The first ready key of this priority, taken out of the queue and marked processing. */
+  private take(priority: Priority): { key: K; priority: Priority } | undefined {
+    const list = this.order[priority];
+    for (;;) {
+      const key = list.shift();
+      if (key === undefined) return undefined;
+      if (this.ready.get(key) !== priority) continue; // moved up, or already taken
+      this.ready.delete(key);
+      this.processing.set(key, { priority });
+      return { key, priority };
+    }
   }
 
-  private async run(key: K): Promise<void> {
+  private async run(key: K, priority: Priority): Promise<void> {
     try {
       await this.reconcile(key);
       this.failures.delete(key);
     } catch (err) {
-      this.handleFailure(key, err);
+      this.handleFailure(key, err, priority);
     } finally {
+      const again = this.processing.get(key)?.again;
       this.processing.delete(key);
-      if (this.dirty.has(key)) this.queue.push(key);
+      if (again !== undefined) this.add(key, again);
       this.pump();
       this.checkIdle();
     }
   }
 
-  private handleFailure(key: K, err: unknown): void {
+  private handleFailure(key: K, err: unknown, priority: Priority): void {
     const attempts = (this.failures.get(key) ?? 0) + 1;
     const retryable = this.opts.isRetryable ? this.opts.isRetryable(err) : defaultIsRetryable(err);
     if (retryable && attempts <= this.requeueLimit && !this.stopped) {
@@ -184,7 +222,7 @@ export class WorkQueue<K extends string = string> {
       const hinted = hintOf(err)?.retryAfterMs ?? 0;
       const delay = Math.max(hinted, backoffDelay(attempts, this.backoff));
       this.log.debug(`${key}: ${formatError(err)}; retry ${attempts}/${this.requeueLimit} in ${delay}ms`);
-      this.addAfter(key, delay);
+      this.addAfter(key, delay, priority);
       return;
     }
     this.failures.delete(key);
@@ -203,6 +241,32 @@ export class WorkQueue<K extends string = string> {
   private checkIdle(): void {
     if (!this.isIdle) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}
+
+/** A first-in first-out list whose shift is O(1) (an array's is O(n)). */
+class Fifo<T> {
+  private items: Array<T | undefined> = [];
+  private head = 0;
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
   }
 }
 

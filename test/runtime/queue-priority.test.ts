@@ -1,0 +1,135 @@
+// WorkQueue priorities (issue 16 item 9): high keys run before normal ones, a queued normal key
+// added as high moves up, and high keys fan out to `highWorkers` while normal ones stay within
+// `workers` — urgent work overtakes routine work and does not wait behind it.
+import { describe, expect, test } from "bun:test";
+import { kubeError } from "../../src/kube/kube-error.ts";
+import type { Logger } from "../../src/log.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { WorkQueue } from "../../src/runtime/queue.ts";
+
+const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { opened, open };
+}
+
+describe("WorkQueue priorities", () => {
+  test("high keys run before normal keys queued earlier, in their own order", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue<string>((k) => void seen.push(k), { log: quiet });
+    q.add("n1");
+    q.add("n2");
+    q.add("h1", "high");
+    q.add("n3");
+    q.add("h2", "high");
+    expect(q.length).toBe(5);
+    while (await q.processNext());
+    expect(seen).toEqual(["h1", "h2", "n1", "n2", "n3"]);
+  });
+
+  test("a queued normal key added as high moves up and still runs once; a high key added as normal stays high", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue<string>((k) => void seen.push(k), { log: quiet });
+    for (const k of ["a", "b", "c"]) q.add(k);
+    q.add("c", "high");
+    q.add("a", "high");
+    q.add("a");
+    expect(q.length).toBe(3);
+    await q.drain();
+    expect(seen).toEqual(["c", "a", "b"]);
+  });
+
+  test("high keys run highWorkers at once; normal keys wait until fewer than workers are in flight", async () => {
+    const g = gate();
+    const started: string[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const q = new WorkQueue<string>(
+      async (k) => {
+        started.push(k);
+        most = Math.max(most, ++inFlight);
+        await g.opened;
+        inFlight--;
+      },
+      { workers: 2, highWorkers: 4, log: quiet },
+    );
+    q.add("n1");
+    q.add("n2");
+    for (let i = 1; i <= 6; i++) q.add(`h${i}`, "high");
+    q.start(); // starts what it may at once, synchronously
+    expect(started).toEqual(["h1", "h2", "h3", "h4"]);
+    expect(q.inFlight).toBe(4);
+    g.open();
+    await q.drain();
+    expect(started.slice(4, 6).sort()).toEqual(["h5", "h6"]); // the rest of the high keys before any normal one
+    expect(started.slice(6).sort()).toEqual(["n1", "n2"]);
+    expect(most).toBe(4);
+    await q.stop();
+  });
+
+  test("normal work alone stays within workers", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const q = new WorkQueue<string>(
+      async () => {
+        most = Math.max(most, ++inFlight);
+        await Promise.resolve();
+        inFlight--;
+      },
+      { workers: 2, highWorkers: 8, log: quiet },
+    );
+    for (let i = 0; i < 10; i++) q.add(`n${i}`);
+    q.start();
+    await q.drain();
+    await q.stop();
+    expect(most).toBe(2);
+  });
+
+  test("an add at high while the key runs re-runs it at high, ahead of normal keys", async () => {
+    const g = gate();
+    const seen: string[] = [];
+    let first = true;
+    const q = new WorkQueue<string>(
+      async (k) => {
+        seen.push(k);
+        if (k === "a" && first) {
+          first = false;
+          await g.opened;
+        }
+      },
+      { workers: 1, log: quiet },
+    );
+    q.add("a");
+    const running = q.processNext();
+    q.add("n1");
+    q.add("a", "high");
+    g.open();
+    await running;
+    while (await q.processNext());
+    expect(seen).toEqual(["a", "a", "n1"]);
+  });
+
+  test("a failed high key is retried at high", async () => {
+    const clock = new ManualClock();
+    const seen: string[] = [];
+    let failOnce = true;
+    const q = new WorkQueue<string>(
+      (k) => {
+        seen.push(k);
+        if (k === "h" && failOnce) {
+          failOnce = false;
+          throw kubeError({ verb: "update", target: "endpoints a/b on west", code: 409, reason: "Conflict" });
+        }
+      },
+      { workers: 1, clock, backoff: { initialMs: 10, maxMs: 10, jitter: 0 }, log: quiet },
+    );
+    q.add("h", "high");
+    await q.processNext();
+    q.add("n1");
+    clock.advance(10);
+    while (await q.processNext());
+    expect(seen).toEqual(["h", "h", "n1"]);
+  });
+});
