@@ -3,7 +3,7 @@ import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { MANIFEST_OUTPUT, namespaceFlag } from "../src/cli/groups.ts";
+import { MANIFEST_OUTPUT, namespaceFlag, REMOTE_ACCESS_FLAGS } from "../src/cli/groups.ts";
 import { buildAllow } from "../src/linker/install.ts";
 import { formatManifests } from "../src/manifests/output.ts";
 import * as V from "../src/model/values.ts";
@@ -19,6 +19,7 @@ const flags = defineFlags(
       schema: v.pipe(v.string(`is required: ${SA_EXAMPLE}`), v.nonEmpty(`is required: ${SA_EXAMPLE}`), V.objectName),
     },
     namespace: namespaceFlag(),
+    ...REMOTE_ACCESS_FLAGS,
     "ignore-cluster": { type: "boolean", default: false, description: "Do not check the cluster for an existing account" },
     output: MANIFEST_OUTPUT,
   },
@@ -30,6 +31,7 @@ export default command(meta("allow"), flags, async (f, g) => {
     namespace: f.namespace,
     serviceAccount: f.serviceAccountName,
     version: pkg.version,
+    access: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
     ignoreCluster: f.ignoreCluster,
     kubeconfig: g.kubeconfig,
     context: g.context,

@@ -4,7 +4,7 @@
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag, unlessEmpty } from "../src/cli/groups.ts";
+import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag, REMOTE_ACCESS_FLAGS, unlessEmpty } from "../src/cli/groups.ts";
 import { buildInstall } from "../src/linker/install.ts";
 import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
 import { formatManifests } from "../src/manifests/output.ts";
@@ -22,6 +22,7 @@ const flags = defineFlags(
     "gateway-probe-seconds": { type: "string", default: "3", description: "Seconds between gateway probes", schema: V.wholeNumber(1, "seconds") },
     "gateway-service-type": { type: "string", default: "LoadBalancer", description: "Gateway Service type: LoadBalancer, NodePort or ClusterIP", schema: V.oneOf(GATEWAY_SERVICE_TYPES) },
     "service-mirror-credentials": { type: "boolean", default: true, description: `Include the remote access account ${DEFAULT_REMOTE_ACCESS_SA}` },
+    ...REMOTE_ACCESS_FLAGS,
     "identity-trust-domain": {
       type: "string",
       description: "Linkerd's identity trust domain (default: from linkerd-config; cluster.local with --ignore-cluster)",
@@ -48,6 +49,7 @@ export default command(meta("install"), flags, async (f, g) => {
     remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
     localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha) } : null,
     sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
+    remoteAccess: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
     version: pkg.version,
     ignoreCluster: f.ignoreCluster,
     kubeconfig: g.kubeconfig,

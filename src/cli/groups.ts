@@ -38,3 +38,17 @@ export const durationFlag = (o: { default: string; description: string; alias?: 
     description: o.description,
     schema: v.pipe(v.string(), v.trim(), duration(o)),
   }) as const;
+
+/** What a remote-access account may do beyond mirroring (`mc install`, `mc allow`); see docs/decisions.md. */
+export const REMOTE_ACCESS_FLAGS = {
+  "endpoint-slices-access": {
+    type: "boolean",
+    default: false,
+    description: "Also let the account list and watch EndpointSlices (for a controller run with --enable-endpoint-slices)",
+  },
+  "remote-discovery-access": {
+    type: "boolean",
+    default: false,
+    description: "Also grant the reads Linkerd's destination controller makes for remote discovery (pods, replicasets, jobs, EndpointSlices, Servers)",
+  },
+} as const;

@@ -8,6 +8,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { UserError } from "../errors.ts";
 import type { LinkOptions } from "../linker/link.ts";
 import type { OutputFormat } from "../manifests/output.ts";
+import { CONTROLLER_RESOURCES as R, type ContainerResources } from "../manifests/service-mirror.ts";
 import type { LinkSpecOptions } from "../model/link.ts";
 import * as N from "../model/names.ts";
 import * as V from "../model/values.ts";
@@ -53,6 +54,10 @@ export const LINK_FLAGS = defineFlags(
     "log-level": { type: "string", default: "info", description: "Controller log level: error, warn, info, debug, trace", schema: V.oneOf(LOG_LEVELS) },
     "log-format": { type: "string", default: "plain", description: "Controller log format: plain or json", schema: V.oneOf(["plain", "json"] as const) },
     "service-mirror-retry-limit": { type: "string", default: "3", description: "Times the controller retries a failing service before giving up", schema: V.wholeNumber(0, "retries") },
+    "controller-cpu-request": { type: "string", default: R.requests.cpu, description: "CPU the controller's container requests (empty: none)", schema: V.quantity("100m") },
+    "controller-cpu-limit": { type: "string", default: R.limits.cpu, description: "CPU limit of the controller's container (empty: none)", schema: V.quantity("1") },
+    "controller-memory-request": { type: "string", default: R.requests.memory, description: "Memory the controller's container requests (empty: none)", schema: V.quantity("128Mi") },
+    "controller-memory-limit": { type: "string", default: R.limits.memory, description: "Memory limit of the controller's container, ~240 MB at 10,000 mirrors (empty: none)", schema: V.quantity("512Mi") },
     ha: { type: "boolean", default: false, description: "3 controller replicas with anti-affinity and a disruption budget" },
     "enable-endpoint-slices": { type: "boolean", default: false, description: "The controller reads the target's EndpointSlices instead of its Endpoints (mc serve --enable-endpoint-slices)" },
     "fast-failure-detection": {
@@ -90,6 +95,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
             ha: f.ha,
             enableEndpointSlices: f.enableEndpointSlices,
             ...(f.fastFailureDetection && { fastFailureDetection: true }),
+            resources: controllerResources(f),
           }
         : f.controller === "shared"
           ? "shared"
@@ -99,6 +105,20 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     context: g.context,
   };
   return { options, output: f.output };
+}
+
+/** The controller container's requests and limits from the four flags; a request above its limit is refused (the API server would). */
+function controllerResources(f: { controllerCpuRequest: string; controllerCpuLimit: string; controllerMemoryRequest: string; controllerMemoryLimit: string }): ContainerResources {
+  for (const [what, request, limit] of [
+    ["cpu", f.controllerCpuRequest, f.controllerCpuLimit],
+    ["memory", f.controllerMemoryRequest, f.controllerMemoryLimit],
+  ] as const) {
+    if (request && limit && V.quantityValue(request)! > V.quantityValue(limit)!) {
+      throw new UserError(`--controller-${what}-request: must not exceed --controller-${what}-limit (${limit}), got ${JSON.stringify(request)}`);
+    }
+  }
+  const set = (cpu: string, memory: string) => ({ ...(cpu && { cpu }), ...(memory && { memory }) });
+  return { requests: set(f.controllerCpuRequest, f.controllerMemoryRequest), limits: set(f.controllerCpuLimit, f.controllerMemoryLimit) };
 }
 
 /** What `mc link --cluster-name C` uses when given no other flags (for in-process callers: demo, bench). */

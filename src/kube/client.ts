@@ -1,6 +1,7 @@
 // KubeClient: a small typed facade over one cluster — get/list/create/update/patch/delete/watch of
 // any resource named by apiVersion + kind + plural, each call with a timeout, each failure a
 // KubeError naming verb and target. No discovery round-trips: callers say what they mean.
+import { allows, type AccessRule } from "../model/access.ts";
 import { describeTarget, kubeError, type KubeVerb } from "./kube-error.ts";
 import { requestJson, requestStream, type Query, type RawRequest, type Transport } from "./transport.ts";
 import type { KubeList, KubeObject, ResourceType, WatchEvent } from "./types.ts";
@@ -70,6 +71,15 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
 };
 
+/** A call outside a restricted client's access table: a bug in mc (the table and the code drifted apart), never retried. */
+export class AccessTableError extends Error {
+  readonly isRetryable = false;
+  constructor(message: string) {
+    super(message);
+    this.name = "AccessTableError";
+  }
+}
+
 export class KubeClient {
   constructor(
     /** The name used in messages (`… on east`): the Link's cluster name or the context. */
@@ -78,6 +88,8 @@ export class KubeClient {
     readonly namespace: string,
     private readonly transport: Transport,
     readonly timeoutMs = 30_000,
+    /** Only these calls are made (restrictedTo); undefined: any. */
+    private readonly access?: { rules: readonly AccessRule[]; table: string },
   ) {}
 
   get server(): string {
@@ -86,7 +98,15 @@ export class KubeClient {
 
   /** The same connection under another display name (e.g. the Link's target cluster name). */
   named(cluster: string): KubeClient {
-    return new KubeClient(cluster, this.namespace, this.transport, this.timeoutMs);
+    return new KubeClient(cluster, this.namespace, this.transport, this.timeoutMs, this.access);
+  }
+
+  /**
+   * The same connection, making only the calls `rules` grant (RBAC's matching): any other call
+   * throws AccessTableError before a request is sent. `table` names where the rules are written.
+   */
+  restrictedTo(rules: readonly AccessRule[], table: string): KubeClient {
+    return new KubeClient(this.cluster, this.namespace, this.transport, this.timeoutMs, { rules, table });
   }
 
   get<T = KubeObject>(res: ResourceType, namespace: string | undefined, name: string, opts: CallOptions = {}): Promise<T> {
@@ -146,6 +166,7 @@ export class KubeClient {
   async watch<T = KubeObject>(res: ResourceType, opts: WatchOptions = {}): Promise<WatchStream<T>> {
     const namespace = res.namespaced ? opts.namespace : undefined;
     const target = describeTarget({ plural: res.plural, cluster: this.cluster, namespace });
+    this.checkAccess("watch", res, res.plural, undefined, target);
     const stream = await requestStream(this.transport, {
       verb: "watch",
       target,
@@ -184,6 +205,13 @@ export class KubeClient {
     });
   }
 
+  private checkAccess(verb: KubeVerb, res: ResourceType, resource: string, name: string | undefined, target: string): void {
+    if (!this.access) return;
+    const group = res.apiVersion.includes("/") ? res.apiVersion.slice(0, res.apiVersion.indexOf("/")) : "";
+    if (allows(this.access.rules, { verb, group, resource, ...(name !== undefined && { name }) })) return;
+    throw new AccessTableError(`${verb} ${target}: not in mc's access table for this cluster (${this.access.table}); this is a bug in mc`);
+  }
+
   private ns(res: ResourceType, namespace: string | undefined): string | undefined {
     return res.namespaced ? namespace || this.namespace : undefined;
   }
@@ -199,9 +227,15 @@ export class KubeClient {
   ): Promise<T> {
     const sub = opts.subresource ? `/${opts.subresource}` : "";
     const plural = opts.subresource ? `${res.plural}/${opts.subresource}` : res.plural;
+    const target = describeTarget({ plural, cluster: this.cluster, namespace, name: targetName });
+    try {
+      this.checkAccess(verb, res, plural, name, target);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return requestJson<T>(this.transport, {
       verb,
-      target: describeTarget({ plural, cluster: this.cluster, namespace, name: targetName }),
+      target,
       method,
       path: resourcePath(res, namespace, name) + (name !== undefined ? sub : ""),
       query: opts.query,

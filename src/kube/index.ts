@@ -3,7 +3,7 @@
 // backoff, the work queue and waiting are src/runtime's.
 export { connect, connectFromSecret, connectInCluster, connectKubeconfigText, loadKubeconfig, REMOTE_KUBECONFIG_SECRET_TYPE, SERVICE_ACCOUNT_DIR } from "./connect.ts";
 export type { ConnectOptions, SecretConnectOptions } from "./connect.ts";
-export { KubeClient, FIELD_MANAGER, resourcePath } from "./client.ts";
+export { AccessTableError, KubeClient, FIELD_MANAGER, resourcePath } from "./client.ts";
 export type { CallOptions, DeleteOptions, ListOptions, PatchOptions, PatchType, WatchOptions, WatchStream, WriteOptions } from "./client.ts";
 export {
   AlreadyExistsError,

@@ -12,6 +12,8 @@ export type InformerStatus =
   | { state: "listing" }
   | { state: "watching"; resourceVersion: string }
   | { state: "backoff"; attempt: number; delayMs: number; error: KubeError }
+  /** Given up for good: an error retrying cannot fix (the informer lists and watches no more). */
+  | { state: "failed"; error: Error }
   | { state: "stopped" };
 
 export interface InformerCounters {

@@ -7,7 +7,7 @@
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "../runtime/backoff.ts";
 import { ObjectCache, type ReadonlyCache } from "./cache.ts";
-import type { KubeClient, WatchStream } from "./client.ts";
+import { AccessTableError, type KubeClient, type WatchStream } from "./client.ts";
 import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
 import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
@@ -159,6 +159,13 @@ export class Informer<T extends KubeObject = KubeObject> {
         throw kubeError({ verb: "watch", target: this.what, code: 0, reason: "Unreachable", detail: "stream closed by the server" });
       } catch (err) {
         if (this.stopped) break;
+        if (err instanceof AccessTableError) {
+          // A bug, not a cluster problem: retrying would only hide it.
+          this.log.error(err.message);
+          this.rejectSynced(err);
+          this.setStatus({ state: "failed", error: err });
+          break;
+        }
         const error = toKubeError(err, needList ? "list" : "watch", this.what);
         if (isTooLargeResourceVersion(error)) {
           // The server is behind what we saw: it restarted or was restored. Our resume point means nothing there.

@@ -5,6 +5,7 @@ import { UserError } from "../errors.ts";
 import { connect, isNotFound, resources } from "../kube/index.ts";
 import { renderAllow, renderInstall, type InstallOptions } from "../manifests/install.ts";
 import type { Manifest } from "../manifests/meta.ts";
+import type { RemoteAccessOptions } from "../manifests/remote-access.ts";
 import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN, defaultImage } from "../model/names.ts";
 import { readLinkerdConfig } from "./target.ts";
 
@@ -43,11 +44,7 @@ export async function buildInstall(o: BuildInstallOptions): Promise<Manifest[]> 
   return renderInstall({ ...o, trustDomain });
 }
 
-export interface BuildAllowOptions extends ClusterAccess {
-  namespace: string;
-  serviceAccount: string;
-  version: string;
-}
+export interface BuildAllowOptions extends ClusterAccess, RemoteAccessOptions {}
 
 export async function buildAllow(o: BuildAllowOptions): Promise<Manifest[]> {
   if (!o.ignoreCluster) {

@@ -9,6 +9,9 @@ export type GatewayServiceType = "LoadBalancer" | "NodePort" | "ClusterIP";
 export const GATEWAY_SERVICE_TYPES: readonly GatewayServiceType[] = ["LoadBalancer", "NodePort", "ClusterIP"];
 
 export const PAUSE_IMAGE = "registry.k8s.io/pause:3.2";
+/** The gateway's pause container: a process that sleeps (well under 1 MB). */
+const PAUSE_RESOURCES = { requests: { cpu: "10m", memory: "8Mi" }, limits: { cpu: "100m", memory: "32Mi" } };
+
 /** UID/GID of Linkerd's gateway and controller containers. */
 export const LINKERD_UID = 2103;
 export const PROBE_PATH = "/ready";
@@ -62,7 +65,8 @@ export function renderGateway(gw: GatewayOptions, c: Context): Manifest[] {
           spec: {
             ...(gw.ha && { affinity: antiAffinity(pods) }),
             automountServiceAccountToken: false,
-            containers: [{ name: "pause", image: PAUSE_IMAGE, securityContext: restrictedContainer(LINKERD_UID) }],
+            // The pause container only holds the pod for the proxy (sized by Linkerd's own annotations): it needs next to nothing.
+            containers: [{ name: "pause", image: PAUSE_IMAGE, securityContext: restrictedContainer(LINKERD_UID), resources: structuredClone(PAUSE_RESOURCES) }],
             securityContext: { seccompProfile: { type: "RuntimeDefault" } },
             serviceAccountName: GATEWAY_NAME,
           },

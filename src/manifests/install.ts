@@ -3,12 +3,13 @@
 // source cluster needs too); then, for a source, the local service mirror (as Linkerd's chart)
 // and, with `--shared-controller`, the one controller that serves every Link. Pure: options in,
 // objects out, in apply order.
+import type { TargetAccessModes } from "../model/access.ts";
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
 import { renderLinkCrd } from "./crd.ts";
 import { renderGateway, type GatewayOptions } from "./gateway.ts";
 import { renderLocalMirror, type LocalMirrorOptions } from "./local-mirror.ts";
 import { createdBy, extensionLabels, type Manifest } from "./meta.ts";
-import { renderRemoteAccess } from "./remote-access.ts";
+import { renderRemoteAccess, type RemoteAccessOptions } from "./remote-access.ts";
 import type { ControllerOptions } from "./service-mirror.ts";
 import { renderSharedController } from "./shared-controller.ts";
 
@@ -21,6 +22,8 @@ export interface InstallOptions {
   gateway: GatewayOptions | null;
   /** Remote-access ServiceAccounts to create; empty with `--service-mirror-credentials=false`. */
   remoteAccessAccounts: string[];
+  /** What they may do beyond mirroring (`--endpoint-slices-access`, `--remote-discovery-access`); default nothing more. */
+  remoteAccess?: TargetAccessModes;
   /** mc's version, for `linkerd.io/created-by`. */
   version: string;
   /** The local service mirror; absent or null: none (`--local-service-mirror=false`). */
@@ -39,7 +42,7 @@ export function renderInstall(o: InstallOptions): Manifest[] {
   return [
     renderNamespace(o.namespace),
     ...(o.gateway ? renderGateway(o.gateway, context) : []),
-    ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version })),
+    ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version, access: o.remoteAccess })),
     renderLinkCrd(createdBy(o.version)),
     ...(o.localMirror ? renderLocalMirror({ ...o.localMirror, namespace: o.namespace, version: o.version }) : []),
     ...(o.sharedController ? renderSharedController({ controller: o.sharedController, namespace: o.namespace, version: o.version }) : []),
@@ -47,6 +50,6 @@ export function renderInstall(o: InstallOptions): Manifest[] {
 }
 
 /** `mc allow`: the namespace and one more remote-access account (SPEC §8). */
-export function renderAllow(o: { namespace: string; serviceAccount: string; version: string }): Manifest[] {
+export function renderAllow(o: RemoteAccessOptions): Manifest[] {
   return [renderNamespace(o.namespace), ...renderRemoteAccess(o)];
 }

@@ -12,6 +12,7 @@ import { createWriter, getIfExists, resources, type Informer, type KubeClient, t
 import { systemClock, WorkQueue, type BackoffOptions, type Clock, type Priority } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
+import { controllerAccess } from "../model/access.ts";
 import type { Link } from "../model/link.ts";
 import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/names.ts";
 import type { GatewayProber, ProberFactory } from "../prober/types.ts";
@@ -146,7 +147,9 @@ export class MirrorController {
     });
     this.synced.catch(() => {});
 
-    this.informers = createSources({ link, local: opts.local, remote: opts.remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
+    // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
+    const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: opts.enableEndpointSlices }), "src/model/access.ts");
+    this.informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
     this.remoteSlices = this.informers.remoteEndpointSlices && new RemoteSlices(this.informers.remoteEndpointSlices);
     const services = new LocalView(this.informers.services, byHeadlessMirror(c));
     const endpoints = new LocalView(this.informers.endpoints);
@@ -183,7 +186,7 @@ export class MirrorController {
       },
       writer: {
         execute: createExecutor({ writer, services, endpoints, metrics: this.metrics, cluster: c }),
-        remoteEvent: eventRecorder(createWriter(opts.remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
+        remoteEvent: eventRecorder(createWriter(remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
         localEvent: eventRecorder(writer, serviceMirrorName(c), this.clock, this.log),
       },
       outcomes: this.outcomes,

@@ -151,3 +151,23 @@ export const controllerChoice = v.pipe(
     return NEVER;
   }),
 );
+
+const QUANTITY = /^([+]?)(\d+(\.\d*)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+)?$/;
+const SCALE: Record<string, number> = { m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+
+/** A Kubernetes quantity's value (`512Mi` → 536870912, `100m` → 0.1); undefined when it is none. */
+export function quantityValue(text: string): number | undefined {
+  const m = QUANTITY.exec(text);
+  if (!m) return undefined;
+  const unit = m[4] ?? "";
+  const scale = /^[eE]/.test(unit) ? 10 ** Number(unit.slice(1)) : SCALE[unit];
+  return scale === undefined ? undefined : Number(m[2]) * scale;
+}
+
+/** A Kubernetes quantity (`100m`, `1`, `512Mi`), or "" for not set. */
+export const quantity = (example: string) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((s) => s === "" || quantityValue(s) !== undefined, `must be a Kubernetes quantity such as ${example} (or empty: not set)`),
+  );

@@ -28,7 +28,9 @@ test("a deleted remote-access ClusterRoleBinding on the target fails remote acce
   expect(got).toEqual(Object.fromEntries(checks.map((x) => [x.id, x.id === "remote-access" ? "error" : skipped.includes(x.id) ? "skipped" : "success"])));
   const failed = checks.find((x) => x.id === "remote-access")!;
   expect(failed.description).toBe("remote cluster access credentials are valid");
-  expect(failed.details).toEqual(["east: the credentials may not get, list, watch services (apply mc install or mc allow on the target, then mc link again)"]);
+  expect(failed.details).toEqual([
+    "east: the credentials may not list, watch services; list, watch endpoints; create events; get configmaps linkerd-config (apply mc install or mc allow on the target, then mc link again)",
+  ]);
   expect(table.stdout).toContain("× remote cluster access credentials are valid\n");
   expect(table.stdout).toContain(`see ${failed.hint} for hints\n`);
   expect(table.stdout).toContain('- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)');

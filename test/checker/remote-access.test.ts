@@ -8,6 +8,8 @@ import { connectKubeconfigText, type KubeClient } from "../../src/kube/index.ts"
 import { link } from "./fixtures.ts";
 
 const reviews: string[] = [];
+/** What the fake target denies: `verb resource`. */
+let deny = new Set<string>();
 const denying = Bun.serve({
   hostname: "127.0.0.1",
   port: 0,
@@ -15,10 +17,11 @@ const denying = Bun.serve({
     const url = new URL(req.url);
     if (url.pathname === "/version") return Response.json({ major: "1", minor: "32" });
     if (url.pathname.endsWith("/selfsubjectaccessreviews")) {
-      const body = (await req.json()) as { spec: { resourceAttributes: { verb: string } } };
-      const verb = body.spec.resourceAttributes.verb;
-      reviews.push(verb);
-      return Response.json({ ...body, status: { allowed: verb === "get", reason: verb === "get" ? "" : "no RBAC rule" } }, { status: 201 });
+      const body = (await req.json()) as { spec: { resourceAttributes: { verb: string; resource: string; group: string; name?: string; namespace?: string } } };
+      const a = body.spec.resourceAttributes;
+      reviews.push(`${a.verb} ${a.resource}${a.group ? `.${a.group}` : ""}${a.name ? ` ${a.namespace}/${a.name}` : ""}`);
+      const allowed = !deny.has(`${a.verb} ${a.resource}`);
+      return Response.json({ ...body, status: { allowed, reason: allowed ? "" : "no RBAC rule" } }, { status: 201 });
     }
     return new Response("{}", { status: 404 });
   },
@@ -40,14 +43,31 @@ async function run(remote: () => Promise<KubeClient>) {
 }
 
 describe("remote cluster access credentials", () => {
+  test("every verb and resource the controller and mc check need is reviewed: the table the ClusterRole is rendered from", async () => {
+    reviews.length = 0;
+    deny = new Set();
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
+    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config"]);
+    expect(report.results[0]!.status).toBe("success");
+  });
+
   test("credentials that may not list and watch services fail, naming the verbs denied", async () => {
+    deny = new Set(["list services", "watch services"]);
     const { report, ctx } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
-    expect(reviews.sort()).toEqual(["get", "list", "watch"]);
     expect(report.results[0]).toMatchObject({
       status: "error",
       details: ["east: the credentials may not list (no RBAC rule), watch (no RBAC rule) services (apply mc install or mc allow on the target, then mc link again)"],
     });
     expect(ctx.remotes.size).toBe(0);
+  });
+
+  test("credentials that may read services but not their Endpoints, nor write Events, fail too", async () => {
+    deny = new Set(["watch endpoints", "create events"]);
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
+    expect(report.results[0]).toMatchObject({
+      status: "error",
+      details: ["east: the credentials may not watch (no RBAC rule) endpoints; create (no RBAC rule) events (apply mc install or mc allow on the target, then mc link again)"],
+    });
   });
 
   test("an unreachable target API fails with the one-line connection error", async () => {

@@ -26,8 +26,8 @@ import { applyObjects } from "./apply.ts";
 import { fakeLinkerd } from "./linkerd.ts";
 
 export const NS = DEFAULT_NAMESPACE;
-/** Probe period and threshold written into each Link: a dead gateway shows within ~100 ms. */
-export const PROBE_PERIOD = "50ms";
+/** Probe period and threshold written into each Link: the floor (1s), so a dead gateway shows within ~1.1 s. */
+export const PROBE_PERIOD = "1s";
 
 /** A loopback gateway answering the probe path with 200 until killed. */
 export interface FakeGateway {

@@ -1,8 +1,10 @@
-// Checks 3–4: each Link's credentials reach its target and may read services there, and both
-// clusters' Linkerd control planes trust a common anchor.
+// Checks 3–4: each Link's credentials reach its target and may do there everything the
+// controller and mc check need (src/model/access.ts), and both clusters' Linkerd control planes
+// trust a common anchor.
 import { formatError } from "../../errors.ts";
 import type { KubeClient, KubeObject, ResourceType } from "../../kube/index.ts";
 import { readLinkerdConfig } from "../../linker/target.ts";
+import { accessAttributes, TARGET_ACCESS, type AccessAttributes } from "../../model/access.ts";
 import type { Link } from "../../model/link.ts";
 import { compareAnchors } from "../anchors.ts";
 import type { CheckContext } from "../context.ts";
@@ -15,27 +17,37 @@ const selfSubjectAccessReview: ResourceType = {
   namespaced: false,
 };
 
-/** What the controller does with target services; a review per verb, across all namespaces. */
-export const REMOTE_VERBS = ["get", "list", "watch"] as const;
+/** Every (verb, resource) `mc serve` and `mc check` need on the target: the table the remote-access ClusterRole is rendered from. */
+export const REMOTE_NEEDS: readonly AccessAttributes[] = accessAttributes([...TARGET_ACCESS.mirror, ...TARGET_ACCESS.check]);
 
 interface Review extends KubeObject {
   status?: { allowed?: boolean; reason?: string };
 }
 
-/** "" when the target answers and allows every verb on services; else the one-line problem. */
-async function accessProblem(remote: KubeClient): Promise<string> {
+/** `services`, `endpointslices.discovery.k8s.io`, `configmaps linkerd-config`. */
+const what = (a: AccessAttributes) => `${a.group ? `${a.resource}.${a.group}` : a.resource}${a.name ? ` ${a.name}` : ""}`;
+
+/** "" when the target answers and allows everything in REMOTE_NEEDS; else the one-line problem. */
+async function accessProblem(remote: KubeClient, link: Link): Promise<string> {
   await remote.getPath("/version");
-  const denied: string[] = [];
-  for (const verb of REMOTE_VERBS) {
+  // Denied verbs by what they are on, in the table's order: `list, watch services; create events`.
+  const denied = new Map<string, string[]>();
+  for (const need of REMOTE_NEEDS) {
+    // A named object (linkerd-config) is asked for where it lives; everything else across all namespaces.
+    const namespace = need.name ? link.targetClusterLinkerdNamespace : "";
     const review = await remote.create<Review>(selfSubjectAccessReview, {
       apiVersion: selfSubjectAccessReview.apiVersion,
       kind: selfSubjectAccessReview.kind,
       metadata: {},
-      spec: { resourceAttributes: { verb, group: "", resource: "services" } },
+      spec: { resourceAttributes: { verb: need.verb, group: need.group, resource: need.resource, namespace, ...(need.name && { name: need.name }) } },
     });
-    if (review.status?.allowed !== true) denied.push(`${verb}${review.status?.reason ? ` (${review.status.reason})` : ""}`);
+    if (review.status?.allowed === true) continue;
+    const verbs = denied.get(what(need)) ?? [];
+    verbs.push(`${need.verb}${review.status?.reason ? ` (${review.status.reason})` : ""}`);
+    denied.set(what(need), verbs);
   }
-  return denied.length ? `the credentials may not ${denied.join(", ")} services (apply mc install or mc allow on the target, then mc link again)` : "";
+  const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
+  return list ? `the credentials may not ${list} (apply mc install or mc allow on the target, then mc link again)` : "";
 }
 
 export const remoteAccess: Check<CheckContext> = {
@@ -56,7 +68,7 @@ export const remoteAccess: Check<CheckContext> = {
           return { ok: false, line: `${c}: ${formatError(err)}` };
         }
         try {
-          const problem = await accessProblem(remote);
+          const problem = await accessProblem(remote, link);
           if (problem) return { ok: false, line: `${c}: ${problem}` };
         } catch (err) {
           return { ok: false, line: `${c}: ${formatError(err)}` };
