@@ -18,7 +18,7 @@ import { Rig, type Counts, type Replica } from "./rig.ts";
 const SEED = Number(process.env.MC_FAULT_SEED ?? "12");
 const SERVICES = Number(process.env.MC_FAULT_SERVICES ?? "200");
 const PHASE_MS = Number(process.env.MC_FAULT_PHASE_MS ?? "2000");
-/** The gateway flaps this often (the 2 s; shorter only for the debug re-run). */
+/** The gateway flaps this often (the 2 s; at least the probe period's floor, 1s, plus jitter). */
 const FLAP_MS = Number(process.env.MC_FAULT_FLAP_MS ?? "2000");
 
 let rig: Rig;

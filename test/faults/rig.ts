@@ -57,7 +57,7 @@ export class Rig {
 
   static async start(o: RigOptions): Promise<Rig> {
     const exports = { east: [] as string[] };
-    const setup = await multiclusterSetup({ enforceRbac: true, durable: true, startControllers: false, exports, probe: { period: "200ms", failureThreshold: "1", timeout: "1s" } });
+    const setup = await multiclusterSetup({ enforceRbac: true, durable: true, startControllers: false, exports, probe: { period: "1s", failureThreshold: "1", timeout: "1s" } });
     const target = setup.targets.get(LINK)!;
     for (const ns of NAMESPACES.slice(1)) for (const sb of [setup.west, target.sandbox]) applyObjects(sb, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }]);
     seedServices(target.sandbox, seededRandom(o.seed), o.services);
@@ -89,9 +89,9 @@ export class Rig {
   async startReplica(identity: string, o: { lead?: boolean } = {}): Promise<Replica> {
     const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
     const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct", `--identity=${identity}`];
-    // A key that keeps failing is given up after the requeue limit until the next refresh: short here, 1m by default.
+    // A key that keeps failing is given up after the requeue limit until the next refresh: the floor (10s) here, 1m by default.
     if (debugLogs) args.push("--log-level=debug");
-    args.push("--endpoint-refresh-period=2s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
+    args.push("--endpoint-refresh-period=10s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
     const ready = o.lead ? /synced with east/ : /campaigning for lease/;
     const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1" } });
     const admin = /admin server listening on (\S+)/.exec(run.stderr())?.[1] ?? "";

