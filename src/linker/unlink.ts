@@ -1,11 +1,12 @@
 // `mc unlink`: find, in the source cluster, every object `mc link` (and its controller) made for
 // one link, and every mirror of that cluster, so `kubectl delete -f -` removes exactly those
-// (SPEC §8). What to look for comes from the link renderer (owned.ts); each candidate is read
-// and kept only if it is there and carries the labels (or type) mc gave it, so another link's
-// objects and same-named foreign ones stay. Mirrors of both kinds (gateway and remote discovery)
-// carry the cluster's label; federated Services whose only member is this cluster are deleted
-// too, while those with other members keep theirs — `kubectl delete` cannot remove one member,
-// so the other members' controllers drop it once the Link is gone (`membersLeft` says which).
+// (SPEC §8), under its target's name or any earlier one (the Link's uid is on every mirror its
+// controller made). What to look for comes from the link renderer (owned.ts); each candidate is
+// read and kept only if it is there and carries the labels (or type) mc gave it, so another
+// link's objects and same-named foreign ones stay. Mirrors of both kinds (gateway and remote
+// discovery) carry the cluster's label; federated Services whose only member is this cluster are
+// deleted too, while those with other members keep theirs — `kubectl delete` cannot remove one
+// member, so the other members' controllers drop it once the Link is gone (`membersLeft` says which).
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";
@@ -37,7 +38,7 @@ export interface UnlinkPlan {
 const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "Endpoints", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
 
 export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<UnlinkPlan> {
-  await requireLink(client, o);
+  const link = await requireLink(client, o);
   const c = o.clusterName;
   const candidates = linkObjects(o).filter((x) => !o.onlyController || x.part === "controller");
   const found = new Map<string, ObjectRef>();
@@ -60,14 +61,20 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
   );
   if (!o.onlyController) {
     const mine = `${L.MIRRORED_SERVICE}=true,${L.CLUSTER_NAME}=${c}`;
-    const [secrets, services, endpoints] = await Promise.all([
+    // And whatever this Link's controller made under any other target name (the Link was renamed): its uid is on them.
+    const uid = link.metadata.uid;
+    const made = uid ? `${L.LINK_UID}=${uid}` : undefined;
+    const none = { items: [] as KubeObject[] };
+    const [secrets, services, endpoints, madeServices, madeEndpoints] = await Promise.all([
       client.list(resources.secret, { namespace: o.linkerdNamespace, labelSelector: `${L.MC_CLUSTER_NAME}=${c}` }),
       client.list(resources.service, { labelSelector: mine }),
       client.list(resources.endpoints, { labelSelector: mine }),
+      made ? client.list(resources.service, { labelSelector: made }) : none,
+      made ? client.list(resources.endpoints, { labelSelector: made }) : none,
     ]);
     for (const s of secrets.items) add(s, resources.secret);
-    for (const s of services.items) add(s, resources.service);
-    for (const e of endpoints.items) add(e, resources.endpoints);
+    for (const s of [...services.items, ...madeServices.items]) add(s, resources.service);
+    for (const e of [...endpoints.items, ...madeEndpoints.items]) add(e, resources.endpoints);
     const federated = await client.list(resources.service, { labelSelector: `${L.MIRRORED_SERVICE}=true,!${L.CLUSTER_NAME}` });
     for (const svc of federated.items) {
       const verdict = federatedVerdict(svc, c);
@@ -101,11 +108,10 @@ function ownershipProblem(cand: LinkObject, obj: KubeObject & { type?: string },
   return wrong ? `is not labelled ${wrong[0]}=${wrong[1]}` : "";
 }
 
-/** The Link must exist; if not, say which ones do. */
-async function requireLink(client: KubeClient, o: UnlinkOptions): Promise<void> {
+/** The Link must exist (it is returned); if not, say which ones do. */
+async function requireLink(client: KubeClient, o: UnlinkOptions): Promise<KubeObject> {
   try {
-    await client.get(linkResource, o.namespace, o.clusterName);
-    return;
+    return await client.get<KubeObject>(linkResource, o.namespace, o.clusterName);
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }

@@ -8,7 +8,7 @@
 // (federated-reconcile.ts) when the Link has a federatedServiceSelector; a Link with no target
 // cluster (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
 import { formatError } from "../errors.ts";
-import { createWriter, getIfExists, resources, type Informer, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { createWriter, getIfExists, resources, type Informer, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock, type Priority } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
@@ -31,7 +31,8 @@ import { byHeadlessMirror, type Svc } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { RemoteSlices } from "./remote-slices.ts";
 import { allInformers, allKeys, createSources, federatedKeys, liveKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
-import { GATEWAY_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
+import { sweepRenamed } from "./renamed.ts";
+import { GATEWAY_KEY, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
 
 export interface MirrorControllerOptions {
@@ -101,6 +102,7 @@ export class MirrorController {
   private readonly deps: ReconcileDeps;
   private readonly federatedDeps: FederatedDeps | undefined;
   private readonly unsubscribe: Array<() => void> = [];
+  private readonly writer: Writer;
   private readonly gatewayRef: { namespace: string; name: string };
   private readonly views: Array<LocalView<KubeObject>>;
   /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
@@ -126,6 +128,7 @@ export class MirrorController {
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log ?? logger(`mirror:${c}`);
     const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
+    this.writer = writer;
     const { link } = opts;
     this.status = new LinkStatusWriter({
       writer,
@@ -282,6 +285,7 @@ export class MirrorController {
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
     for (const k of this.federated.keys()) this.enqueue(k);
     this.enqueue(STATUS_KEY);
+    this.enqueue(RENAMED_KEY);
     if (!this.opts.manual) this.queue.start();
     this.prober?.start();
     this.scheduleRefresh();
@@ -321,6 +325,7 @@ export class MirrorController {
     if (!this.hasSynced) return;
     this.enqueueAll();
     this.enqueue(STATUS_KEY); // a status write that failed for good gets another chance
+    this.enqueue(RENAMED_KEY); // and so does a sweep of the mirrors of earlier target names
   }
 
   /**
@@ -372,7 +377,8 @@ export class MirrorController {
       else if (key === STATUS_KEY) {
         await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
         await this.status.writeFederated(this.federated.all());
-      } else {
+      } else if (key === RENAMED_KEY) await sweepRenamed({ local: this.opts.local, writer: this.writer, link: this.link, metrics: this.metrics, log: this.log });
+      else {
         await reconcileService(this.deps, key);
         if (this.federatedDeps) await reconcileFederated(this.federatedDeps, key);
       }
@@ -383,7 +389,7 @@ export class MirrorController {
   }
 
   private gaveUp(key: MirrorKey, err: unknown): void {
-    if (key === GATEWAY_KEY || key === STATUS_KEY) return;
+    if (key === GATEWAY_KEY || key === STATUS_KEY || key === RENAMED_KEY) return;
     this.outcomes.record(key, { state: "problem", problem: { reason: "Error", message: formatError(err) } });
   }
 }

@@ -3,7 +3,7 @@
 // remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
 // objects in, plain objects out (SPEC §5.4–§5.12).
 import { isSelectedBy, type Link } from "../model/link.ts";
-import { CLUSTER_NAME, REMOTE_GATEWAY_IDENTITY } from "../model/labels.ts";
+import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../model/names.ts";
 import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
 import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
@@ -111,7 +111,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
       out.remoteEvent = { reason: "ServiceMirroringSkipped", message: MISSING_NAMESPACE_MESSAGE };
       return out;
     }
-    out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster) } };
+    out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster, link.uid) } };
   }
   const invalid = invalidTarget(svc, out.mirrorName, cluster);
   if (invalid) {
@@ -121,7 +121,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     return out;
   }
   const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
-  const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster);
+  const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster, link.uid);
   const labels = mode === "remote-discovery" ? remoteDiscoveryLabels(copied, cluster, key.name) : copied;
   const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, {
     fqName,
@@ -191,7 +191,7 @@ export function desiredGatewayMirror(link: Link, gateway: ResolvedGateway | null
     metadata: {
       name: probeService,
       namespace,
-      labels: { [CLUSTER_NAME]: link.targetClusterName },
+      labels: { [CLUSTER_NAME]: link.targetClusterName, ...(link.uid && { [LINK_UID]: link.uid }) },
       annotations: gateway.identity ? { [REMOTE_GATEWAY_IDENTITY]: gateway.identity } : {},
     },
     subsets: gatewaySubsets(gateway, ports, true),

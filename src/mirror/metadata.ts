@@ -3,6 +3,7 @@
 // the mirror's own labels and annotations. Pure (SPEC §5.5).
 import {
   CLUSTER_NAME,
+  LINK_UID,
   MIRRORED_SERVICE,
   OPAQUE_PORTS,
   REMOTE_GATEWAY_IDENTITY,
@@ -23,9 +24,9 @@ export function isExcludedKey(key: string, excluded: readonly string[]): boolean
   return false;
 }
 
-/** The labels every mirror object carries. */
-export function ownLabels(cluster: string): Record<string, string> {
-  return { [MIRRORED_SERVICE]: "true", [CLUSTER_NAME]: cluster };
+/** The labels every mirror object carries; the Link's uid when it has one (a Link read from a cluster does). */
+export function ownLabels(cluster: string, linkUid?: string): Record<string, string> {
+  return { [MIRRORED_SERVICE]: "true", [CLUSTER_NAME]: cluster, ...(linkUid && { [LINK_UID]: linkUid }) };
 }
 
 /** Is this object a mirror made for `cluster` (the only objects the mirror updates or deletes)? */
@@ -54,8 +55,8 @@ export function copiedAnnotations(remote: Record<string, string> | undefined, ex
   return out;
 }
 
-export function mirrorLabels(remote: Record<string, string> | undefined, excluded: readonly string[], cluster: string): Record<string, string> {
-  return { ...copiedLabels(remote, excluded), ...ownLabels(cluster) };
+export function mirrorLabels(remote: Record<string, string> | undefined, excluded: readonly string[], cluster: string, linkUid?: string): Record<string, string> {
+  return { ...copiedLabels(remote, excluded), ...ownLabels(cluster, linkUid) };
 }
 
 export function mirrorAnnotations(

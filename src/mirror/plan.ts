@@ -3,7 +3,7 @@
 // so a mirror that is already right costs nothing, and it never touches an object that is not
 // ours: a same-named foreign Service is reported, not overwritten. Pure.
 import { jsonCopy } from "../lib/json-copy.ts";
-import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, REMOTE_RESOURCE_VERSION } from "../model/labels.ts";
+import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, LINK_UID, REMOTE_RESOURCE_VERSION } from "../model/labels.ts";
 import type { EndpointMirror } from "./headless.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProblem, ServiceObject, ServicePort } from "./types.ts";
@@ -123,10 +123,14 @@ export function isHeadless(svc: ServiceObject): boolean {
   return svc.spec?.clusterIP === "None";
 }
 
-/** Which owned parts of a mirror Service differ: labels, annotations, ports, selector. */
+/**
+ * Which owned parts of a mirror Service differ: labels, annotations, ports, selector. The Link-uid
+ * label is written with every write but is never a reason for one (a mirror made before mc wrote
+ * it, or by a Link since re-created, gets it with its next change, not all at once).
+ */
 export function serviceChanges(desired: ServiceObject, actual: ServiceObject, opts: { ignoreResourceVersion?: boolean } = {}): string[] {
   const out: string[] = [];
-  if (!sameMap(desired.metadata.labels, actual.metadata.labels)) out.push("labels");
+  if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   const skip = opts.ignoreResourceVersion ? REMOTE_RESOURCE_VERSION : undefined;
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations, skip)) out.push("annotations");
   if (!samePorts(desired.spec?.ports, actual.spec?.ports)) out.push("ports");
@@ -136,7 +140,7 @@ export function serviceChanges(desired: ServiceObject, actual: ServiceObject, op
 
 export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
   const out: string[] = [];
-  if (!sameMap(desired.metadata.labels, actual.metadata.labels)) out.push("labels");
+  if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
   if (JSON.stringify(normalSubsets(desired.subsets)) !== JSON.stringify(normalSubsets(actual.subsets))) out.push("subsets");
   return out;

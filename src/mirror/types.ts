@@ -82,3 +82,5 @@ export interface MirrorProblem {
 /** Queue keys: `ns/name` of target Services, plus these (no `/`, never a Service key). */
 export const GATEWAY_KEY = "@gateway";
 export const STATUS_KEY = "@status";
+/** Mirrors this Link made under an earlier target name (renamed.ts). */
+export const RENAMED_KEY = "@renamed";

@@ -13,6 +13,13 @@ export const FEDERATED = "mirror.linkerd.io/federated";
 export const MIRRORED_SERVICE = "mirror.linkerd.io/mirrored-service";
 /** Label: the target cluster name, on mirrors and on every per-link controller object. */
 export const CLUSTER_NAME = "mirror.linkerd.io/cluster-name";
+/**
+ * mc's label: the uid of the Link whose controller made a mirror (every mirror object, endpoint
+ * mirrors and the gateway mirror's Endpoints included), so a Link whose target was renamed finds
+ * the mirrors it made under the old name. Under Linkerd's prefix so that no mirror copies it from
+ * a target Service; Linkerd ignores it.
+ */
+export const LINK_UID = "mirror.linkerd.io/link-uid";
 /** Label `"true"` on the probe Service `probe-gateway-<c>`: the gateway mirror, not a service mirror. */
 export const MIRRORED_GATEWAY = "mirror.linkerd.io/mirrored-gateway";
 /** Label on endpoint-mirror Services/Endpoints: the headless mirror they belong to. */

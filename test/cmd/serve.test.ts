@@ -83,7 +83,8 @@ describe("mc serve (subprocess)", () => {
     const [, admin] = await serve.until(/admin server listening on (http:\/\/127\.0\.0\.1:\d+)/, "the admin server");
     await serve.until(/mirrored ns1\/web as ns1\/web-east/, "the mirror");
     const svc = JSON.parse(await ok(west.kubectl, ["get", "service", "web-east", "-n", "ns1", "-o", "json"]));
-    expect(svc.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east" });
+    const linkUid = JSON.parse(await ok(west.kubectl, ["get", "link", "east", "-n", "linkerd-multicluster", "-o", "json"])).metadata.uid;
+    expect(svc.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": linkUid });
     expect(svc.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(["port1:555", "port2:666"]);
     const ep = JSON.parse(await ok(west.kubectl, ["get", "endpoints", "web-east", "-n", "ns1", "-o", "json"]));
     expect(ep.subsets).toEqual([{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "port1", port: 4143, protocol: "TCP" }, { name: "port2", port: 4143, protocol: "TCP" }] }]);

@@ -35,7 +35,7 @@ describe("mirroring an exported Service", () => {
     await ctl.drain();
     expect(writes(pair.west) - before).toBe(2);
     const m = mirror()!;
-    expect(m.metadata.labels).toEqual({ lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east" });
+    expect(m.metadata.labels).toEqual({ lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": ctl.link.uid! });
     expect(m.metadata.annotations).toEqual({
       "mirror.linkerd.io/remote-svc-fq-name": "service-one.ns1.svc.cluster.local",
       "mirror.linkerd.io/remote-resource-version": svc.metadata.resourceVersion!,

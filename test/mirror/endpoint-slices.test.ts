@@ -125,6 +125,7 @@ describe("--enable-endpoint-slices", () => {
       lk: "lv",
       "mirror.linkerd.io/mirrored-service": "true",
       "mirror.linkerd.io/cluster-name": "east",
+      "mirror.linkerd.io/link-uid": ctl.link.uid!,
       "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east",
     });
     const hosts = mirrorEndpoints()!.subsets![0]!.addresses!.map((a) => a.hostname).sort();

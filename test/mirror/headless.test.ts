@@ -59,7 +59,7 @@ describe("headless mirrors", () => {
     const svc = await pair.eastClient.create(resources.service, remoteService({ headless: true, labels: { "mirror.linkerd.io/exported": "true", lk: "lv" } }));
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: pods("pod-0"), headless: true }));
     const ctl = await startController(pair, gateway, { enableHeadless: true });
-    const want = { lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east" };
+    const want = { lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": ctl.link.uid!, "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east" };
     expect(read(pair.west, "services", "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
     expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
     const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { lk: "lv2", tier: "db" } } });

@@ -13,7 +13,7 @@ import type { MirrorController, MirrorControllerOptions } from "../../../src/mir
 import type { EndpointPort, EndpointsObject, ServicePort } from "../../../src/mirror/types.ts";
 import { DEFAULT_NAMESPACE } from "../../../src/model/names.ts";
 import type { LinkFixture } from "../fixtures.ts";
-import { ensureNamespaces, read, startController, startPair, type Pair } from "../harness.ts";
+import { ensureNamespaces, read, readLink, startController, startPair, type Pair } from "../harness.ts";
 
 export const CLUSTER = "remote";
 export const GATEWAY_IP = "192.0.2.127";
@@ -27,6 +27,7 @@ const HEADLESS_OF = "mirror.linkerd.io/headless-mirror-svc-name";
 const RV = "mirror.linkerd.io/remote-resource-version";
 const FQ = "mirror.linkerd.io/remote-svc-fq-name";
 const GATEWAY_IDENTITY = "mirror.linkerd.io/remote-gateway-identity";
+const LINK_UID = "mirror.linkerd.io/link-uid";
 
 /** The Link of most of Linkerd's environments: cluster `remote`, gateway 192.0.2.127:888, identity gateway-identity, default selectors. */
 export const LINK: LinkFixture = { cluster: CLUSTER, gatewayAddress: GATEWAY_IP, gatewayPort: String(GATEWAY_PORT), gatewayIdentity: IDENTITY, probe: { path: "/probe", port: "12345", period: "60s" } };
@@ -90,12 +91,23 @@ export function headlessMirrorEndpoints(name: string, namespace: string, labels:
   return { ...ep, subsets: [{ addresses: hostnames.map((hostname) => ({ hostname, ip: ipOf(hostname) })), ports: epPorts }] };
 }
 
+/**
+ * Labels as Linkerd compares them, after checking mc's one addition: a mirror mc wrote carries
+ * the uid of the Link that made it (issue 16 item 4; test/hardening/ownership.test.ts), here the
+ * environment's one Link; a local fixture mc had no reason to write has none.
+ */
+function linkerdLabels(pair: Pair, labels: Record<string, string> | undefined): Record<string, string> {
+  const { [LINK_UID]: uid, ...rest } = labels ?? {};
+  if (uid !== undefined) expect(uid).toBe(readLink(pair.west, CLUSTER)!.metadata.uid!);
+  return rest;
+}
+
 /** Linkerd's diffServices: name, namespace, annotations and labels must be equal. */
 export function expectService(pair: Pair, want: Expected): KubeObject {
   const got = read(pair.west, "services", want.namespace, want.name);
   expect(got, `Could not find mirrored service with name ${want.name}`).toBeDefined();
   const m = got!.metadata;
-  expect({ name: m.name, namespace: m.namespace, annotations: m.annotations ?? {}, labels: m.labels ?? {} }).toEqual(want);
+  expect({ name: m.name, namespace: m.namespace, annotations: m.annotations ?? {}, labels: linkerdLabels(pair, m.labels) }).toEqual(want);
   return got!;
 }
 
@@ -106,7 +118,7 @@ export function expectEndpoints(pair: Pair, want: ExpectedEndpoints): void {
   const m = got!.metadata;
   const sortHosts = (subsets: EndpointsObject["subsets"]) =>
     (subsets ?? []).map((s) => ({ ...s, ...(s.addresses && { addresses: [...s.addresses].sort((a, b) => (a.hostname ?? a.ip).localeCompare(b.hostname ?? b.ip)) }) }));
-  expect({ name: m.name, namespace: m.namespace, annotations: m.annotations ?? {}, labels: m.labels ?? {}, subsets: sortHosts(got!.subsets) }).toEqual({ ...want, subsets: sortHosts(want.subsets) });
+  expect({ name: m.name, namespace: m.namespace, annotations: m.annotations ?? {}, labels: linkerdLabels(pair, m.labels), subsets: sortHosts(got!.subsets) }).toEqual({ ...want, subsets: sortHosts(want.subsets) });
 }
 
 /** The mirrors in the source (Linkerd's "Was expecting no local services" looks at these). */

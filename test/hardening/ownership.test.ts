@@ -1,0 +1,118 @@
+// Issue 16 item 4: renaming a Link's target (spec.targetClusterName east → north → east) leaks
+// no mirror. Every mirror object carries the uid of the Link that made it; the controller of the
+// new name deletes what the Link made under the old one (mirrors and probe-gateway-<old>), never
+// another Link's, and `mc unlink` lists them too.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { resources, type KubeObject } from "../../src/kube/index.ts";
+import { planUnlink } from "../../src/linker/unlink.ts";
+import { createMetrics } from "../../src/metrics.ts";
+import type { MirrorController } from "../../src/mirror/controller.ts";
+import { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import { linkResource } from "../../src/model/link.ts";
+import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import { within } from "../kube/helpers.ts";
+import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
+import { list, quiet, startPair, type Pair } from "../mirror/harness.ts";
+
+const UID = "mirror.linkerd.io/link-uid";
+let pair: Pair;
+let sup: LinkSupervisor | undefined;
+beforeEach(async () => {
+  pair = await startPair();
+});
+afterEach(async () => {
+  await sup?.stop();
+  sup = undefined;
+  await pair.stop();
+});
+
+function supervise(): LinkSupervisor {
+  sup = new LinkSupervisor({
+    local: pair.westClient,
+    namespace: DEFAULT_NAMESPACE,
+    linkName: "east",
+    metrics: createMetrics(),
+    log: quiet,
+    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
+  });
+  return sup;
+}
+
+/** The next controller, synced and drained. */
+function nextController(s: LinkSupervisor): Promise<MirrorController> {
+  return within(
+    new Promise<MirrorController>((resolve) => {
+      const off = s.onController((c) => {
+        if (!c) return;
+        off();
+        void c.synced.then(() => c.drain()).then(() => resolve(c));
+      });
+    }),
+    "a controller to start and sync",
+  );
+}
+
+async function renameTarget(cluster: string): Promise<KubeObject> {
+  await pair.westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: {} }, { subresource: "status" });
+  return pair.westClient.patch<KubeObject>(linkResource, DEFAULT_NAMESPACE, "east", { spec: { targetClusterName: cluster } });
+}
+
+/** Every mirror-made object in west: `Kind ns/name`. */
+const made = () =>
+  [...list(pair.west, "services").map((o) => ["Service", o] as const), ...list(pair.west, "endpoints").map((o) => ["Endpoints", o] as const)]
+    .filter(([, o]) => o.metadata.labels?.["mirror.linkerd.io/cluster-name"])
+    .map(([kind, o]) => `${kind} ${o.metadata.namespace}/${o.metadata.name}`)
+    .sort();
+
+describe("renaming a Link's target", () => {
+  test("east → north → east leaves only the east mirrors; every object the controller made carries the Link's uid; another Link's mirrors stay", async () => {
+    await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
+    await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "web" }));
+    await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
+    const link = await pair.westClient.create(linkResource, linkObject());
+    // Another Link's mirror (of a cluster this Link never targets): the sweep never deletes what another uid made.
+    const foreign = { [UID]: "another-link", "mirror.linkerd.io/cluster-name": "south", "mirror.linkerd.io/mirrored-service": "true" };
+    await pair.westClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "other-south", namespace: "ns1", labels: foreign }, spec: { ports: [{ port: 80 }] } });
+
+    const s = supervise();
+    let started = nextController(s);
+    s.start();
+    await started;
+    const east = ["Endpoints linkerd-multicluster/probe-gateway-east", "Endpoints ns1/web-east", "Service ns1/web-east"];
+    expect(made()).toEqual([...east, "Service ns1/other-south"].sort());
+    for (const [plural, ns, name] of [["services", "ns1", "web-east"], ["endpoints", "ns1", "web-east"], ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"]] as const) {
+      expect(pair.west.store.get({ group: "", plural }, ns, name)!.metadata.labels![UID]).toBe(link.metadata.uid!);
+    }
+
+    started = nextController(s);
+    await renameTarget("north");
+    await (await started).drain();
+    expect(made()).toEqual(["Endpoints linkerd-multicluster/probe-gateway-north", "Endpoints ns1/web-north", "Service ns1/other-south", "Service ns1/web-north"]);
+
+    started = nextController(s);
+    await renameTarget("east");
+    await (await started).drain();
+    expect(made()).toEqual([...east, "Service ns1/other-south"].sort());
+  });
+
+  test("mc unlink of the Link also lists what it made under an earlier name", async () => {
+    await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
+    await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "web" }));
+    await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
+    await pair.westClient.create(linkResource, linkObject());
+    const s = supervise();
+    let started = nextController(s);
+    s.start();
+    await started;
+    started = nextController(s);
+    await renameTarget("north");
+    await started;
+    await s.stop(); // no controller of the new name runs: the north mirrors stay
+    sup = undefined;
+    await renameTarget("east");
+
+    const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
+    const listed = plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`);
+    for (const want of ["Service ns1/web-north", "Endpoints ns1/web-north", "Endpoints linkerd-multicluster/probe-gateway-north"]) expect(listed).toContain(want);
+  });
+});
