@@ -2,7 +2,8 @@
 // (client-node 1.4.0's ListWatch stops for good on connection errors and has no inactivity
 // timeout or backoff): on 410 Gone it relists and emits the differences; on any other drop or
 // error it re-watches from the last resourceVersion after a capped, jittered exponential backoff,
-// logging one line per transition (lost, recovered). Handlers get events synchronously and must
+// logging one line per transition (lost, recovered) — except a request the server rejects as it
+// is (400, 422), which would be rejected again: that one stops the informer (status `failed`). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "../runtime/backoff.ts";
@@ -167,6 +168,14 @@ export class Informer<T extends KubeObject = KubeObject> {
           break;
         }
         const error = toKubeError(err, needList ? "list" : "watch", this.what);
+        if (isPermanent(error)) {
+          // The server rejects the request itself (a label selector it will not parse, say): the same request would only be rejected again.
+          this.counters.failures++;
+          this.log.error(`${error.message}; not retried (the request is rejected as it is: fix what it is made from)`);
+          this.rejectSynced(error);
+          this.setStatus({ state: "failed", error });
+          break;
+        }
         if (isTooLargeResourceVersion(error)) {
           // The server is behind what we saw: it restarted or was restored. Our resume point means nothing there.
           this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
@@ -384,6 +393,11 @@ function isOlder(rv: string, than: string): boolean {
 /** kube-apiserver's answer to a resume point it has not reached: 504 Timeout "Too large resource version". */
 function isTooLargeStatus(status: { code?: number; reason?: string; message?: string }): boolean {
   return /too large resource version/i.test(status.message ?? "");
+}
+
+/** 400 BadRequest and 422 Invalid: the request as made is wrong, now and on every retry. */
+function isPermanent(err: KubeError): boolean {
+  return err.code === 400 || err.code === 422;
 }
 
 function isTooLargeResourceVersion(err: KubeError): boolean {

@@ -83,6 +83,19 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
   return Object.values(s) as Array<Informer<KubeObject>>;
 }
 
+/** The informers on the target: what tells whether it answers and accepts the credentials. */
+export function remoteInformers(s: Sources): Array<Informer<KubeObject>> {
+  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
+}
+
+/** How many mirror Services of this cluster the source holds (endpoint mirrors included). */
+export function ownMirrorCount(s: Sources, cluster: string): number {
+  return s.services.cache.list([
+    { key: MIRRORED_SERVICE, op: "=", value: "true" },
+    { key: CLUSTER_NAME, op: "=", value: cluster },
+  ]).length;
+}
+
 type Gateway = { namespace: string; name: string };
 
 /**

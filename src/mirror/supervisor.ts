@@ -2,14 +2,22 @@
 // its credentials Secret in the source cluster and (re)starts the controller when the Link's
 // spec or the Secret changes — never for a status-only update, which the controller itself
 // causes (Linkerd #13579). A deleted Link stops mirroring and keeps the mirrors; a bad Link or
-// Secret is reported once and waited on; a failure to read them is retried with backoff.
+// Secret is reported once and waited on; a failure to read them is retried with backoff. What
+// it and its controller learn about the Link is written as the Link's status.conditions, with an
+// Event on each transition (link-conditions.ts, link-health.ts).
 import { formatError, UserError } from "../errors.ts";
-import { connectFromSecret, Informer, resources, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
+import { connectFromSecret, createWriter, Informer, resources, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
 import { WorkQueue } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
+import { findCondition } from "../model/conditions.ts";
 import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts";
-import { MirrorController, type MirrorControllerOptions } from "./controller.ts";
+import { serviceMirrorName } from "../model/names.ts";
+import { systemClock } from "../runtime/index.ts";
+import { MirrorController, type ControllerHealth, type MirrorControllerOptions } from "./controller.ts";
+import { eventRecorder } from "./events.ts";
+import { LinkConditions } from "./link-conditions.ts";
+import { badSecret, invalidLink, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
 
 /** What every controller of this process shares; the Link, namespace and clients come from the supervisor. */
 export type ControllerSettings = Omit<MirrorControllerOptions, "link" | "namespace" | "local" | "remote" | "metrics">;
@@ -43,6 +51,11 @@ export class LinkSupervisor {
   private stopping = false;
   private readonly listeners = new Set<(c: MirrorController | undefined) => void>();
   private readonly statusListeners = new Set<(state: SupervisorState) => void>();
+  /** The Link's status.conditions. */
+  readonly conditions: LinkConditions;
+  /** What the running controller said last: the target's answers, and whether its caches synced. */
+  private target: TargetState = { state: "unknown" };
+  private synced = false;
 
   constructor(private readonly o: SupervisorOptions) {
     this.log = o.log ?? logger(`mirror:${o.linkName}`);
@@ -55,6 +68,9 @@ export class LinkSupervisor {
       backoff: o.controller?.informerBackoff,
     });
     this.links.onKey(() => this.queue.add("link"));
+    const clock = o.controller?.clock ?? systemClock;
+    const writer = createWriter(o.local, { log: logger(`write:${o.local.cluster}`) });
+    this.conditions = new LinkConditions({ writer, namespace: o.namespace, name: o.linkName, events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log), clock, log: this.log });
     // Reading the Link or the Secret, or connecting, can fail for as long as the API is down: retry for ever.
     this.queue = new WorkQueue<"link">(() => this.evaluate(), {
       requeueLimit: Number.POSITIVE_INFINITY,
@@ -88,9 +104,10 @@ export class LinkSupervisor {
     return { links: this.links, secrets: this.secrets };
   }
 
-  /** Resolves once every Link/Secret change seen so far has been acted on. */
-  settle(): Promise<void> {
-    return this.queue.drain();
+  /** Resolves once every Link/Secret change seen so far has been acted on, and the conditions it led to are written. */
+  async settle(): Promise<void> {
+    await this.queue.drain();
+    await this.conditions.settle();
   }
 
   /** Told whenever a controller starts (or stops, with undefined). */
@@ -107,6 +124,7 @@ export class LinkSupervisor {
 
   start(): void {
     this.links.start();
+    this.conditions.start();
     this.queue.start();
     this.queue.add("link");
   }
@@ -118,6 +136,7 @@ export class LinkSupervisor {
     await Promise.all([this.links.stop(), this.secrets?.stop()]);
     await this.queue.stop();
     await this.stopController(true); // a standby (or a stopped process) exports no series for the link
+    await this.conditions.stop();
     this.setState("stopped");
   }
 
@@ -132,6 +151,7 @@ export class LinkSupervisor {
       this.setState("no-link");
       return;
     }
+    this.conditions.seen(obj);
     const spec = stableJson(obj.spec);
     let link: Link;
     try {
@@ -141,6 +161,7 @@ export class LinkSupervisor {
       if (this.fingerprint !== `invalid ${spec}`) this.log.error(`${err.message}; not mirroring until the Link is fixed`);
       await this.stopController();
       this.fingerprint = `invalid ${spec}`;
+      this.conditions.update(invalidLink(err.message), { clearAlive: true });
       this.setState("invalid-link");
       return;
     }
@@ -157,6 +178,7 @@ export class LinkSupervisor {
     if (!secret) {
       this.log.warn(`credentials ${secretWhere} not found; waiting for it`);
       this.fingerprint = fingerprint;
+      this.conditions.update(badSecret(false, `credentials ${secretWhere} not found (re-run mc link, or fix spec.clusterCredentialsSecret)`), { clearAlive: true });
       this.setState("no-secret");
       return;
     }
@@ -167,6 +189,7 @@ export class LinkSupervisor {
       if (!(err instanceof UserError)) throw err; // transient: retried
       this.log.error(`${formatError(err)}; waiting for the Secret to change`);
       this.fingerprint = fingerprint;
+      this.conditions.update(badSecret(true, `${formatError(err)} (re-run mc link)`), { clearAlive: true });
       this.setState("bad-secret");
       return;
     }
@@ -174,10 +197,28 @@ export class LinkSupervisor {
     const ctl = new MirrorController({ ...this.o.controller, link, namespace: this.o.namespace, local: this.o.local, remote, metrics: this.o.metrics });
     this.current = ctl;
     this.fingerprint = fingerprint;
+    this.target = { state: "unknown" };
+    this.synced = false;
+    ctl.onHealth((h) => this.health(ctl, h));
+    this.conditions.update(targetConditions(this.target, false, link.targetClusterName));
     ctl.start();
     this.setState("running");
     this.log.info(restarting ? `${where} or its credentials changed; restarted mirroring of ${link.targetClusterName}` : `mirroring ${link.targetClusterName} (${where})`);
     for (const l of this.listeners) l(ctl);
+  }
+
+  /** What the running controller says, as conditions (nothing from a controller that was replaced). */
+  private health(ctl: MirrorController, h: ControllerHealth): void {
+    if (ctl !== this.current) return;
+    const c = ctl.cluster;
+    if (h.kind === "selection") {
+      this.conditions.update({ ServicesSelected: selectionCondition(h.selection, findCondition(this.conditions.conditions, "ServicesSelected"), c) });
+      if (h.selection.mirrorsExisted) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${c}, though its mirrors existed: they are deleted`);
+      return;
+    }
+    if (h.kind === "synced") this.synced = true;
+    else this.target = h.target;
+    this.conditions.update(targetConditions(this.target, this.synced, c), { clearAlive: unusable(this.target) });
   }
 
   /** The Secret informer for `name` (a new one when the Link names another Secret), synced. */

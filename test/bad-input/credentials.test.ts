@@ -2,8 +2,10 @@
 // wrong type, no kubeconfig key, not base64, garbage YAML, a kubeconfig naming a context it does
 // not have, a token the target does not accept, a target that is not listening, a CA that is
 // not the target's — served by the controller (`serve()`, as `mc serve` runs it): one log line
-// that names the Secret (or the server) and what to fix, nothing written on either cluster,
-// and the controller keeps running, picking the Secret up once it is fixed.
+// that names the Secret (or the server) and what to fix, and nothing written on either cluster
+// but what reports it on the Link (issue 16 item 6): its conditions (CredentialsValid,
+// TargetReachable, Ready) and a Warning Event; the controller keeps running, picking the Secret
+// up once it is fixed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,16 +51,44 @@ const kubeconfigWith = (edit: (cfg: Record<string, any>) => void) => {
 };
 const secretWith = (o: { type?: string; data?: Record<string, string> }): KubeObject => ({ ...credentialsSecret("east", east.kubeconfig), ...o });
 
+/** The writes that only report on the Link: its status (conditions) and Events in west. */
+const reporting = (w: string) => /^west: (MODIFIED multicluster\.linkerd\.io\/links east|ADDED \/events )/.test(w);
+
+/** The Link's condition of this type, as stored in west. */
+function condition(type: string): { status?: string; reason?: string; message?: string } | undefined {
+  const link = west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, DEFAULT_NAMESPACE, "east") as { status?: { conditions?: Array<{ type: string; status?: string; reason?: string; message?: string }> } };
+  return link.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Resolves once the Link's condition `type` has `reason` (at once, or at a later write). */
+function untilCondition(type: string, reason: string): Promise<void> {
+  return within(
+    new Promise<void>((resolve) => {
+      const check = () => condition(type)?.reason === reason;
+      if (check()) return resolve();
+      const off = west.store.onCommit(() => {
+        if (!check()) return;
+        off();
+        resolve();
+      });
+    }),
+    `the Link's ${type} condition to say ${reason}`,
+    15_000,
+  );
+}
+
 /** Puts the Secret (or removes it), serves the Link, and waits until the controller has acted on it. */
 async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "bad-secret"): Promise<{ log: RecordingLog; written: string[]; stop(): Promise<void>; stillRunning(): boolean }> {
   const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
   if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
   if (secret) await westClient.create(resources.secret, secret);
+  await westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: { conditions: null } }, { subresource: "status" }); // each case starts from none
   const written: string[] = [];
   const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
   const log = recordingLog();
   const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeDirect: true, proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
   await untilStatus(serving.supervisor!, until);
+  await serving.supervisor!.settle();
   return {
     log,
     written,
@@ -78,13 +108,17 @@ describe("a credentials Secret that cannot be used", () => {
     ["with garbage YAML", () => secretWith({ data: { kubeconfig: b64("users: [unclosed\n  - {") } }), "bad-secret", `kubeconfig in ${WHERE}`],
   ];
   for (const [what, secret, state, line] of rows) {
-    test(`${what}: one line naming the Secret and the problem, nothing written, the controller waits`, async () => {
+    test(`${what}: one line naming the Secret and the problem, reported on the Link (CredentialsValid False, an Event), nothing else written, the controller waits`, async () => {
       const s = await serveWith(secret(), state);
       try {
         const said = [...s.log.at("error"), ...s.log.at("warn")];
         expect(said).toHaveLength(1);
         expect(said[0]).toContain(line);
-        expect(s.written).toEqual([]);
+        expect(s.written.filter((w) => !reporting(w))).toEqual([]);
+        expect(s.written.filter((w) => w.includes("/events "))).toHaveLength(1);
+        expect(condition("CredentialsValid")).toMatchObject({ status: "False", reason: state === "no-secret" ? "SecretNotFound" : "SecretInvalid" });
+        expect(condition("CredentialsValid")!.message).toContain(line.replace("; waiting for it", ""));
+        expect(condition("Ready")).toMatchObject({ status: "False", reason: "CredentialsInvalid" });
         expect(s.stillRunning()).toBe(true);
       } finally {
         await s.stop();
@@ -106,7 +140,8 @@ describe("a credentials Secret that cannot be used", () => {
       expect(said).toHaveLength(1);
       expect(said[0]).toContain(`kubeconfig in ${WHERE}`);
       expect(said[0]).toContain('"nowhere"');
-      expect(s.written).toEqual([]);
+      expect(s.written.filter((w) => !reporting(w))).toEqual([]);
+      expect(condition("CredentialsValid")).toMatchObject({ status: "False", reason: "SecretInvalid" });
     } finally {
       await s.stop();
     }
@@ -114,8 +149,8 @@ describe("a credentials Secret that cannot be used", () => {
 });
 
 describe("a Secret that connects, but to the wrong place or with the wrong credentials: mc serve's log says so in words", () => {
-  /** `mc serve` as a process with the Secret in place, until its stderr shows `expected` (escaped); what it wrote meanwhile. */
-  async function serveLog(kubeconfig: string, expected: string): Promise<{ stderr: string; written: string[] }> {
+  /** `mc serve` as a process with the Secret in place, until its stderr shows `expected` (escaped) and the Link's `type` condition says `reason`; what it wrote meanwhile. */
+  async function serveLog(kubeconfig: string, expected: string, type: string, reason: string): Promise<{ stderr: string; written: string[] }> {
     const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
     if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
     await westClient.create(resources.secret, secretWith({ data: { kubeconfig: b64(kubeconfig) } }));
@@ -128,6 +163,7 @@ describe("a Secret that connects, but to the wrong place or with the wrong crede
       `mc serve to log: ${expected}`,
       15_000,
     );
+    await untilCondition(type, reason);
     run.proc.kill("SIGTERM");
     await run.proc.exited;
     offs.forEach((off) => off());
@@ -135,18 +171,40 @@ describe("a Secret that connects, but to the wrong place or with the wrong crede
   }
 
   test("a token the target does not accept (expired, revoked): 401 in words, the token itself never shown", async () => {
-    const { stderr, written } = await serveLog(kubeconfigWith((cfg) => (cfg.users[0].user.token = "expired-token-abc")), "on east: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked");
+    const { stderr, written } = await serveLog(
+      kubeconfigWith((cfg) => (cfg.users[0].user.token = "expired-token-abc")),
+      "on east: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked",
+      "CredentialsValid",
+      "Unauthorized",
+    );
     expect(stderr).not.toContain("expired-token-abc");
-    expect(written).toEqual([]);
+    expect(written.filter((w) => !reporting(w))).toEqual([]);
+    expect(condition("CredentialsValid")!.message).toContain("401 Unauthorized");
+    expect(condition("CredentialsValid")!.message).not.toContain("expired-token-abc");
+    expect(condition("TargetReachable")).toMatchObject({ status: "True" });
+    expect(condition("Ready")).toMatchObject({ status: "False", reason: "CredentialsInvalid" });
   });
 
   test("a target that is not listening: the server named and what to check", async () => {
-    const { written } = await serveLog(kubeconfigWith((cfg) => (cfg.clusters[0].cluster.server = "https://127.0.0.1:1")), "the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]");
-    expect(written).toEqual([]);
+    const { written } = await serveLog(
+      kubeconfigWith((cfg) => (cfg.clusters[0].cluster.server = "https://127.0.0.1:1")),
+      "the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]",
+      "TargetReachable",
+      "Unreachable",
+    );
+    expect(written.filter((w) => !reporting(w))).toEqual([]);
+    expect(condition("TargetReachable")!.message).toContain("was refused");
+    expect(condition("Ready")).toMatchObject({ status: "False", reason: "TargetUnreachable" });
   });
 
   test("a CA that is not the target's: the server named and the CA to fix", async () => {
-    const { written } = await serveLog(kubeconfigWith((cfg) => (cfg.clusters[0].cluster["certificate-authority-data"] = b64(otherCa.ca!.cert))), `the certificate of ${east.url} is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA`);
-    expect(written).toEqual([]);
+    const { written } = await serveLog(
+      kubeconfigWith((cfg) => (cfg.clusters[0].cluster["certificate-authority-data"] = b64(otherCa.ca!.cert))),
+      `the certificate of ${east.url} is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA`,
+      "TargetReachable",
+      "Unreachable",
+    );
+    expect(written.filter((w) => !reporting(w))).toEqual([]);
+    expect(condition("TargetReachable")!.message).toContain("signed by an unknown authority");
   });
 });

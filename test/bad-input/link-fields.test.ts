@@ -1,7 +1,9 @@
 // Each Link field invalid in turn, the way a user writes one: created through the API server
 // (whose CRD schema may refuse it first, naming the field), otherwise served by the controller
 // (`serve()`, as `mc serve` runs it), which logs one error line naming the field path and the
-// fix, mirrors nothing and writes nothing. A valid Link afterwards mirrors at once.
+// fix, mirrors nothing, and writes only what reports it (issue 16 item 6): the Link's Ready
+// condition False with reason InvalidLink, and one Warning Event on the Link, both naming the
+// field. A valid Link afterwards mirrors at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KubeError, resources, type KubeObject } from "../../src/kube/index.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
@@ -40,7 +42,7 @@ function badLink(spec: Record<string, unknown>, extra: Record<string, unknown> =
   return { ...link, spec: merged, ...extra };
 }
 
-type Outcome = { by: "api"; message: string } | { by: "controller"; errors: string[]; written: string[] };
+type Outcome = { by: "api"; message: string } | { by: "controller"; errors: string[]; written: string[]; ready: { status?: string; reason?: string; message?: string } | undefined; events: Array<{ type?: string; reason?: string; message?: string }> };
 
 /** Creates the Link; if the API server takes it, serves it until the controller calls it invalid. */
 async function attempt(link: KubeObject): Promise<Outcome> {
@@ -54,15 +56,25 @@ async function attempt(link: KubeObject): Promise<Outcome> {
   const off = west.store.onCommit((e) => written.push(`${e.type} ${e.key} ${e.object.metadata.name}`));
   const log = recordingLog();
   const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeDirect: true, proberFactory: proberFactory() } });
+  let ready: { status?: string; reason?: string; message?: string } | undefined;
+  let events: Array<{ type?: string; reason?: string; message?: string }>;
   try {
     await untilStatus(serving.supervisor!, "invalid-link");
     await serving.supervisor!.settle();
+    const stored = west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, DEFAULT_NAMESPACE, "east") as { status?: { conditions?: Array<{ type: string; status?: string; reason?: string; message?: string }> } };
+    ready = stored.status?.conditions?.find((c) => c.type === "Ready");
+    // The Events this attempt wrote (the commits name them).
+    events = written
+      .filter((w) => w.startsWith("ADDED /events "))
+      .map((w) => west.store.get({ group: "", plural: "events" }, DEFAULT_NAMESPACE, w.split(" ")[2]!) as { involvedObject?: { kind?: string }; type?: string; reason?: string; message?: string })
+      .filter((e) => e.involvedObject?.kind === "Link")
+      .map(({ type, reason, message }) => ({ type, reason, message }));
   } finally {
     await serving.stop();
     off();
     await westClient.delete(linkResource, DEFAULT_NAMESPACE, "east");
   }
-  return { by: "controller", errors: log.at("error"), written };
+  return { by: "controller", errors: log.at("error"), written, ready, events };
 }
 
 describe("each Link field invalid in turn", () => {
@@ -88,7 +100,7 @@ describe("each Link field invalid in turn", () => {
     ["no spec at all", { ...badLink({}), spec: undefined } as unknown as KubeObject, "spec: is required"],
   ];
   for (const [what, link, field] of rows) {
-    test(`${what}: one line naming ${field.split(":")[0]}, nothing mirrored, nothing written`, async () => {
+    test(`${what}: one line naming ${field.split(":")[0]}, nothing mirrored, a Ready condition and a Warning Event naming it`, async () => {
       const outcome = await attempt(link);
       if (outcome.by === "api") {
         // The CRD's schema refused it: kube's 422 names the field.
@@ -100,7 +112,13 @@ describe("each Link field invalid in turn", () => {
       expect(outcome.errors[0]).toContain(field);
       expect(outcome.errors[0]).toStartWith("Link linkerd-multicluster/east: ");
       expect(outcome.errors[0]).toEndWith("; not mirroring until the Link is fixed");
-      expect(outcome.written).toEqual([]);
+      // Nothing mirrored: the one write to the Link is its status, and one Event reports it.
+      expect(outcome.written.map((w) => w.split(" ").slice(0, 2).join(" ")).sort()).toEqual(["ADDED /events", "MODIFIED multicluster.linkerd.io/links"]);
+      expect(outcome.ready).toMatchObject({ status: "False", reason: "InvalidLink" });
+      expect(outcome.ready?.message).toContain(field);
+      expect(outcome.events).toHaveLength(1);
+      expect(outcome.events[0]).toMatchObject({ type: "Warning", reason: "InvalidLink" });
+      expect(outcome.events[0]!.message).toContain(field);
     });
   }
 

@@ -65,7 +65,7 @@ describe("mc check with one thing broken", () => {
     const s = await start();
     await s.westClient.delete(resources.secret, NS, credentialsSecretName("east"));
     const c = await check(s);
-    expectOnly(c, "remote-access", "error", ["trust-anchors", "mirror-sync", "mirror-name-conflicts"]);
+    expectOnly(c, "remote-access", "error", ["trust-anchors", "gateways-alive", "mirror-sync", "mirror-name-conflicts"]);
     expect(detailsOf(c, "remote-access")).toBe("east: Secret linkerd-multicluster/cluster-credentials-east on west: not found");
     expect(c.table.stdout).toContain('- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)');
   });
@@ -78,7 +78,7 @@ describe("mc check with one thing broken", () => {
     const corrupt = `${kubeconfig}\nusers: [unclosed\n`;
     await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), { data: { kubeconfig: Buffer.from(corrupt).toString("base64") } });
     const c = await check(s);
-    expectOnly(c, "remote-access", "error", ["trust-anchors", "mirror-sync", "mirror-name-conflicts"]);
+    expectOnly(c, "remote-access", "error", ["trust-anchors", "gateways-alive", "mirror-sync", "mirror-name-conflicts"]);
     expect(detailsOf(c, "remote-access")).toStartWith("east: kubeconfig in Secret linkerd-multicluster/cluster-credentials-east on west");
     for (const out of [c.table.stdout, c.table.stderr, c.json.stdout]) expect(out).not.toContain(token);
   });

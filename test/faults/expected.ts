@@ -1,8 +1,8 @@
 // What the fault suite holds the controller to, written from the spec rather than from mc's code:
 // for every Service the target exports (label mirror.linkerd.io/exported=true), a mirror
 // `<name>-<cluster>` in the same namespace with the same ports (name, protocol, port,
-// targetPort) and labels (the target's, less mirror.linkerd.io/*, plus mc's two ownership
-// labels), and mirror Endpoints that point at the gateway when the target has ready endpoints —
+// targetPort) and labels (the target's, less mirror.linkerd.io/*, plus mc's ownership labels:
+// mirrored-service, cluster-name and, when the Link has a uid, link-uid), and mirror Endpoints that point at the gateway when the target has ready endpoints —
 // nothing missing, nothing extra; and in the source, no Service or Endpoints written that lacks
 // mc's ownership label.
 import type { Sandbox } from "../../src/sandbox/index.ts";
@@ -12,6 +12,7 @@ import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
 export const EXPORTED = "mirror.linkerd.io/exported";
 export const MIRRORED = "mirror.linkerd.io/mirrored-service";
 export const CLUSTER = "mirror.linkerd.io/cluster-name";
+export const LINK_UID = "mirror.linkerd.io/link-uid";
 
 interface Port {
   name?: string;
@@ -39,17 +40,17 @@ export const describeDiff = (d: Diff) =>
 const portsText = (ports: Port[] | undefined) => (ports ?? []).map((p) => `${p.name ?? ""}/${p.protocol ?? "TCP"}/${p.port}/${p.targetPort ?? ""}`).join(",");
 const sortedJson = (o: Record<string, string>) => JSON.stringify(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 
-export function expectedLabels(remote: Record<string, string> | undefined, cluster: string): Record<string, string> {
+export function expectedLabels(remote: Record<string, string> | undefined, cluster: string, linkUid?: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(remote ?? {})) if (!k.startsWith("mirror.linkerd.io")) out[k] = v;
-  return { ...out, [MIRRORED]: "true", [CLUSTER]: cluster };
+  return { ...out, [MIRRORED]: "true", [CLUSTER]: cluster, ...(linkUid && { [LINK_UID]: linkUid }) };
 }
 
 /**
  * The differences between what the source holds for `cluster` and what it should. `foreign`
  * names (ns/name) are Services on a mirror's name that mc does not own: not expected, not extra.
  */
-export function diffMirrors(target: Sandbox, source: Sandbox, o: { cluster: string; gatewayIp: string; gatewayPort: number; alive: boolean; foreign: Set<string> }): Diff {
+export function diffMirrors(target: Sandbox, source: Sandbox, o: { cluster: string; linkUid?: string; gatewayIp: string; gatewayPort: number; alive: boolean; foreign: Set<string> }): Diff {
   const diff: Diff = { missing: [], extra: [], wrong: [] };
   const expected = new Map<string, Svc>();
   for (const svc of target.store.scan(SERVICES) as Svc[]) {
@@ -68,7 +69,7 @@ export function diffMirrors(target: Sandbox, source: Sandbox, o: { cluster: stri
       continue;
     }
     if (portsText(mirror.spec?.ports) !== portsText(remote.spec?.ports)) diff.wrong.push(`${key}: ports ${portsText(mirror.spec?.ports)}, want ${portsText(remote.spec?.ports)}`);
-    const want = expectedLabels(remote.metadata.labels, o.cluster);
+    const want = expectedLabels(remote.metadata.labels, o.cluster, o.linkUid);
     if (sortedJson(mirror.metadata.labels ?? {}) !== sortedJson(want)) diff.wrong.push(`${key}: labels ${sortedJson(mirror.metadata.labels ?? {})}, want ${sortedJson(want)}`);
     const [ns, name] = key.split("/") as [string, string];
     const eps = source.store.get(ENDPOINTS, ns, name) as Eps | undefined;

@@ -153,8 +153,8 @@ export class Rig {
   }
 
   diff(): Diff {
-    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
-    return diffMirrors(this.east, this.west, { cluster: LINK, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { metadata: { uid?: string }; spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
+    return diffMirrors(this.east, this.west, { cluster: LINK, linkUid: link.metadata.uid, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
   }
 
   /**

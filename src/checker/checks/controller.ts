@@ -104,6 +104,8 @@ export const gatewaysAlive: Check<CheckContext> = {
   hint: "l5d-multicluster-gateways-endpoints",
   severity: "error",
   retry: true,
+  // The gateway is probed by the controller, which runs only with usable credentials.
+  needs: ["remote-access"],
   async run(ctx) {
     let links: Link[];
     try {
