@@ -2,7 +2,7 @@
 // later check builds on comes first), and one call that connects and runs them.
 import { connect } from "../kube/index.ts";
 import { createCheckContext, type CheckContext } from "./context.ts";
-import { linkCrdExists, linksAreValid } from "./checks/links.ts";
+import { linkCrdExists, linksAreValid, linksSelectServices } from "./checks/links.ts";
 import { controllerRbac, controllerRunning, gatewaysAlive } from "./checks/controller.ts";
 import { federatedMembers, mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
 import { remoteAccess, trustAnchors } from "./checks/remote.ts";
@@ -22,6 +22,7 @@ export const multiclusterChecks: readonly Check<CheckContext>[] = [
   mirrorsInSync,
   mirrorNameConflicts,
   federatedMembers,
+  linksSelectServices,
 ];
 
 export interface CheckOptions {

@@ -11,6 +11,7 @@ import type { OutputFormat } from "../manifests/output.ts";
 import { CONTROLLER_RESOURCES as R, type ContainerResources } from "../manifests/service-mirror.ts";
 import type { LinkSpecOptions } from "../model/link.ts";
 import * as N from "../model/names.ts";
+import { impossibility, type LabelSelector } from "../model/selector.ts";
 import * as V from "../model/values.ts";
 import { defineFlags, valuesOf, type FlagValues } from "./flags.ts";
 import type { Globals } from "./globals.ts";
@@ -44,6 +45,7 @@ export const LINK_FLAGS = defineFlags(
     "gateway-port": { type: "string", description: "Gateway port (default: the Service's mc-gateway port, or its nodePort)", schema: v.optional(V.optionalPort, "") },
     gateway: { type: "boolean", default: true, description: "Link through the gateway (--gateway=false: remote discovery and federated services only)" },
     ...LINK_SPEC_FLAGS,
+    "selector-allow-empty": { type: "boolean", default: false, description: "Accept a --selector that selects no Service (the controller then deletes every mirror of this link)" },
     controller: {
       type: "string",
       default: "true",
@@ -77,6 +79,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     const clash = args.selector !== undefined && args.selector !== N.DEFAULT_SELECTOR ? "--selector" : f.gatewayAddresses.length ? "--gateway-addresses" : f.gatewayPort ? "--gateway-port" : "";
     if (clash) throw new UserError(`${clash} and --gateway=false are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services`);
   }
+  if (f.gateway && !f.selectorAllowEmpty) refuseEmptySelector(f.selector, String(args.selector ?? N.DEFAULT_SELECTOR));
   const options: LinkOptions = {
     clusterName: f.clusterName,
     namespace: f.namespace,
@@ -105,6 +108,20 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     context: g.context,
   };
   return { options, output: f.output };
+}
+
+/**
+ * A Link whose selector selects nothing mirrors nothing, and its controller deletes every mirror
+ * it had (Linkerd's rule for an empty selector): `-l ''` and selectors no labels can match are
+ * refused unless asked for.
+ */
+function refuseEmptySelector(selector: LabelSelector, given: string): void {
+  const fix = "give one such as mirror.linkerd.io/exported=true, or pass --selector-allow-empty if nothing is to be mirrored";
+  if (selector.length === 0) {
+    throw new UserError(`--selector: ${JSON.stringify(given)} selects no Service (an empty selector selects nothing, and the controller deletes every mirror of the link): ${fix}`);
+  }
+  const why = impossibility(selector);
+  if (why) throw new UserError(`--selector: ${JSON.stringify(given)} can match no Service (${why}): ${fix}`);
 }
 
 /** The controller container's requests and limits from the four flags; a request above its limit is refused (the API server would). */

@@ -10,7 +10,7 @@ import { formatDuration } from "../model/duration.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_GATEWAY, MIRRORED_SERVICE } from "../model/labels.ts";
 import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts";
 import { renderGateways, type GatewayOutput } from "./render.ts";
-import { gatewayRows, type GatewayRow } from "./rows.ts";
+import { gatewayRows, type GatewayRow, type InvalidLink } from "./rows.ts";
 
 export interface GatewaysQuery {
   /** The extension namespace, where the Links live. */
@@ -21,6 +21,8 @@ export interface GatewaysQuery {
 
 export interface GatewaysSnapshot {
   links: Link[];
+  /** Links that do not parse: shown as ALIVE `invalid` (the controller mirrors nothing for them). */
+  invalid: InvalidLink[];
   /** Mirror Services by cluster name (the gateway mirror and headless endpoint mirrors excluded). */
   serviceCounts: Map<string, number>;
 }
@@ -28,11 +30,14 @@ export interface GatewaysSnapshot {
 const LINK_FIX = "link a target with `mc --context <target> link --cluster-name <name> | kubectl apply -f -`";
 
 export async function readGatewaysSnapshot(client: KubeClient, q: GatewaysQuery, log: Logger = logger("gateways")): Promise<GatewaysSnapshot> {
-  const all = await listLinks(client, q.namespace, log);
-  const links = q.clusterName === undefined ? all : all.filter((l) => l.targetClusterName === q.clusterName);
-  if (links.length === 0) {
+  const read = await listLinks(client, q.namespace, log);
+  const all = read.links;
+  const mine = (cluster: string) => q.clusterName === undefined || cluster === q.clusterName;
+  const links = all.filter((l) => mine(l.targetClusterName));
+  const invalid = read.invalid.filter((l) => mine(l.clusterName));
+  if (links.length === 0 && invalid.length === 0) {
     if (q.clusterName !== undefined) {
-      const found = all.map((l) => l.targetClusterName).sort();
+      const found = [...all.map((l) => l.targetClusterName), ...read.invalid.map((l) => l.clusterName)].sort();
       const others = found.length > 0 ? `Links there are for ${found.join(", ")}` : "there are no Links there";
       throw new UserError(`no Link for cluster ${q.clusterName} in namespace ${q.namespace} on ${client.cluster} (${others}): check --cluster-name, or ${LINK_FIX}`);
     }
@@ -40,10 +45,10 @@ export async function readGatewaysSnapshot(client: KubeClient, q: GatewaysQuery,
     throw new UserError(`no Links in namespace ${q.namespace} on ${client.cluster}: ${LINK_FIX}`);
   }
   for (const l of links) if (l.probe === null) log.debug(`Link ${l.namespace}/${l.name} probes no gateway (no probeSpec): not shown`);
-  return { links, serviceCounts: await countMirrors(client, q.clusterName) };
+  return { links, invalid, serviceCounts: await countMirrors(client, q.clusterName) };
 }
 
-async function listLinks(client: KubeClient, namespace: string, log: Logger): Promise<Link[]> {
+async function listLinks(client: KubeClient, namespace: string, log: Logger): Promise<{ links: Link[]; invalid: InvalidLink[] }> {
   let items: KubeObject[];
   try {
     items = (await client.list(linkResource, { namespace })).items;
@@ -54,15 +59,18 @@ async function listLinks(client: KubeClient, namespace: string, log: Logger): Pr
     throw err;
   }
   const links: Link[] = [];
+  const invalid: InvalidLink[] = [];
   for (const item of items) {
     try {
       links.push(parseLink(item));
     } catch (err) {
       if (!(err instanceof LinkError)) throw err;
-      log.warn(`${err.message}; not shown`);
+      log.warn(`${err.message} (shown as ALIVE invalid)`);
+      const name = (item.spec as { targetClusterName?: unknown } | undefined)?.targetClusterName;
+      invalid.push({ clusterName: typeof name === "string" && name !== "" ? name : (item.metadata.name ?? ""), problem: err.message });
     }
   }
-  return links;
+  return { links, invalid };
 }
 
 async function requireNamespace(client: KubeClient, namespace: string): Promise<void> {
@@ -107,7 +115,7 @@ export async function readGateways(o: GatewaysOptions): Promise<GatewayRow[]> {
   const deadline = clock.now() + waitMs;
   for (;;) {
     const snap = await readGatewaysSnapshot(o.client, o, o.log);
-    const rows = gatewayRows(snap.links, snap.serviceCounts, clock.now());
+    const rows = gatewayRows(snap.links, snap.serviceCounts, clock.now(), snap.invalid);
     const stale = rows.filter((r) => r.stale).map((r) => r.clusterName);
     if (waitMs <= 0 || stale.length === 0) return rows;
     const left = deadline - clock.now();

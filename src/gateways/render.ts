@@ -22,8 +22,9 @@ const COLUMNS: Column[] = [
   { header: "LATENCY_P99", width: 11, left: false },
 ];
 
-/** `True`/`False` as Linkerd prints them; `stale` when the status is too old to say. */
+/** `True`/`False` as Linkerd prints them; `stale` when the status is too old to say; `invalid` for a Link that does not parse. */
 export function aliveCell(row: GatewayRow): string {
+  if (row.problem !== undefined) return "invalid";
   if (row.stale) return "stale";
   return row.alive ? "True" : "False";
 }

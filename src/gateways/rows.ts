@@ -13,6 +13,14 @@ export interface GatewayRow {
   /** As written in status.gateway (`12ms`); null when absent. */
   latency: { p50: string | null; p95: string | null; p99: string | null };
   lastProbeTime: string | null;
+  /** Set when the Link does not parse (ALIVE `invalid`): what is wrong with it, naming the field. */
+  problem?: string;
+}
+
+/** A Link that does not parse, by the cluster it names (or its own name). */
+export interface InvalidLink {
+  clusterName: string;
+  problem: string;
 }
 
 export function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayRow {
@@ -30,12 +38,23 @@ export function gatewayRow(link: Link, numberOfServices: number, now: number): G
 
 /**
  * One row per Link that probes a gateway (a gateway-less Link has no gateway to show, as
- * Linkerd skips clusters whose gateway_enabled is not 1), sorted by cluster name.
+ * Linkerd skips clusters whose gateway_enabled is not 1), and one per Link that does not parse
+ * (nothing is mirrored for it), sorted by cluster name.
  */
-export function gatewayRows(links: readonly Link[], serviceCounts: ReadonlyMap<string, number>, now: number): GatewayRow[] {
-  return links
-    .filter((l) => l.probe !== null)
-    .map((l) => ({ key: `${l.targetClusterName}\u0000${l.name}`, row: gatewayRow(l, serviceCounts.get(l.targetClusterName) ?? 0, now) }))
+export function gatewayRows(links: readonly Link[], serviceCounts: ReadonlyMap<string, number>, now: number, invalid: readonly InvalidLink[] = []): GatewayRow[] {
+  const invalidRow = (l: InvalidLink): GatewayRow => ({
+    clusterName: l.clusterName,
+    alive: false,
+    stale: false,
+    numberOfServices: serviceCounts.get(l.clusterName) ?? 0,
+    latency: { p50: null, p95: null, p99: null },
+    lastProbeTime: null,
+    problem: l.problem,
+  });
+  return [
+    ...links.filter((l) => l.probe !== null).map((l) => ({ key: `${l.targetClusterName}\u0000${l.name}`, row: gatewayRow(l, serviceCounts.get(l.targetClusterName) ?? 0, now) })),
+    ...invalid.map((l) => ({ key: `${l.clusterName}\u0000`, row: invalidRow(l) })),
+  ]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((x) => x.row);
 }

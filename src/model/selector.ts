@@ -114,3 +114,46 @@ export function coveringSelector(selectors: readonly LabelSelector[]): LabelSele
   }
   return undefined;
 }
+
+/**
+ * Why no set of labels can match this selector (`a in ()`; `a=x,a=y`; `a,!a`; `a=x,a notin (x)`),
+ * or undefined when some can. An empty selector matches everything here; whether a Link's empty
+ * selector means "nothing" is the caller's rule.
+ */
+export function impossibility(selector: LabelSelector): string | undefined {
+  const keys = new Map<string, { exists: boolean; absent: boolean; allowed?: Set<string>; excluded: Set<string> }>();
+  for (const r of selector) {
+    const k = keys.get(r.key) ?? { exists: false, absent: false, excluded: new Set<string>() };
+    keys.set(r.key, k);
+    const allow = (values: string[]) => {
+      k.exists = true;
+      k.allowed = new Set(k.allowed ? values.filter((v) => k.allowed!.has(v)) : values);
+    };
+    switch (r.op) {
+      case "=":
+        allow([r.value]);
+        break;
+      case "in":
+        if (r.values.length === 0) return `${r.key} in () lists no values`;
+        allow(r.values);
+        break;
+      case "exists":
+        k.exists = true;
+        break;
+      case "!":
+        k.absent = true;
+        break;
+      case "!=":
+        k.excluded.add(r.value);
+        break;
+      case "notin":
+        for (const v of r.values) k.excluded.add(v);
+        break;
+    }
+  }
+  for (const [key, k] of keys) {
+    if (k.exists && k.absent) return `${key} must both exist and not exist`;
+    if (k.allowed && [...k.allowed].every((v) => k.excluded.has(v))) return `no value of ${key} meets every requirement on it`;
+  }
+  return undefined;
+}

@@ -117,16 +117,39 @@ describe("mc gateways reading the API", () => {
     expect(log.at("debug")).toEqual(["Link linkerd-multicluster/flat probes no gateway (no probeSpec): not shown"]);
   });
 
-  test("a Link mc cannot read is skipped with a warning naming the field", async () => {
+  test("a Link mc cannot read is shown as ALIVE invalid, with a warning naming the field", async () => {
     await t.addLink("east", { status: alive({ at: new Date().toISOString() }) });
     const bad = linkObject("north");
     (bad.spec as { targetClusterName: string }).targetClusterName = "North_1";
     await t.client.create(linkResource, bad);
     const log = recordingLog();
     const rows = await readGateways({ client: t.client, namespace: NS, output: "table", log });
-    expect(rows.map((r) => r.clusterName)).toEqual(["east"]);
-    expect(log.at("warn")).toEqual([
-      `Link linkerd-multicluster/north: spec.targetClusterName: must be a DNS-1123 label (lowercase letters, digits, '-'; at most 63), got "North_1"; not shown`,
+    const problem = `Link linkerd-multicluster/north: spec.targetClusterName: must be a DNS-1123 label (lowercase letters, digits, '-'; at most 63), got "North_1"`;
+    expect(rows.map((r) => [r.clusterName, r.problem])).toEqual([
+      ["North_1", problem],
+      ["east", undefined],
+    ]);
+    expect(log.at("warn")).toEqual([`${problem} (shown as ALIVE invalid)`]);
+  });
+
+  test("when the only Link is invalid, it is shown (ALIVE invalid), not \"no Links\"", async () => {
+    const bad = linkObject("east");
+    (bad.spec as { selector: unknown }).selector = { matchLabels: { "bad key!": "x" } };
+    await t.client.create(linkResource, bad);
+    await t.add(mirrorService("web", "default", "east"));
+    const table = await gatewaysOutput({ client: t.client, namespace: NS, output: "table", log: recordingLog() });
+    expect(table).toBe("CLUSTER  ALIVE      NUM_SVC  LATENCY_P50  LATENCY_P95  LATENCY_P99\neast     invalid          1            -            -            -\n");
+    const json = JSON.parse(await gatewaysOutput({ client: t.client, namespace: NS, output: "json", log: recordingLog() }));
+    expect(json).toEqual([
+      {
+        clusterName: "east",
+        alive: false,
+        stale: false,
+        numberOfServices: 1,
+        latency: { p50: null, p95: null, p99: null },
+        lastProbeTime: null,
+        problem: `Link linkerd-multicluster/east: spec.selector: matchLabels: "bad key!" is not a valid label key (an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)`,
+      },
     ]);
   });
 

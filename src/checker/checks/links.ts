@@ -1,5 +1,8 @@
-// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not).
+// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not); and
+// (a warning, last) no Link selects nothing while its mirrors existed, as its controller reports
+// in the Link's ServicesSelected condition.
 import { isNotFound, type KubeObject } from "../../kube/index.ts";
+import { findCondition, readConditions } from "../../model/conditions.ts";
 import { linkResource, LinkError, parseLink, type Link } from "../../model/link.ts";
 import { LINK_GROUP } from "../../model/names.ts";
 import type { CheckContext } from "../context.ts";
@@ -45,5 +48,21 @@ export const linksAreValid: Check<CheckContext> = {
     }
     if (valid.length === 0) return { ok: true, message: "no links detected" };
     return { ok: true, details: ctx.links.map((l) => l.targetClusterName) };
+  },
+};
+
+export const linksSelectServices: Check<CheckContext> = {
+  id: "links-select",
+  title: "every Link selects services",
+  hint: "mc-multicluster-links-select-services",
+  severity: "warning",
+  needs: ["links-valid"],
+  async run(ctx) {
+    const empty = ctx.links.flatMap((link) => {
+      const c = findCondition(readConditions(link.status), "ServicesSelected");
+      return c?.status === "False" && c.reason === "SelectsNothing" ? [`${link.targetClusterName}: ${c.message} (since ${c.lastTransitionTime})`] : [];
+    });
+    if (empty.length > 0) return { ok: false, message: "Links that select nothing though their mirrors existed:", details: empty };
+    return { ok: true };
   },
 };
