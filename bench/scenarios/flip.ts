@@ -36,12 +36,12 @@ type Eps = KubeObject & { subsets: Array<{ addresses?: unknown[]; notReadyAddres
 
 /**
  * A copy of every mirror (Service and Endpoints, the same labels, annotations, ports and
- * addresses) named `raw-<name>` and without the cluster label, so the controller does not own or
- * watch them; returns a toggle for the i-th Endpoints (ready ↔ not ready).
+ * addresses) named `raw-<name>` and without the cluster and Link labels, so the controller does
+ * not own or watch them; returns a toggle for the i-th Endpoints (ready ↔ not ready).
  */
 async function rawEndpoints(client: KubeClient, pair: Pair): Promise<{ count: number; toggle: (i: number) => Promise<unknown> }> {
   const copies = mirrorObjects(pair).map((o) => {
-    const { [L.CLUSTER_NAME]: _ours, ...labels } = o.metadata.labels ?? {};
+    const { [L.CLUSTER_NAME]: _ours, [L.LINK_UID]: _link, ...labels } = o.metadata.labels ?? {};
     return { ...o, metadata: { ...o.metadata, name: `raw-${o.metadata.name}`, labels } };
   });
   const current: Eps[] = [];

@@ -12,7 +12,8 @@ import type { Link } from "../model/link.ts";
 
 /** The label selector of this Link's mirrors under any other target name. */
 export function renamedSelector(link: Pick<Link, "uid" | "targetClusterName">): string | undefined {
-  return link.uid ? `${LINK_UID}=${link.uid},${CLUSTER_NAME}!=${link.targetClusterName}` : undefined;
+  // `!=` alone also matches objects without the label: require it (a copy that dropped it is not a mirror).
+  return link.uid ? `${LINK_UID}=${link.uid},${CLUSTER_NAME},${CLUSTER_NAME}!=${link.targetClusterName}` : undefined;
 }
 
 /** Deletes this Link's mirrors of earlier target names; returns how many objects went. */

@@ -7,9 +7,11 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
+import { renamedSelector } from "../../src/mirror/renamed.ts";
 import { LinkSupervisor } from "../../src/mirror/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";
 import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 import { list, quiet, startPair, type Pair } from "../mirror/harness.ts";
@@ -114,5 +116,16 @@ describe("renaming a Link's target", () => {
     const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
     const listed = plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`);
     for (const want of ["Service ns1/web-north", "Endpoints ns1/web-north", "Endpoints linkerd-multicluster/probe-gateway-north"]) expect(listed).toContain(want);
+  });
+});
+
+describe("the sweep's selector", () => {
+  test("needs the cluster-name label: an object with the Link's uid but no cluster name is no mirror of an earlier name", () => {
+    const sel = parseLabelSelector(renamedSelector({ uid: "u1", targetClusterName: "east" })!);
+    expect(matchesLabels(sel, { [UID]: "u1", "mirror.linkerd.io/cluster-name": "north" })).toBe(true);
+    expect(matchesLabels(sel, { [UID]: "u1", "mirror.linkerd.io/cluster-name": "east" })).toBe(false);
+    expect(matchesLabels(sel, { [UID]: "u1" })).toBe(false);
+    expect(matchesLabels(sel, { [UID]: "u2", "mirror.linkerd.io/cluster-name": "north" })).toBe(false);
+    expect(renamedSelector({ targetClusterName: "east" })).toBeUndefined();
   });
 });
