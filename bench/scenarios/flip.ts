@@ -58,8 +58,10 @@ async function rawEndpoints(client: KubeClient, pair: Pair): Promise<{ count: nu
   return { count: endpoints.length, toggle };
 }
 
-async function measure(n: number, rounds: number): Promise<FlipFigures> {
+async function measure(n: number, rounds: number, latencyMs: number): Promise<FlipFigures> {
   return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, {}, async (pair, m) => {
+    // A network between the controller and west (every answer delayed), as a real cluster has one.
+    pair.west.control.faults.delayMs = latencyMs;
     const client = await connect({ kubeconfig: pair.westKubeconfig });
     const { count, toggle } = await rawEndpoints(client, pair);
     if (count !== n) throw new Error(`${count} mirror Endpoints to copy, want ${n}`);
@@ -125,11 +127,14 @@ export const flip: Scenario = {
   flags: {
     sizes: { default: "1000,10000", description: "mirrors" },
     rounds: { default: "5", description: "rounds of (raw updates, flip down, flip up); medians reported" },
+    latency: { default: "0", description: "ms added to every answer of west once mirrored (a network's round trip)" },
   },
   async run(flags) {
     const results: FlipFigures[] = [];
     const rounds = number("rounds", flags.rounds!);
-    for (const n of numbers("sizes", flags.sizes!)) results.push(await measure(n, rounds));
+    const latency = Number(flags.latency);
+    if (!Number.isInteger(latency) || latency < 0) throw new Error(`--latency: must be a whole number of ms (0: none), got ${JSON.stringify(flags.latency)}`);
+    for (const n of numbers("sizes", flags.sizes!)) results.push(await measure(n, rounds, latency));
     const worst = Math.max(...results.flatMap((r) => [r.downRatio, r.upRatio]));
     return {
       tables: [
