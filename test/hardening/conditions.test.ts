@@ -5,16 +5,14 @@
 // keeps saying so; status.gateway.alive does not stay true while the credentials are unusable.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, Informer, resources, type KubeObject } from "../../src/kube/index.ts";
-import { createMetrics } from "../../src/metrics.ts";
-import type { MirrorController } from "../../src/mirror/controller.ts";
-import { LinkSupervisor, type ConnectRemote } from "../../src/mirror/supervisor.ts";
+import type { ConnectRemote, LinkSupervisor } from "../../src/mirror/supervisor.ts";
 import type { Condition } from "../../src/model/conditions.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { nextStatus, recordingLog, within } from "../kube/helpers.ts";
-import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { list, quiet, read, readLink, startPair, type Pair } from "../mirror/harness.ts";
+import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
+import { linkSupervisor, list, nextController, read, readLink, startPair, type Pair } from "../mirror/harness.ts";
 
 /** A target API that answers `list services` with 400 BadRequest (counted), and everything else with an empty list and a quiet watch. */
 const rejected: string[] = [];
@@ -73,15 +71,7 @@ afterEach(async () => {
 });
 
 function supervise(connect?: ConnectRemote): LinkSupervisor {
-  sup = new LinkSupervisor({
-    local: pair.westClient,
-    namespace: DEFAULT_NAMESPACE,
-    linkName: "east",
-    metrics: createMetrics(),
-    log: quiet,
-    ...(connect && { connect }),
-    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
-  });
+  sup = linkSupervisor(pair, { connect });
   return sup;
 }
 
@@ -104,19 +94,6 @@ function untilLink(pred: () => boolean, what: string): Promise<void> {
       });
     }),
     what,
-  );
-}
-
-function nextController(s: LinkSupervisor): Promise<MirrorController> {
-  return within(
-    new Promise<MirrorController>((resolve) => {
-      const off = s.onController((c) => {
-        if (!c) return;
-        off();
-        void c.synced.then(() => c.drain()).then(() => resolve(c));
-      });
-    }),
-    "a controller to start and sync",
   );
 }
 

@@ -5,16 +5,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";
-import { createMetrics } from "../../src/metrics.ts";
-import type { MirrorController } from "../../src/mirror/controller.ts";
 import { renamedSelector } from "../../src/mirror/renamed.ts";
-import { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";
-import { within } from "../kube/helpers.ts";
-import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { list, quiet, startPair, type Pair } from "../mirror/harness.ts";
+
+import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
+import { linkSupervisor, list, nextController, startPair, type Pair } from "../mirror/harness.ts";
 
 const UID = "mirror.linkerd.io/link-uid";
 let pair: Pair;
@@ -29,29 +27,8 @@ afterEach(async () => {
 });
 
 function supervise(): LinkSupervisor {
-  sup = new LinkSupervisor({
-    local: pair.westClient,
-    namespace: DEFAULT_NAMESPACE,
-    linkName: "east",
-    metrics: createMetrics(),
-    log: quiet,
-    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
-  });
+  sup = linkSupervisor(pair);
   return sup;
-}
-
-/** The next controller, synced and drained. */
-function nextController(s: LinkSupervisor): Promise<MirrorController> {
-  return within(
-    new Promise<MirrorController>((resolve) => {
-      const off = s.onController((c) => {
-        if (!c) return;
-        off();
-        void c.synced.then(() => c.drain()).then(() => resolve(c));
-      });
-    }),
-    "a controller to start and sync",
-  );
 }
 
 async function renameTarget(cluster: string): Promise<KubeObject> {

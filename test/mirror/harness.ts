@@ -5,7 +5,8 @@ import { connectKubeconfigText, resources, type Informer, type KubeClient, type 
 import type { Logger } from "../../src/log.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { MirrorController, type MirrorControllerOptions } from "../../src/mirror/controller.ts";
-import type { LinkSupervisor, SupervisorState } from "../../src/mirror/supervisor.ts";
+import { createMetrics } from "../../src/metrics.ts";
+import { LinkSupervisor, type ConnectRemote, type SupervisorState } from "../../src/mirror/supervisor.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { linkResource, parseLink } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
@@ -150,5 +151,32 @@ export function untilStatus(s: LinkSupervisor, state: SupervisorState): Promise<
       });
     }),
     `the supervisor to be ${state}`,
+  );
+}
+
+/** A supervisor of the Link `east` in west (not started), with short backoffs and quiet logs. */
+export function linkSupervisor(pair: Pair, o: { connect?: ConnectRemote } = {}): LinkSupervisor {
+  return new LinkSupervisor({
+    local: pair.westClient,
+    namespace: DEFAULT_NAMESPACE,
+    linkName: "east",
+    metrics: createMetrics(),
+    log: quiet,
+    ...(o.connect && { connect: o.connect }),
+    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
+  });
+}
+
+/** Resolves with the next controller the supervisor starts, once it has synced and drained. */
+export function nextController(s: LinkSupervisor): Promise<MirrorController> {
+  return within(
+    new Promise<MirrorController>((resolve) => {
+      const off = s.onController((c) => {
+        if (!c) return;
+        off();
+        void c.synced.then(() => c.drain()).then(() => resolve(c));
+      });
+    }),
+    "a controller to start and sync",
   );
 }

@@ -2,15 +2,12 @@
 // deletion stops it and keeps the mirrors; credentials rotate; the target goes away and returns.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
-import { createMetrics } from "../../src/metrics.ts";
-import type { MirrorController } from "../../src/mirror/controller.ts";
-import { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { within } from "../kube/helpers.ts";
-import { EXPORT, credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "./fixtures.ts";
-import { cached, clientFor, ensureNamespaces, list, quiet, read, startPair, untilStatus, type Pair } from "./harness.ts";
+import { EXPORT, credentialsSecret, linkObject, remoteEndpoints, remoteService } from "./fixtures.ts";
+import { cached, clientFor, ensureNamespaces, linkSupervisor, list, nextController, read, startPair, untilStatus, type Pair } from "./harness.ts";
 
 let pair: Pair;
 let sup: LinkSupervisor | undefined;
@@ -25,32 +22,6 @@ afterEach(async () => {
   await Promise.all(extra.splice(0).map((s) => s.stop()));
 });
 
-function supervise(): LinkSupervisor {
-  sup = new LinkSupervisor({
-    local: pair.westClient,
-    namespace: DEFAULT_NAMESPACE,
-    linkName: "east",
-    metrics: createMetrics(),
-    log: quiet,
-    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
-  });
-  return sup;
-}
-
-/** Resolves with the next controller the supervisor starts, once it has synced and drained. */
-function nextController(s: LinkSupervisor): Promise<MirrorController> {
-  return within(
-    new Promise<MirrorController>((resolve) => {
-      const off = s.onController((c) => {
-        if (!c) return;
-        off();
-        void c.synced.then(() => c.drain()).then(() => resolve(c));
-      });
-    }),
-    "a controller to start and sync",
-  );
-}
-
 async function exportIn(client = pair.eastClient, name = "service-one") {
   const svc = await client.create(resources.service, remoteService({ name }));
   await client.create(resources.endpoints, remoteEndpoints({ name }));
@@ -58,6 +29,11 @@ async function exportIn(client = pair.eastClient, name = "service-one") {
 }
 
 const mirrors = () => list(pair.west, "services", "ns1").map((s) => s.metadata.name);
+
+function supervise(): LinkSupervisor {
+  sup = linkSupervisor(pair);
+  return sup;
+}
 
 /**
  * Merge-patches the Link's spec. Works around a sandbox bug: a main-resource write to a custom
