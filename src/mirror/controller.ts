@@ -337,7 +337,7 @@ export class MirrorController {
     this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
     if (remoteInformers(this.informers).length === 0) this.tell({ kind: "target", target: { state: "unwatched" } });
     this.tell({ kind: "synced" });
-    if (this.link.gateway) this.checkSelection(true);
+    this.checkSelection(true);
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
@@ -397,8 +397,8 @@ export class MirrorController {
     if (alive) this.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
     else this.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
     if (!this.hasSynced) return;
-    for (const k of liveKeys(this.informers, this.cluster, this.gatewayRef)) this.enqueue(k, "high");
-    this.enqueueAll();
+    for (const k of liveKeys(this.informers, this.cluster, this.gatewayRef)) this.queue.add(k, "high");
+    this.enqueueAll(); // sets the depth gauge once
   }
 
   private scheduleRefresh(): void {

@@ -85,7 +85,7 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 
 /** The informers on the target: what tells whether it answers and accepts the credentials. */
 export function remoteInformers(s: Sources): Array<Informer<KubeObject>> {
-  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
+  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices, s.remoteFederated].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
 }
 
 /** How many mirror Services of this cluster the source holds (endpoint mirrors included). */

@@ -65,9 +65,11 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     all = await serve(["--all", "--probe-direct", "--identity=e2e-all"], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
     await until("web-east", (o) => o?.metadata.labels?.[RD] === "east", "the remote-discovery mirror web-east");
     const mirror = (await get(kubectl.west, "service", "web-east"))!;
+    const link = (await get(kubectl.west, "link", "east", "linkerd-multicluster"))!;
     expect(mirror.metadata.labels).toEqual({
       "mirror.linkerd.io/mirrored-service": "true",
       "mirror.linkerd.io/cluster-name": "east",
+      "mirror.linkerd.io/link-uid": link.metadata.uid!,
       "multicluster.linkerd.io/remote-discovery": "east",
       "multicluster.linkerd.io/remote-service": "web",
     });
