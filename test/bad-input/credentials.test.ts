@@ -154,6 +154,7 @@ describe("a Secret that connects, but to the wrong place or with the wrong crede
     const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
     if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
     await westClient.create(resources.secret, secretWith({ data: { kubeconfig: b64(kubeconfig) } }));
+    await westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: { conditions: null } }, { subresource: "status" }); // each case starts from none
     const written: string[] = [];
     const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
     const path = join(mkdtempSync(join(tmpdir(), "mc-bad-creds-")), "west.kubeconfig");
