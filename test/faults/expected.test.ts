@@ -48,7 +48,7 @@ test("clean when every export has its mirror; each kind of difference is named",
 });
 
 test("the ownership monitor reports a write to a Service without mc's label", () => {
-  const monitor = ownershipMonitor(west, "east");
+  const monitor = ownershipMonitor(west, new Set(["east"]));
   applyObjects(west, mirror("web-east", [{ name: "http", port: 80 }], expectedLabels({ [EXPORTED]: "true", tier: "web", v: "2" }, "east")));
   expect(monitor.violations).toEqual([]);
   applyObjects(west, [{ apiVersion: "v1", kind: "Service", metadata: { name: "someone-elses", namespace: "default", labels: { app: "x" } }, spec: { ports: [{ port: 1 }] } }]);

@@ -96,11 +96,11 @@ function endpointsProblems(key: string, eps: Eps | undefined, wantPorts: Port[] 
 
 /**
  * Watches a source sandbox's commits: every Service or Endpoints written there must carry the
- * cluster's ownership label (before and after a change); anything else is a violation.
+ * ownership label of one of the cluster names (a Link's target, and the names it had) (before and after a change); anything else is a violation.
  */
-export function ownershipMonitor(source: Sandbox, cluster: string): { violations: string[]; stop(): void } {
+export function ownershipMonitor(source: Sandbox, clusters: ReadonlySet<string>): { violations: string[]; stop(): void } {
   const violations: string[] = [];
-  const owned = (o: KubeObject | undefined) => o === undefined || o.metadata.labels?.[CLUSTER] === cluster;
+  const owned = (o: KubeObject | undefined) => o === undefined || clusters.has(o.metadata.labels?.[CLUSTER] ?? "");
   const off = source.store.onCommit((e: StoreEvent) => {
     if (e.key !== "/services" && e.key !== "/endpoints") return;
     if (!owned(e.object) || !owned(e.previous)) violations.push(`${e.type} ${e.key.slice(1)} ${e.object.metadata.namespace}/${e.object.metadata.name}`);

@@ -1,9 +1,11 @@
 // Issue 12's fault suite. A link with a few hundred exported Services under continuous churn,
 // the controller as `mc serve` processes with the RBAC `mc link` renders (every API server
-// enforcing it); each fault in turn, then all together, then the controller killed mid-sync, two
-// replicas with the leader killed, and the gateway flapping. After each, once the fault stops,
+// enforcing it); each fault in turn, east restarted on its data file and restored from an older
+// snapshot (an etcd restore: its history goes backwards), the Link's target renamed and back, then
+// all together, then the controller killed mid-sync, two replicas with the leader killed, the
+// gateway flapping, and two replicas on one host with the same $HOSTNAME. After each, once the fault stops,
 // the mirrors must equal the expected set exactly (0 missing, 0 extra, every port and label
-// right), nothing without mc's ownership label may have been written, the foreign Service on a
+// right, nothing the controller made under an earlier target name), nothing without mc's ownership label may have been written, the foreign Service on a
 // mirror's name is untouched, and no replica exited unless killed. One summary line per fault:
 // `converged in T, writes W, errors E` (W: requests that changed west; E: faults the API servers
 // answered with). Knobs: MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES
@@ -92,6 +94,49 @@ test("east's API server killed and restarted on its data file (same port) with c
     await Bun.sleep(PHASE_MS / 2);
   }), 60_000);
 
+test("east restored from an older snapshot (an etcd restore: history goes backwards) with churn: stale mirrors go, deleted ones come back", async () => {
+  const before = rig.counts();
+  const snapshot = rig.snapshotEast("east-snapshot");
+  const exportedThen = rig.exportedKeys();
+  rig.churn.burst(Math.max(50, SERVICES / 2)); // what changes after the snapshot is lost by the restore
+  rig.churn.start();
+  await Bun.sleep(PHASE_MS / 2);
+  rig.churn.stop();
+  await rig.converged();
+  const exportedBefore = rig.exportedKeys();
+  const gone = [...exportedBefore].filter((k) => !exportedThen.has(k)).length;
+  const back = [...exportedThen].filter((k) => !exportedBefore.has(k)).length;
+  expect(gone + back).toBeGreaterThan(0);
+  const restoredAt = performance.now();
+  await rig.restoreEast(snapshot);
+  // Only what the snapshot holds is exported now; the controller resumed watching from a resourceVersion east never reached.
+  expect(rig.exportedKeys()).toEqual(exportedThen);
+  await rig.converged();
+  report("east restored from a snapshot", performance.now() - restoredAt, before, ` (${gone} mirrors of Services the snapshot lacks removed, ${back} deleted since restored)`);
+  expectHealthy(killedOnPurpose);
+}, 60_000);
+
+test("the Link's target renamed east → north → east with churn: each time exactly the new name's mirrors, nothing of the old name left", async () => {
+  const before = rig.counts();
+  const started = performance.now();
+  rig.churn.start();
+  await rig.renameTarget("north");
+  await Bun.sleep(PHASE_MS / 2);
+  rig.churn.stop();
+  await rig.converged();
+  expect(rig.leftovers()).toEqual([]);
+  expect(rig.mirrorCount()).toBeGreaterThan(0);
+  rig.churn.start();
+  await rig.renameTarget("east");
+  await Bun.sleep(PHASE_MS / 2);
+  rig.churn.stop();
+  await rig.converged();
+  expect(rig.leftovers()).toEqual([]);
+  expect(rig.west.store.get({ group: "", plural: "endpoints" }, "linkerd-multicluster", "probe-gateway-north")).toBeUndefined();
+  report("target renamed east → north → east", performance.now() - started, before);
+  expectHealthy(killedOnPurpose);
+}, 60_000);
+
 test("all faults at once with churn: the mirrors converge", () =>
   underFault("all together", { dropWatchesEveryMs: 300, forgetHistory: true, failRate: 0.1, delayMs: 20, conflictRate: 0.2 }), 60_000);
 
@@ -164,5 +209,32 @@ test(`the gateway flapping every ${FLAP_MS / 1000} s: mirror endpoints follow ea
   expect(transitions).toEqual([false, true, false, true, false, true]);
   expect(endpointWrites).toBe(withSubsets * transitions.length);
   report(`gateway flapping every ${FLAP_MS / 1000} s (3 flaps)`, performance.now() - started, before, ` (${withSubsets} mirrors × ${transitions.length} transitions = ${endpointWrites} Endpoints writes)`);
+  expectHealthy(killedOnPurpose);
+}, 60_000);
+
+test("two replicas on one host with the same HOSTNAME: distinct Lease identities, one leads, the other stands by and takes over when it is killed", async () => {
+  for (const r of rig.replicas.filter((r) => !r.exited)) {
+    await r.kill("SIGTERM");
+    killedOnPurpose.push(r);
+  }
+  const before = rig.counts();
+  const first = await rig.startReplica("pod-a", { lead: true, hostname: "mc-6f7d9" });
+  const second = await rig.startReplica("pod-b", { hostname: "mc-6f7d9" });
+  expect(first.identity).toStartWith("mc-6f7d9_");
+  expect(second.identity).toStartWith("mc-6f7d9_");
+  expect(second.identity).not.toBe(first.identity);
+  rig.churn.start();
+  await Bun.sleep(PHASE_MS);
+  rig.churn.stop();
+  await rig.converged();
+  expect(rig.leader()).toBe(first.identity);
+  expect(second.run.stderr()).not.toContain("leading as");
+  expect(second.run.stderr()).toContain(`held by ${first.identity}`);
+  const killedAt = performance.now();
+  await first.kill();
+  killedOnPurpose.push(first);
+  await rig.converged();
+  expect(rig.leader()).toBe(second.identity);
+  report("same HOSTNAME, leader killed, the other took over", performance.now() - killedAt, before);
   expectHealthy(killedOnPurpose);
 }, 60_000);

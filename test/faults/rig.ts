@@ -5,10 +5,12 @@
 // running with the ServiceAccount token `mc link`'s RBAC is for. Convergence is waited on
 // through the stores' commits; a guard deadline turns a hang into a failure that says what is
 // still wrong.
-import { writeFileSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
+import { linkResource } from "../../src/model/link.ts";
 import { multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
 import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
@@ -43,6 +45,12 @@ export class Rig {
   readonly replicas: Replica[] = [];
   readonly churn: Churn;
   readonly foreign = new Set<string>();
+  /** The target names the Link has had (mirrors of each are mc's own); the first is the Link's name. */
+  readonly clusters = new Set<string>([LINK]);
+  /** Objects with a cluster-name label the user applied (mc link's output), before any controller ran. */
+  readonly applied = new Set<string>();
+  /** The Link's spec.targetClusterName now. */
+  cluster = LINK;
   private readonly monitor;
   private restarting: Promise<void> | undefined;
   private constructor(
@@ -52,7 +60,7 @@ export class Rig {
     readonly o: RigOptions,
   ) {
     this.churn = churn(() => this.east, seededRandom(o.seed + 1), { everyMs: 15 });
-    this.monitor = ownershipMonitor(setup.west, LINK);
+    this.monitor = ownershipMonitor(setup.west, this.clusters);
   }
 
   static async start(o: RigOptions): Promise<Rig> {
@@ -68,6 +76,8 @@ export class Rig {
     writeFileSync(kubeconfigPath, setup.controllerKubeconfigs.get(LINK)!, { mode: 0o600 });
     const rig = new Rig(setup, target, kubeconfigPath, o);
     rig.foreign.add("default/taken-east");
+    // What `mc link`'s output put there (the probe Service): the user's, not the controller's.
+    for (const m of rig.mirrorObjects()) rig.applied.add(m);
     return rig;
   }
 
@@ -85,16 +95,21 @@ export class Rig {
     return this.west.store.get({ group: "", plural: "services" }, "default", "taken-east")?.metadata.resourceVersion;
   }
 
-  /** Starts an `mc serve` replica; resolves once it runs (with `lead`, once it leads and has synced). */
-  async startReplica(identity: string, o: { lead?: boolean } = {}): Promise<Replica> {
+  /**
+   * Starts an `mc serve` replica; resolves once it runs (with `lead`, once it leads and has synced).
+   * With `hostname`, no --identity is given: the replica picks its own from $HOSTNAME, as in a pod.
+   */
+  async startReplica(identity: string, o: { lead?: boolean; hostname?: string } = {}): Promise<Replica> {
     const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
-    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct", `--identity=${identity}`];
+    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct"];
+    if (o.hostname === undefined) args.push(`--identity=${identity}`);
     // A key that keeps failing is given up after the requeue limit until the next refresh: the floor (10s) here, 1m by default.
     if (debugLogs) args.push("--log-level=debug");
     args.push("--endpoint-refresh-period=10s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
     const ready = o.lead ? /synced with east/ : /campaigning for lease/;
-    const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1" } });
+    const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1", ...(o.hostname !== undefined && { HOSTNAME: o.hostname }) } });
     const admin = /admin server listening on (\S+)/.exec(run.stderr())?.[1] ?? "";
+    if (o.hostname !== undefined) identity = /campaigning for lease \S+ as (\S+)/.exec(run.stderr())?.[1] ?? identity;
     let exited = false;
     void run.proc.exited.then(() => (exited = true));
     const replica: Replica = {
@@ -139,12 +154,18 @@ export class Rig {
   }
 
   /** Restarts east on its data file and port, as after `kill -9` of its process. Stops the churn (restart it after). */
-  async restartEast(): Promise<void> {
+  restartEast(): Promise<void> {
+    return this.replaceEast(() => {});
+  }
+
+  /** Stops east, runs `between` (the process is down), and starts it again on its data file and port. */
+  private async replaceEast(between: () => void): Promise<void> {
     const old = this.east;
     let done!: () => void;
     this.restarting = new Promise((r) => (done = r));
     this.churn.stop();
     await old.stop();
+    between();
     const injected = old.control.injected;
     this.target.sandbox = await startSandbox({ name: LINK, port: old.port, tls: true, enforceRbac: true, data: this.setup.dataFiles.get(LINK) });
     // Keep counting across the restart.
@@ -152,14 +173,65 @@ export class Rig {
     done();
   }
 
-  diff(): Diff {
-    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { metadata: { uid?: string }; spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
-    return diffMirrors(this.east, this.west, { cluster: LINK, linkUid: link.metadata.uid, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+  /** A copy of east's data file as it is now (what an etcd snapshot is); `restoreEast` puts it back. */
+  snapshotEast(name: string): string {
+    const file = join(this.setup.root, `${name}.db`);
+    const db = new Database(this.setup.dataFiles.get(LINK)!, { readonly: true });
+    try {
+      db.run(`VACUUM INTO '${file}'`);
+    } finally {
+      db.close();
+    }
+    return file;
   }
 
   /**
-   * Resolves with the time taken once the mirrors equal the expected set and the leader's queue
-   * is empty; checked at every commit of either store. Rejects after `deadlineMs`, saying what is wrong.
+   * Restarts east from a snapshot, as after an etcd restore: every object as it was then and a
+   * resourceVersion counter lower than what the controller has seen. Stops the churn.
+   */
+  async restoreEast(snapshot: string): Promise<void> {
+    const data = this.setup.dataFiles.get(LINK)!;
+    await this.replaceEast(() => {
+      for (const f of [data, `${data}-wal`, `${data}-shm`]) rmSync(f, { force: true });
+      copyFileSync(snapshot, data);
+    });
+  }
+
+  /** The Link's target renamed (`kubectl patch link east --type merge -p '{"spec":{"targetClusterName":…}}'`). */
+  async renameTarget(cluster: string): Promise<void> {
+    this.clusters.add(cluster);
+    await this.setup.westClient.patch(linkResource, NS, LINK, { spec: { targetClusterName: cluster } });
+    this.cluster = cluster;
+  }
+
+  /** Services and Endpoints on west with a cluster-name label of a name the Link has had: `Kind ns/name cluster`. */
+  private mirrorObjects(): string[] {
+    const out: string[] = [];
+    for (const [kind, plural] of [["Service", "services"], ["Endpoints", "endpoints"]] as const) {
+      for (const o of this.west.store.scan({ group: "", plural }, { labels: [{ key: CLUSTER, op: "exists" }] })) {
+        const c = o.metadata.labels?.[CLUSTER];
+        if (c !== undefined && this.clusters.has(c)) out.push(`${kind} ${o.metadata.namespace}/${o.metadata.name} ${c}`);
+      }
+    }
+    return out;
+  }
+
+  /** What the controller made on west for a target name the Link no longer has: `Kind ns/name`. */
+  leftovers(): string[] {
+    return this.mirrorObjects()
+      .filter((m) => !this.applied.has(m) && !m.endsWith(` ${this.cluster}`))
+      .map((m) => m.slice(0, m.lastIndexOf(" ")))
+      .sort();
+  }
+
+  diff(): Diff {
+    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { metadata: { uid?: string }; spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
+    return diffMirrors(this.east, this.west, { cluster: this.cluster, linkUid: link.metadata.uid, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+  }
+
+  /**
+   * Resolves with the time taken once the mirrors equal the expected set, none of an earlier target
+   * name is left and the leader's queue is empty; checked at every commit of either store. Rejects after `deadlineMs`, saying what is wrong.
    */
   async converged(deadlineMs = 40_000): Promise<number> {
     await this.restarting;
@@ -178,16 +250,21 @@ export class Rig {
       };
       const check = async () => {
         pending = undefined;
-        if (settled || !isClean(this.diff())) return;
+        if (settled || !this.clean()) return;
         if (!(await this.queueEmpty())) return schedule(50);
-        if (!settled && isClean(this.diff())) finish();
+        if (!settled && this.clean()) finish();
       };
       const schedule = (ms = 20) => {
         pending ??= setTimeout(() => void check(), ms);
       };
-      const guard = setTimeout(() => finish(new Error(`not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}`)), deadlineMs);
+      const guard = setTimeout(() => finish(new Error(`not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}; mirror objects of earlier target names left: [${this.leftovers().slice(0, 8).join(", ")}]`)), deadlineMs);
       schedule(0);
     });
+  }
+
+  /** The expected mirrors exactly, and none of a name the Link's target no longer has. */
+  private clean(): boolean {
+    return isClean(this.diff()) && this.leftovers().length === 0;
   }
 
   /** The leading replica's work queue is empty (mc_queue_depth 0 on its /metrics). */
@@ -195,13 +272,21 @@ export class Rig {
     const leader = this.replicas.find((r) => r.identity === this.leader() && !r.exited);
     if (!leader) return false;
     const text = await fetch(`${leader.admin}/metrics`).then((r) => r.text(), () => "");
-    const depth = /^mc_queue_depth\{[^}]*\} (\d+)/m.exec(text)?.[1];
-    return depth === "0";
+    // Every queue (a renamed target's too) is empty.
+    const depths = [...text.matchAll(/^mc_queue_depth\{[^}]*\} (\d+)/gm)].map((m) => m[1]);
+    return depths.length > 0 && depths.every((d) => d === "0");
   }
 
-  /** Mirrors of east on west (what the controller owns). */
+  /** `ns/name` of every Service east exports now. */
+  exportedKeys(): Set<string> {
+    const out = new Set<string>();
+    for (const s of this.east.store.scan({ group: "", plural: "services" }, { labels: [{ key: EXPORTED, op: "=", value: "true" }] })) out.add(`${s.metadata.namespace}/${s.metadata.name}`);
+    return out;
+  }
+
+  /** Mirrors of the Link's target on west (what the controller owns). */
   mirrorCount(): number {
-    return this.west.store.scan({ group: "", plural: "services" }, { labels: [{ key: CLUSTER, op: "=", value: LINK }] }).length;
+    return this.west.store.scan({ group: "", plural: "services" }, { labels: [{ key: CLUSTER, op: "=", value: this.cluster }] }).length;
   }
 
   async stop(): Promise<void> {
