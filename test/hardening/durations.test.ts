@@ -50,6 +50,9 @@ describe("flags", () => {
     [["serve", "east", "--endpoint-refresh-period=9s"], 'error: --endpoint-refresh-period: must be at least 10s (each period re-checks every mirror), got "9s"\n'],
     [["serve", "east", "--status-interval=1ns"], 'error: --status-interval: must be at least 1s (each one may write the Link), got "1ns"\n'],
     [["check", "--timeout", "1ms"], 'error: --timeout: must be at least 100ms, e.g. 10s, got "1ms"\n'],
+    // Each in an order the Lease accepts (duration > deadline > retry), so only the floor refuses it.
+    [["serve", "east", "--leader-elect-lease-duration", "900ms", "--leader-elect-renew-deadline", "600ms", "--leader-elect-retry-period", "100ms"], 'error: --leader-elect-lease-duration: must be at least 1s (a standby would take over from a live leader), got "900ms"\n'],
+    [["serve", "east", "--leader-elect-lease-duration", "1s", "--leader-elect-renew-deadline", "400ms", "--leader-elect-retry-period", "100ms"], 'error: --leader-elect-renew-deadline: must be at least 500ms (the leader would step down at the first slow answer), got "400ms"\n'],
   ])("mc %p is refused in one line naming the flag, before any cluster is touched", async (args, stderr) => {
     const r = await mc(["--kubeconfig", "/nonexistent/kubeconfig", ...args]);
     expect(r).toEqual({ code: 1, stdout: "", stderr });
