@@ -74,6 +74,25 @@ describe("renaming a Link's target", () => {
     expect(made()).toEqual([...east, "Service ns1/other-south"].sort());
   });
 
+  test("a mirror of an earlier name that appears after the start (a late write of the old controller) goes at the next refresh", async () => {
+    await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
+    const link = await pair.westClient.create(linkResource, linkObject());
+    const s = supervise();
+    const started = nextController(s);
+    s.start();
+    const ctl = await started;
+    await ctl.drain();
+    // After the start's sweep: written by a controller of north that had not yet stopped.
+    const late = { [UID]: link.metadata.uid!, "mirror.linkerd.io/cluster-name": "north", "mirror.linkerd.io/mirrored-service": "true" };
+    await pair.westClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "web-north", namespace: "ns1", labels: late }, spec: { ports: [{ port: 80 }] } });
+    await ctl.drain();
+    expect(made()).toContain("Service ns1/web-north");
+    await ctl.refresh();
+    await ctl.drain();
+    expect(made()).not.toContain("Service ns1/web-north");
+    expect(made()).toContain("Endpoints linkerd-multicluster/probe-gateway-east");
+  });
+
   test("mc unlink of the Link also lists what it made under an earlier name", async () => {
     await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "web" }));
