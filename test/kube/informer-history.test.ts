@@ -137,3 +137,48 @@ current-context: t
     server.stop(true);
   }
 });
+
+test("a watch event at a resourceVersion older than the last seen (and no error) makes the informer relist and drop what is gone", async () => {
+  // A stand-in server restored from an older backup that answers the resume as if nothing happened:
+  // the first list is at 100 with `old`; the watch from 100 sends `fresh` at resourceVersion 5;
+  // a second list (the relist) is at 6 with only `fresh`. No 410, no "Too large resource version".
+  const svc = (name: string, rv: string) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", uid: `uid-${name}`, resourceVersion: rv } });
+  const lists: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      const url = new URL(req.url);
+      if (url.searchParams.get("watch") !== "true") {
+        lists.push(url.searchParams.get("resourceVersion") ?? "");
+        const first = lists.length === 1;
+        return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: first ? "100" : "6" }, items: first ? [svc("old", "90")] : [svc("fresh", "5")] });
+      }
+      const body = url.searchParams.get("resourceVersion") === "100" ? `${JSON.stringify({ type: "ADDED", object: svc("fresh", "5") })}\n` : "\n";
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(body)) })); // then quiet
+    },
+  });
+  const { connectKubeconfigText } = await import("../../src/kube/connect.ts");
+  const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}", insecure-skip-tls-verify: true } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: t, context: { cluster: t, user: u } }]
+current-context: t
+`;
+  const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
+  const log = recordingLog();
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  try {
+    const gone = collectEvents(inf, (e) => e.some((x) => x.type === "deleted"), "the relist after an older event");
+    inf.start();
+    await inf.synced;
+    expect(summary(await gone)).toContain("deleted ns1/old");
+    expect([...inf.cache.keys()]).toEqual(["ns1/fresh"]);
+    expect(lists.length).toBe(2);
+    expect(log.at("warn").some((m) => m.includes("event at resourceVersion 5, older than 100 already seen"))).toBe(true);
+  } finally {
+    await inf.stop();
+    server.stop(true);
+  }
+}, 10_000);
