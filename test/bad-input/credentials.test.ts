@@ -77,6 +77,22 @@ function untilCondition(type: string, reason: string): Promise<void> {
   );
 }
 
+/** Resolves once west holds a Warning Event on the Link east with this reason (written from now on). */
+function untilLinkEvent(reason: string): Promise<void> {
+  return within(
+    new Promise<void>((resolve) => {
+      const off = west.store.onCommit((e) => {
+        const ev = e.object as { involvedObject?: { kind?: string; name?: string }; type?: string; reason?: string };
+        if (e.type !== "ADDED" || ev.involvedObject?.kind !== "Link" || ev.involvedObject.name !== "east" || ev.type !== "Warning" || ev.reason !== reason) return;
+        off();
+        resolve();
+      });
+    }),
+    `a Warning Event ${reason} on the Link`,
+    15_000,
+  );
+}
+
 /** Puts the Secret (or removes it), serves the Link, and waits until the controller has acted on it. */
 async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "bad-secret"): Promise<{ log: RecordingLog; written: string[]; stop(): Promise<void>; stillRunning(): boolean }> {
   const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
@@ -150,13 +166,15 @@ describe("a credentials Secret that cannot be used", () => {
 
 describe("a Secret that connects, but to the wrong place or with the wrong credentials: mc serve's log says so in words", () => {
   /** `mc serve` as a process with the Secret in place, until its stderr shows `expected` (escaped) and the Link's `type` condition says `reason`; what it wrote meanwhile. */
-  async function serveLog(kubeconfig: string, expected: string, type: string, reason: string): Promise<{ stderr: string; written: string[] }> {
+  async function serveLog(kubeconfig: string, expected: string, type: string, reason: string, event?: string): Promise<{ stderr: string; written: string[] }> {
     const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
     if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
     await westClient.create(resources.secret, secretWith({ data: { kubeconfig: b64(kubeconfig) } }));
     await westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: { conditions: null } }, { subresource: "status" }); // each case starts from none
     const written: string[] = [];
     const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
+    // With `event`: also wait for the Warning Event of that reason on the Link before stopping mc serve.
+    const evented = event === undefined ? Promise.resolve() : untilLinkEvent(event);
     const path = join(mkdtempSync(join(tmpdir(), "mc-bad-creds-")), "west.kubeconfig");
     writeFileSync(path, west.kubeconfig);
     const run = await within(
@@ -165,17 +183,19 @@ describe("a Secret that connects, but to the wrong place or with the wrong crede
       15_000,
     );
     await untilCondition(type, reason);
+    await evented;
     run.proc.kill("SIGTERM");
     await run.proc.exited;
     offs.forEach((off) => off());
     return { stderr: run.stderr(), written };
   }
 
-  test("a token the target does not accept (expired, revoked): 401 in words, the token itself never shown", async () => {
+  test("a token the target does not accept (expired, revoked): 401 in words, a Warning Event on the Link, the token itself never shown", async () => {
     const { stderr, written } = await serveLog(
       kubeconfigWith((cfg) => (cfg.users[0].user.token = "expired-token-abc")),
       "on east: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked",
       "CredentialsValid",
+      "Unauthorized",
       "Unauthorized",
     );
     expect(stderr).not.toContain("expired-token-abc");
