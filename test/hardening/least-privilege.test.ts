@@ -11,6 +11,7 @@ import { controllerAccess, remoteAccessRules, TARGET_ACCESS } from "../../src/mo
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mc } from "../helpers/mc.ts";
 import { installBase } from "../manifests/cases.ts";
+import { startController, startPair } from "../mirror/harness.ts";
 
 const clusterRole = (objects: Manifest[]) => objects.find((o) => o.kind === "ClusterRole") as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
 const granted = (objects: Manifest[]) => clusterRole(objects).rules.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${res}${r.apiGroups[0] ? `.${r.apiGroups[0]}` : ""}`))).sort();
@@ -83,5 +84,24 @@ describe("the controller's Deployment", () => {
     expect(() => options({ "controller-memory-request": "1Gi" })).toThrow('--controller-memory-request: must not exceed --controller-memory-limit (512Mi), got "1Gi"');
     const r = await link("--controller-memory-limit", "lots");
     expect(r).toEqual({ code: 1, stdout: "", stderr: 'error: --controller-memory-limit: must be a Kubernetes quantity such as 512Mi (or empty: not set), got "lots"\n' });
+  });
+});
+
+describe("the mirror controller", () => {
+  test("asks the target only through the client restricted to the table: given one restricted to nothing, its first call is refused and it never syncs", async () => {
+    const pair = await startPair();
+    try {
+      const asked: unknown[] = [];
+      const restrict = pair.eastClient.restrictedTo.bind(pair.eastClient);
+      pair.eastClient.restrictedTo = (rules, table) => {
+        asked.push(rules);
+        return restrict([], table); // nothing allowed: any request the controller sends is refused before it leaves
+      };
+      const err = await startController(pair).catch((e: unknown) => e);
+      expect(asked).toEqual([controllerAccess()]);
+      expect(String(err)).toContain("not in mc's access table for this cluster (src/model/access.ts)");
+    } finally {
+      await pair.stop();
+    }
   });
 });
