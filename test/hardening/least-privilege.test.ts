@@ -10,7 +10,8 @@ import type { Manifest } from "../../src/manifests/meta.ts";
 import { controllerAccess, remoteAccessRules, TARGET_ACCESS } from "../../src/model/access.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mc } from "../helpers/mc.ts";
-import { installBase } from "../manifests/cases.ts";
+import { renderLinkBundle } from "../../src/manifests/link-bundle.ts";
+import { installBase, linkBase } from "../manifests/cases.ts";
 import { startController, startPair } from "../mirror/harness.ts";
 
 const clusterRole = (objects: Manifest[]) => objects.find((o) => o.kind === "ClusterRole") as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
@@ -82,6 +83,11 @@ describe("the controller's Deployment", () => {
     expect(options({})).toEqual(CONTROLLER_RESOURCES as never);
     expect(options({ "controller-memory-limit": "1Gi", "controller-cpu-limit": "" })).toEqual({ requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1Gi" } });
     expect(() => options({ "controller-memory-request": "1Gi" })).toThrow('--controller-memory-request: must not exceed --controller-memory-limit (512Mi), got "1Gi"');
+    // What the options hold is what the Deployment gets (the defaults are in the golden files).
+    const resourcesOf = (objects: Manifest[]) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ resources?: unknown }> } } } }).spec.template.spec.containers[0]!.resources;
+    const override = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1Gi" } };
+    expect(resourcesOf(renderLinkBundle({ ...linkBase, controller: { ...linkBase.controller!, resources: override } }))).toEqual(override);
+    expect(resourcesOf(renderLinkBundle(linkBase))).toEqual(CONTROLLER_RESOURCES as never);
     const r = await link("--controller-memory-limit", "lots");
     expect(r).toEqual({ code: 1, stdout: "", stderr: 'error: --controller-memory-limit: must be a Kubernetes quantity such as 512Mi (or empty: not set), got "lots"\n' });
   });
