@@ -3,6 +3,7 @@
 // export is mirrored after, already not ready.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources } from "../../src/kube/index.ts";
+import { within } from "../kube/helpers.ts";
 import { cached, read, readEndpoints, startController, startPair, type Pair } from "./harness.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
 
@@ -44,5 +45,53 @@ describe("liveness flips", () => {
 
     await ctl.drain();
     expect(notReady(readEndpoints(pair.west, "ns1", "aa-east"))).toBe(true);
+  });
+
+  test("fan out up to livenessWorkers at once, beyond workers, and no further", async () => {
+    pair = await startPair();
+    const names = ["a", "b", "c", "d", "e"];
+    for (const name of names) {
+      await pair.eastClient.create(resources.service, remoteService({ name }));
+      await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name }));
+    }
+    const ctl = await startController(pair, {}, { workers: 1, livenessWorkers: 3 });
+    for (const name of names.map((n) => `${n}-east`)) {
+      await cached(ctl.informers.services, read(pair.west, "services", "ns1", name)!);
+      await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", name)!);
+    }
+    await ctl.drain();
+
+    // Every write of a mirror's Endpoints in ns1 waits at a gate: how many are held at once is how many keys run at once.
+    let held = 0;
+    let most = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let three!: () => void;
+    const threeHeld = new Promise<void>((resolve) => (three = resolve));
+    const client = pair.westClient as unknown as Record<"create" | "update" | "patch", (...args: unknown[]) => Promise<unknown>>;
+    for (const verb of ["create", "update", "patch"] as const) {
+      const original = client[verb].bind(client);
+      client[verb] = async (...args: unknown[]) => {
+        const res = args[0] as { plural: string };
+        const namespace = verb === "patch" ? args[1] : (args[1] as { metadata?: { namespace?: string } }).metadata?.namespace;
+        if (res.plural !== "endpoints" || namespace !== "ns1") return original(...args);
+        held++;
+        most = Math.max(most, held);
+        if (held >= 3) three();
+        await gate;
+        held--;
+        return original(...args);
+      };
+    }
+    ctl.setAlive(false);
+    const drained = ctl.drain();
+    try {
+      await within(threeHeld, "three mirrors' Endpoints rewritten at once (livenessWorkers: 3, workers: 1)", 3000);
+    } finally {
+      open();
+    }
+    await drained;
+    expect(most).toBe(3);
+    for (const name of names) expect(notReady(readEndpoints(pair.west, "ns1", `${name}-east`))).toBe(true);
   });
 });
