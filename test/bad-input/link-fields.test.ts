@@ -87,7 +87,7 @@ describe("each Link field invalid in turn", () => {
     ["gatewayPort out of range", badLink({ gatewayPort: "70000" }), "spec.gatewayPort: must be a port number 1-65535"],
     ["gatewayPort a number, not a string", badLink({ gatewayPort: 4143 }), "spec.gatewayPort"],
     ["probeSpec.period a bare number", badLink({ probeSpec: { path: "/ready", port: "4191", period: "3" } }), 'spec.probeSpec.period: must be a Go duration such as "3s"'],
-    ["probeSpec.period zero", badLink({ probeSpec: { path: "/ready", port: "4191", period: "0s" } }), "spec.probeSpec.period: must be a positive duration"],
+    ["probeSpec.period zero", badLink({ probeSpec: { path: "/ready", port: "4191", period: "0s" } }), "spec.probeSpec.period: must be at least 1s"],
     ["probeSpec.period under the 1s floor", badLink({ probeSpec: { path: "/ready", port: "4191", period: "1ns" } }), "spec.probeSpec.period: must be at least 1s"],
     ["probeSpec.timeout under the 100ms floor", badLink({ probeSpec: { path: "/ready", port: "4191", period: "3s", timeout: "10ms" } }), "spec.probeSpec.timeout: must be at least 100ms"],
     ["probeSpec.timeout not a duration", badLink({ probeSpec: { path: "/ready", port: "4191", period: "3s", timeout: "soon" } }), "spec.probeSpec.timeout: must be a Go duration"],
