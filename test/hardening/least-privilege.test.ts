@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccessTableError, connectKubeconfigText, resources, type KubeClient } from "../../src/kube/index.ts";
 import { linkOptions } from "../../src/cli/link-flags.ts";
 import { renderAllow, renderInstall } from "../../src/manifests/install.ts";
+import { renderLinkBundle } from "../../src/manifests/link-bundle.ts";
 import { CONTROLLER_RESOURCES, type ControllerOptions } from "../../src/manifests/service-mirror.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import { controllerAccess, remoteAccessRules, TARGET_ACCESS } from "../../src/model/access.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mc } from "../helpers/mc.ts";
-import { renderLinkBundle } from "../../src/manifests/link-bundle.ts";
 import { installBase, linkBase } from "../manifests/cases.ts";
 import { startController, startPair } from "../mirror/harness.ts";
 
@@ -86,7 +86,7 @@ describe("the controller's Deployment", () => {
     // What the options hold is what the Deployment gets (the defaults are in the golden files).
     const resourcesOf = (objects: Manifest[]) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ resources?: unknown }> } } } }).spec.template.spec.containers[0]!.resources;
     const override = { requests: { cpu: "100m", memory: "128Mi" }, limits: { memory: "1Gi" } };
-    expect(resourcesOf(renderLinkBundle({ ...linkBase, controller: { ...linkBase.controller!, resources: override } }))).toEqual(override);
+    expect(resourcesOf(renderLinkBundle({ ...linkBase, controller: { ...(linkBase.controller as ControllerOptions), resources: override } }))).toEqual(override);
     expect(resourcesOf(renderLinkBundle(linkBase))).toEqual(CONTROLLER_RESOURCES as never);
     const r = await link("--controller-memory-limit", "lots");
     expect(r).toEqual({ code: 1, stdout: "", stderr: 'error: --controller-memory-limit: must be a Kubernetes quantity such as 512Mi (or empty: not set), got "lots"\n' });
