@@ -19,6 +19,24 @@ async function busyEast(n: number) {
   return { sb, client, ns };
 }
 
+/** A stand-in API server answering with `fetch`, and an informer of its services (named east; no periodic relist, fast retries). */
+async function standIn(fetch: (req: Request) => Response) {
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch });
+  const port = server.port;
+  const { connectKubeconfigText } = await import("../../src/kube/connect.ts");
+  const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{ name: t, cluster: { server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true } }]
+users: [{ name: u, user: {} }]
+contexts: [{ name: t, context: { cluster: t, user: u } }]
+current-context: t
+`;
+  const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
+  const log = recordingLog();
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  return { server, inf, log };
+}
+
 test("an event older than the last resourceVersion seen (server restarted empty) makes the informer relist and drop what is gone", async () => {
   const { sb, client, ns } = await busyEast(5);
   const log = recordingLog();
@@ -92,33 +110,18 @@ test("kube-apiserver's 'Too large resource version' answer to a resume makes the
   // A stand-in server: lists at resourceVersion 100 first, then (restored from an older backup) at 5;
   // a watch from 100 gets the ERROR event kube-apiserver sends for a resume point it never reached.
   const lists: string[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const url = new URL(req.url);
-      if (url.searchParams.get("watch") !== "true") {
-        lists.push(url.searchParams.get("resourceVersion") ?? "");
-        return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: lists.length === 1 ? "100" : "5" }, items: [] });
-      }
-      if (url.searchParams.get("resourceVersion") === "100") {
-        const status = { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: "Too large resource version: 100, current: 5" };
-        return new Response(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
-      }
-      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // a quiet watch
-    },
+  const { server, inf, log } = await standIn((req) => {
+    const url = new URL(req.url);
+    if (url.searchParams.get("watch") !== "true") {
+      lists.push(url.searchParams.get("resourceVersion") ?? "");
+      return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: lists.length === 1 ? "100" : "5" }, items: [] });
+    }
+    if (url.searchParams.get("resourceVersion") === "100") {
+      const status = { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: "Too large resource version: 100, current: 5" };
+      return new Response(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
+    }
+    return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // a quiet watch
   });
-  const { connectKubeconfigText } = await import("../../src/kube/connect.ts");
-  const kubeconfig = `apiVersion: v1
-kind: Config
-clusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}", insecure-skip-tls-verify: true } }]
-users: [{ name: u, user: {} }]
-contexts: [{ name: t, context: { cluster: t, user: u } }]
-current-context: t
-`;
-  const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
-  const log = recordingLog();
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
   try {
     const relisted = new Promise<void>((resolve) => {
       const off = inf.onStatus((s) => {
@@ -144,31 +147,16 @@ test("a watch event at a resourceVersion older than the last seen (and no error)
   // a second list (the relist) is at 6 with only `fresh`. No 410, no "Too large resource version".
   const svc = (name: string, rv: string) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", uid: `uid-${name}`, resourceVersion: rv } });
   const lists: string[] = [];
-  const server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      const url = new URL(req.url);
-      if (url.searchParams.get("watch") !== "true") {
-        lists.push(url.searchParams.get("resourceVersion") ?? "");
-        const first = lists.length === 1;
-        return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: first ? "100" : "6" }, items: first ? [svc("old", "90")] : [svc("fresh", "5")] });
-      }
-      const body = url.searchParams.get("resourceVersion") === "100" ? `${JSON.stringify({ type: "ADDED", object: svc("fresh", "5") })}\n` : "\n";
-      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(body)) })); // then quiet
-    },
+  const { server, inf, log } = await standIn((req) => {
+    const url = new URL(req.url);
+    if (url.searchParams.get("watch") !== "true") {
+      lists.push(url.searchParams.get("resourceVersion") ?? "");
+      const first = lists.length === 1;
+      return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: first ? "100" : "6" }, items: first ? [svc("old", "90")] : [svc("fresh", "5")] });
+    }
+    const body = url.searchParams.get("resourceVersion") === "100" ? `${JSON.stringify({ type: "ADDED", object: svc("fresh", "5") })}\n` : "\n";
+    return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(body)) })); // then quiet
   });
-  const { connectKubeconfigText } = await import("../../src/kube/connect.ts");
-  const kubeconfig = `apiVersion: v1
-kind: Config
-clusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}", insecure-skip-tls-verify: true } }]
-users: [{ name: u, user: {} }]
-contexts: [{ name: t, context: { cluster: t, user: u } }]
-current-context: t
-`;
-  const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
-  const log = recordingLog();
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
   try {
     const gone = collectEvents(inf, (e) => e.some((x) => x.type === "deleted"), "the relist after an older event");
     inf.start();
