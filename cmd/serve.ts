@@ -66,7 +66,7 @@ const flags = defineFlags(
     "enable-namespace-creation": { type: "boolean", default: false, description: "Create a missing namespace instead of skipping its Services" },
     "enable-endpoint-slices": { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
     "leader-elect": { type: "boolean", default: true, description: "Hold the Lease service-mirror-write-<link> so only one replica writes (--leader-elect=false to turn off)" },
-    identity: { type: "string", description: "Identity in the Lease (default: $HOSTNAME)" },
+    identity: { type: "string", description: "Identity in the Lease (default: $HOSTNAME plus a random per-process suffix, so two processes never share one)" },
     "probe-service": { type: "string", description: "Local probe Service of the gateway (default: probe-gateway-<cluster>)", schema: unlessEmpty(objectName) },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
     "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link"),

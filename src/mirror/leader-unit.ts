@@ -22,7 +22,7 @@ export interface LeaderUnitOptions<R extends Runner> {
   leaseName: string;
   /** `--leader-elect` (default on). */
   leaderElect?: boolean;
-  /** `--identity`; default $HOSTNAME. */
+  /** `--identity`; default $HOSTNAME_<8 hex> (a suffix per process). */
   identity?: string;
   lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   create(): R;

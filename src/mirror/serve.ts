@@ -31,7 +31,7 @@ export interface ServeOptions {
   adminAddr: string;
   /** `--leader-elect` (default on). */
   leaderElect?: boolean;
-  /** `--identity`; default $HOSTNAME. */
+  /** `--identity`; default $HOSTNAME_<8 hex> (a suffix per process). */
   identity?: string;
   lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
   /**

@@ -5,6 +5,7 @@ import { remoteAccess } from "../../src/checker/checks/remote.ts";
 import { createCheckContext } from "../../src/checker/context.ts";
 import { runChecks } from "../../src/checker/runner.ts";
 import { connectKubeconfigText, type KubeClient } from "../../src/kube/index.ts";
+import { serviceMirrorName } from "../../src/model/names.ts";
 import { link } from "./fixtures.ts";
 
 const reviews: string[] = [];
@@ -36,8 +37,17 @@ contexts: [{ name: t, context: { cluster: t, user: u } }]
 current-context: t
 `;
 
-async function run(remote: () => Promise<KubeClient>) {
-  const ctx = createCheckContext({ local: undefined as unknown as KubeClient, linkerdNamespace: "linkerd", connectRemote: remote });
+/** A source cluster holding only the Link's controller Deployment, run with `args` (none: no Deployment). */
+const sourceWith = (args?: string[]) =>
+  ({
+    get: async (_res: unknown, _ns: string, name: string) => {
+      if (args && name === serviceMirrorName("east")) return { metadata: { name }, spec: { template: { spec: { containers: [{ name: "service-mirror", args }] } } } };
+      throw Object.assign(new Error("not found"), { code: 404 });
+    },
+  }) as unknown as KubeClient;
+
+async function run(remote: () => Promise<KubeClient>, local: KubeClient = sourceWith()) {
+  const ctx = createCheckContext({ local, linkerdNamespace: "linkerd", connectRemote: remote });
   ctx.links = [link()];
   return { report: await runChecks([remoteAccess], ctx), ctx };
 }
@@ -68,6 +78,27 @@ describe("remote cluster access credentials", () => {
       status: "error",
       details: ["east: the credentials may not watch (no RBAC rule) endpoints; create (no RBAC rule) events (apply mc install or mc allow on the target, then mc link again)"],
     });
+  });
+
+  test("a controller run with --enable-endpoint-slices: its EndpointSlice reads are reviewed too", async () => {
+    reviews.length = 0;
+    deny = new Set();
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), sourceWith(["serve", "--enable-endpoint-slices", "east"]));
+    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list endpointslices.discovery.k8s.io", "watch endpointslices.discovery.k8s.io"]);
+    expect(report.results[0]!.status).toBe("success");
+  });
+
+  test("credentials that may not watch EndpointSlices fail for such a controller, naming the install flag that grants it", async () => {
+    deny = new Set(["watch endpointslices"]);
+    const slices = sourceWith(["serve", "--enable-endpoint-slices", "east"]);
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), slices);
+    expect(report.results[0]).toMatchObject({
+      status: "error",
+      details: ["east: the credentials may not watch (no RBAC rule) endpointslices.discovery.k8s.io (apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target, then mc link again)"],
+    });
+    // The same credentials are enough for a controller that reads Endpoints.
+    const plain = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), sourceWith(["serve", "east"]));
+    expect(plain.report.results[0]!.status).toBe("success");
   });
 
   test("an unreachable target API fails with the one-line connection error", async () => {

@@ -63,7 +63,7 @@ test("an event older than the last resourceVersion seen (server restarted empty)
   }
 }, 20_000);
 
-test("with nothing written on the new server, the periodic fresh list still drops what is gone", async () => {
+test("with nothing written on the new server, the informer relists and drops what is gone (kube answers the old resume point Too large; the periodic fresh list is the backstop)", async () => {
   const { sb, client, ns } = await busyEast(3);
   const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log: recordingLog(), backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 300 });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;

@@ -2,10 +2,11 @@
 // controller and mc check need (src/model/access.ts), and both clusters' Linkerd control planes
 // trust a common anchor.
 import { formatError } from "../../errors.ts";
-import type { KubeClient, KubeObject, ResourceType } from "../../kube/index.ts";
+import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import { readLinkerdConfig } from "../../linker/target.ts";
 import { accessAttributes, TARGET_ACCESS, type AccessAttributes } from "../../model/access.ts";
 import type { Link } from "../../model/link.ts";
+import { serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { compareAnchors } from "../anchors.ts";
 import type { CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
@@ -27,12 +28,30 @@ interface Review extends KubeObject {
 /** `services`, `endpointslices.discovery.k8s.io`, `configmaps linkerd-config`. */
 const what = (a: AccessAttributes) => `${a.group ? `${a.resource}.${a.group}` : a.resource}${a.name ? ` ${a.name}` : ""}`;
 
-/** "" when the target answers and allows everything in REMOTE_NEEDS; else the one-line problem. */
-async function accessProblem(remote: KubeClient, link: Link): Promise<string> {
+/** The flag a controller Deployment passes to `mc serve` when it mirrors from EndpointSlices. */
+const ENDPOINT_SLICES_FLAG = "--enable-endpoint-slices";
+
+type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
+
+/**
+ * Whether the Link's controller (its own Deployment, or the shared one) runs with
+ * --enable-endpoint-slices, and so also needs the target's EndpointSlices. A Deployment that
+ * cannot be read (absent, or not ours to read) asks nothing more: the controller check reports it.
+ */
+async function readsEndpointSlices(local: KubeClient | undefined, link: Link): Promise<boolean> {
+  if (!local) return false;
+  const names = [serviceMirrorName(link.targetClusterName), SHARED_CONTROLLER_NAME];
+  const deployments = await Promise.all(names.map((n) => local.get<DeploymentArgs>(resources.deployment, link.namespace, n).catch(() => undefined)));
+  return deployments.some((d) => d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(ENDPOINT_SLICES_FLAG)));
+}
+
+/** "" when the target answers and allows everything the Link's controller and mc check need; else the one-line problem. */
+async function accessProblem(remote: KubeClient, link: Link, local: KubeClient | undefined): Promise<string> {
   await remote.getPath("/version");
+  const needs = (await readsEndpointSlices(local, link)) ? [...REMOTE_NEEDS, ...accessAttributes(TARGET_ACCESS.endpointSlices)] : REMOTE_NEEDS;
   // Denied verbs by what they are on, in the table's order: `list, watch services; create events`.
   const denied = new Map<string, string[]>();
-  for (const need of REMOTE_NEEDS) {
+  for (const need of needs) {
     // A named object (linkerd-config) is asked for where it lives; everything else across all namespaces.
     const namespace = need.name ? link.targetClusterLinkerdNamespace : "";
     const review = await remote.create<Review>(selfSubjectAccessReview, {
@@ -47,7 +66,10 @@ async function accessProblem(remote: KubeClient, link: Link): Promise<string> {
     denied.set(what(need), verbs);
   }
   const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
-  return list ? `the credentials may not ${list} (apply mc install or mc allow on the target, then mc link again)` : "";
+  if (!list) return "";
+  const slicesDenied = [...denied.keys()].some((on) => on.startsWith("endpointslices"));
+  const fix = slicesDenied ? "apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target" : "apply mc install or mc allow on the target";
+  return `the credentials may not ${list} (${fix}, then mc link again)`;
 }
 
 export const remoteAccess: Check<CheckContext> = {
@@ -68,7 +90,7 @@ export const remoteAccess: Check<CheckContext> = {
           return { ok: false, line: `${c}: ${formatError(err)}` };
         }
         try {
-          const problem = await accessProblem(remote, link);
+          const problem = await accessProblem(remote, link, ctx.local);
           if (problem) return { ok: false, line: `${c}: ${problem}` };
         } catch (err) {
           return { ok: false, line: `${c}: ${formatError(err)}` };
