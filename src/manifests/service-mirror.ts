@@ -119,6 +119,9 @@ export function renderProbeService(o: { clusterName: string; namespace: string; 
   });
 }
 
+/** The `mc serve` flag of a controller that reads the target's EndpointSlices (mc check looks for it). */
+export const ENDPOINT_SLICES_FLAG = "--enable-endpoint-slices";
+
 /** `mc serve`'s flags every controller Deployment passes. */
 export function controllerArgs(namespace: string, ctl: ControllerOptions): string[] {
   return [
@@ -127,7 +130,7 @@ export function controllerArgs(namespace: string, ctl: ControllerOptions): strin
     `--log-level=${ctl.logLevel}`,
     `--log-format=${ctl.logFormat}`,
     `--event-requeue-limit=${ctl.retryLimit}`,
-    ...(ctl.enableEndpointSlices ? ["--enable-endpoint-slices"] : []),
+    ...(ctl.enableEndpointSlices ? [ENDPOINT_SLICES_FLAG] : []),
   ];
 }
 

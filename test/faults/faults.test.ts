@@ -119,19 +119,15 @@ test("east restored from an older snapshot (an etcd restore: history goes backwa
 test("the Link's target renamed east → north → east with churn: each time exactly the new name's mirrors, nothing of the old name left", async () => {
   const before = rig.counts();
   const started = performance.now();
-  rig.churn.start();
-  await rig.renameTarget("north");
-  await Bun.sleep(PHASE_MS / 2);
-  rig.churn.stop();
-  await rig.converged();
-  expect(rig.leftovers()).toEqual([]);
-  expect(rig.mirrorCount()).toBeGreaterThan(0);
-  rig.churn.start();
-  await rig.renameTarget("east");
-  await Bun.sleep(PHASE_MS / 2);
-  rig.churn.stop();
-  await rig.converged();
-  expect(rig.leftovers()).toEqual([]);
+  for (const cluster of ["north", "east"]) {
+    rig.churn.start();
+    await rig.renameTarget(cluster);
+    await Bun.sleep(PHASE_MS / 2);
+    rig.churn.stop();
+    await rig.converged();
+    expect(rig.leftovers()).toEqual([]);
+    expect(rig.mirrorCount()).toBeGreaterThan(0);
+  }
   expect(rig.west.store.get({ group: "", plural: "endpoints" }, "linkerd-multicluster", "probe-gateway-north")).toBeUndefined();
   report("target renamed east → north → east", performance.now() - started, before);
   expectHealthy(killedOnPurpose);

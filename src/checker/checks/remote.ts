@@ -4,6 +4,7 @@
 import { formatError } from "../../errors.ts";
 import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import { readLinkerdConfig } from "../../linker/target.ts";
+import { ENDPOINT_SLICES_FLAG } from "../../manifests/service-mirror.ts";
 import { accessAttributes, TARGET_ACCESS, type AccessAttributes } from "../../model/access.ts";
 import type { Link } from "../../model/link.ts";
 import { serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
@@ -28,9 +29,6 @@ interface Review extends KubeObject {
 /** `services`, `endpointslices.discovery.k8s.io`, `configmaps linkerd-config`. */
 const what = (a: AccessAttributes) => `${a.group ? `${a.resource}.${a.group}` : a.resource}${a.name ? ` ${a.name}` : ""}`;
 
-/** The flag a controller Deployment passes to `mc serve` when it mirrors from EndpointSlices. */
-const ENDPOINT_SLICES_FLAG = "--enable-endpoint-slices";
-
 type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
 
 /**
@@ -38,15 +36,14 @@ type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?:
  * --enable-endpoint-slices, and so also needs the target's EndpointSlices. A Deployment that
  * cannot be read (absent, or not ours to read) asks nothing more: the controller check reports it.
  */
-async function readsEndpointSlices(local: KubeClient | undefined, link: Link): Promise<boolean> {
-  if (!local) return false;
+async function readsEndpointSlices(local: KubeClient, link: Link): Promise<boolean> {
   const names = [serviceMirrorName(link.targetClusterName), SHARED_CONTROLLER_NAME];
   const deployments = await Promise.all(names.map((n) => local.get<DeploymentArgs>(resources.deployment, link.namespace, n).catch(() => undefined)));
   return deployments.some((d) => d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(ENDPOINT_SLICES_FLAG)));
 }
 
 /** "" when the target answers and allows everything the Link's controller and mc check need; else the one-line problem. */
-async function accessProblem(remote: KubeClient, link: Link, local: KubeClient | undefined): Promise<string> {
+async function accessProblem(remote: KubeClient, link: Link, local: KubeClient): Promise<string> {
   await remote.getPath("/version");
   const needs = (await readsEndpointSlices(local, link)) ? [...REMOTE_NEEDS, ...accessAttributes(TARGET_ACCESS.endpointSlices)] : REMOTE_NEEDS;
   // Denied verbs by what they are on, in the table's order: `list, watch services; create events`.
@@ -67,7 +64,7 @@ async function accessProblem(remote: KubeClient, link: Link, local: KubeClient |
   }
   const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
   if (!list) return "";
-  const slicesDenied = [...denied.keys()].some((on) => on.startsWith("endpointslices"));
+  const slicesDenied = needs.some((n) => n.resource === "endpointslices" && denied.has(what(n)));
   const fix = slicesDenied ? "apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target" : "apply mc install or mc allow on the target";
   return `the credentials may not ${list} (${fix}, then mc link again)`;
 }
