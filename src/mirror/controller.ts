@@ -30,8 +30,8 @@ import { Outcomes } from "./outcomes.ts";
 import { byHeadlessMirror, type Svc } from "./read.ts";
 import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile.ts";
 import { RemoteSlices } from "./remote-slices.ts";
-import type { Selection, TargetState } from "./link-health.ts";
-import { allInformers, allKeys, createSources, federatedKeys, liveKeys, ownMirrorCount, remoteInformers, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
+import { TargetHealth, type ControllerHealth } from "./target-health.ts";
+import { allInformers, allKeys, createSources, federatedKeys, liveKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources.ts";
 import { sweepRenamed } from "./renamed.ts";
 import { GATEWAY_KEY, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { LocalView } from "./view.ts";
@@ -83,14 +83,6 @@ const DEFAULT_WORKERS = 4;
 /** Measured with bench/mirror.ts (1,000 mirrors): see docs/decisions.md. */
 const DEFAULT_LIVENESS_WORKERS = 16;
 
-/** What the controller tells its supervisor about the Link (which writes it as status.conditions). */
-export type ControllerHealth =
-  /** The worst of what the watches of the target say now. */
-  | { kind: "target"; target: TargetState }
-  | { kind: "synced" }
-  /** Whether the selector selects anything (told at sync and when that changes). */
-  | { kind: "selection"; selection: Selection };
-
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
 const RESOLVE_RETRY_MS = 5_000;
 
@@ -124,10 +116,7 @@ export class MirrorController {
   private stopped = false;
   private cancelRefresh = () => {};
   private running: Promise<void> | undefined;
-  private readonly healthListeners = new Set<(h: ControllerHealth) => void>();
-  private readonly targetStates = new Map<Informer<KubeObject>, TargetState>();
-  private targetKey = "";
-  private selected: boolean | undefined;
+  private readonly health: TargetHealth;
   /** The refresh in progress (or the last one), for tests that advance the clock. */
   refreshing: Promise<void> = Promise.resolve();
 
@@ -232,7 +221,7 @@ export class MirrorController {
         if (k) this.enqueue(k);
       });
     }
-    this.watchHealth();
+    this.health = new TargetHealth(this.informers, this.cluster);
     const probe = opts.link.probe;
     this.prober =
       probe && opts.proberFactory
@@ -275,43 +264,7 @@ export class MirrorController {
 
   /** Told what the watches of the target say, when the caches synced, and whether the selector selects anything. */
   onHealth(listener: (h: ControllerHealth) => void): () => void {
-    this.healthListeners.add(listener);
-    return () => this.healthListeners.delete(listener);
-  }
-
-  private tell(h: ControllerHealth): void {
-    for (const l of this.healthListeners) l(h);
-  }
-
-  /** The target's answers (worst first: rejected, error, not yet known, ok) and the selection, as they change. */
-  private watchHealth(): void {
-    const remotes = remoteInformers(this.informers);
-    for (const inf of remotes) {
-      this.targetStates.set(inf, { state: "unknown" });
-      inf.onStatus((st) => {
-        if (st.state === "watching") this.targetStates.set(inf, { state: "ok" });
-        else if (st.state === "backoff") this.targetStates.set(inf, { state: "error", error: st.error });
-        else if (st.state === "failed") this.targetStates.set(inf, { state: "rejected", error: st.error });
-        else return;
-        const rank = { rejected: 0, error: 1, unknown: 2, unwatched: 3, ok: 3 } as const;
-        const worst = [...this.targetStates.values()].sort((a, b) => rank[a.state] - rank[b.state])[0]!;
-        const key = worst.state === "error" ? `error ${worst.error.code} ${worst.error.reason}` : worst.state;
-        if (key === this.targetKey) return;
-        this.targetKey = key;
-        this.tell({ kind: "target", target: worst });
-      });
-    }
-    this.informers.remoteServices?.on((e) => {
-      if (this.hasSynced && e.type !== "updated") this.checkSelection();
-    });
-  }
-
-  /** Tells the selection when whether anything is selected changed (and at sync). */
-  private checkSelection(force = false): void {
-    const selected = (this.informers.remoteServices?.cache.size ?? 0) > 0;
-    if (!force && selected === this.selected) return;
-    this.selected = selected;
-    this.tell({ kind: "selection", selection: { selected, mirrorsExisted: !selected && ownMirrorCount(this.informers, this.cluster) > 0 } });
+    return this.health.on(listener);
   }
 
   /** Starts the informers; keys run once every cache has synced (`synced`). Returns at once. */
@@ -335,9 +288,7 @@ export class MirrorController {
     const exported = this.informers.remoteServices?.cache.size ?? 0;
     if (this.link.selector && !this.link.gateway) this.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
     this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
-    if (remoteInformers(this.informers).length === 0) this.tell({ kind: "target", target: { state: "unwatched" } });
-    this.tell({ kind: "synced" });
-    this.checkSelection(true);
+    this.health.markSynced();
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
