@@ -21,6 +21,9 @@ export interface ListOptions extends CallOptions {
   fieldSelector?: string;
   limit?: number;
   continue?: string;
+  /** With `resourceVersionMatch: "NotOlderThan"`: data at least this new (kube waits ~3 s, then 504 "Too large resource version"). */
+  resourceVersion?: string;
+  resourceVersionMatch?: "NotOlderThan" | "Exact";
 }
 
 export interface WriteOptions extends CallOptions {
@@ -120,6 +123,8 @@ export class KubeClient {
       fieldSelector: opts.fieldSelector || undefined,
       limit: opts.limit,
       continue: opts.continue,
+      resourceVersion: opts.resourceVersion || undefined,
+      resourceVersionMatch: opts.resourceVersion ? opts.resourceVersionMatch : undefined,
     };
     const list = await this.call<{ items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(
       "list", "GET", res, namespace, undefined, { ...opts, query },

@@ -10,6 +10,8 @@ export type InformerEvent<T> =
 
 export type InformerStatus =
   | { state: "listing" }
+  /** The server's history went backwards (resourceVersion `before` seen, now listed at `resourceVersion`, as after an etcd restore): relisted. */
+  | { state: "reset"; before: string; resourceVersion: string }
   | { state: "watching"; resourceVersion: string }
   | { state: "backoff"; attempt: number; delayMs: number; error: KubeError }
   /** Given up for good: an error retrying cannot fix (the informer lists and watches no more). */

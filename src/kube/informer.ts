@@ -2,6 +2,13 @@
 // (client-node 1.4.0's ListWatch stops for good on connection errors and has no inactivity
 // timeout or backoff): on 410 Gone it relists and emits the differences; on any other drop or
 // error it re-watches from the last resourceVersion after a capped, jittered exponential backoff,
+// first confirming that the server has reached that resourceVersion (a one-item list with
+// resourceVersionMatch=NotOlderThan): kube-apiserver accepts a watch from a resourceVersion it
+// has not reached and stays silent, so a server restored from an older etcd copy is only seen by
+// the list's 504 "Too large resource version" — then the informer relists, emits the differences
+// and reports status `reset` (history went backwards). Also: a watch event older than the last
+// resourceVersion seen, and a periodic fresh list (the backstop for a restored server that has
+// already passed the old resourceVersion again).
 // logging one line per transition (lost, recovered) — except a request the server rejects as it
 // is (400, 422), which would be rejected again: that one stops the informer (status `failed`). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
@@ -53,7 +60,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly backoff: BackoffOptions;
-  private readonly what: string;
+  /** What it watches, as messages name it: `services in shop on east`. */
+  readonly what: string;
   private readonly stopper = new AbortController();
   private resolveSynced!: () => void;
   private rejectSynced!: (err: Error) => void;
@@ -68,6 +76,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   private relistAt = Number.POSITIVE_INFINITY;
   /** Set when the server's resourceVersions went backwards: the cache no longer matches its history. */
   private historyReset = false;
+  /** The next watch resumes from `rv` without a list just before it: confirm the server has reached `rv` first. */
+  private resuming = false;
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.clock = opts.clock ?? systemClock;
@@ -133,7 +143,11 @@ export class Informer<T extends KubeObject = KubeObject> {
           await this.relist();
           needList = false;
           this.recovered();
+        } else if (this.resuming && !(await this.serverReached())) {
+          needList = true;
+          continue;
         }
+        this.resuming = true;
         const started = this.clock.now();
         const result = await this.watchOnce();
         const outcome = result.outcome;
@@ -213,6 +227,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
   }
 
+  /**
+   * Whether the server has reached the resourceVersion we would resume from. False (and the next
+   * list is a history reset) when it answers "Too large resource version"; other errors throw.
+   */
+  private async serverReached(): Promise<boolean> {
+    const { client, resource, namespace, labelSelector, fieldSelector } = this.opts;
+    try {
+      await client.list<T>(resource, { namespace, labelSelector, fieldSelector, limit: 1, resourceVersion: this.rv, resourceVersionMatch: "NotOlderThan", signal: this.stopper.signal });
+      return true;
+    } catch (err) {
+      const error = toKubeError(err, "list", this.what);
+      if (!isTooLargeResourceVersion(error)) throw error;
+      this.log.warn(`${this.what}: the server has not reached resourceVersion ${this.rv}, the last one seen (its history went backwards, as after an etcd restore); relisting`);
+      this.historyReset = true;
+      return false;
+    }
+  }
+
   /** Lists and swaps the cache, emitting what changed since the last state (everything, the first time). */
   private async relist(): Promise<void> {
     this.setStatus({ state: "listing" });
@@ -224,11 +256,14 @@ export class Informer<T extends KubeObject = KubeObject> {
       const obj = this.prepare(item);
       next.set(objectKey(obj), obj);
     }
+    const wentBack = this.rv !== "" && (this.historyReset || isOlder(list.resourceVersion, this.rv));
     if (this.rv && isOlder(list.resourceVersion, this.rv) && !this.historyReset) {
       this.log.warn(`${this.what}: listed at resourceVersion ${list.resourceVersion}, older than ${this.rv} already seen (the server's history went backwards); taking the list as the truth`);
     }
     this.historyReset = false;
+    this.resuming = false;
     const old = this.store.replace(next);
+    const before = this.rv;
     this.rv = list.resourceVersion;
     this.relistAt = this.relistIntervalMs > 0 ? this.clock.now() + this.relistIntervalMs : Number.POSITIVE_INFINITY;
     for (const [key, obj] of next) {
@@ -236,7 +271,8 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (!before) this.emit({ type: "added", key, object: obj });
       else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit({ type: "updated", key, object: obj, old: before });
     }
-    for (const [key, before] of old) if (!next.has(key)) this.emit({ type: "deleted", key, object: before });
+    for (const [key, gone] of old) if (!next.has(key)) this.emit({ type: "deleted", key, object: gone });
+    if (wentBack) this.setStatus({ state: "reset", before, resourceVersion: this.rv });
     if (!this.isSynced) {
       this.isSynced = true;
       this.log.debug(`synced ${next.size} ${this.what}`);

@@ -153,9 +153,13 @@ const CONNECTION_FAILURES: { codes: readonly string[]; say: (server: string, hos
     say: (s, h) => `the host ${h} of ${s} could not be resolved; check the cluster's server address in the kubeconfig`,
   },
   {
-    codes: ["ECONNRESET", "ConnectionClosed", "EPIPE", "ERR_SSL_WRONG_VERSION_NUMBER", "EPROTO"],
-    say: (s) =>
-      `the connection to ${s} was closed before an answer; is it a Kubernetes API server, and does it speak ${s.startsWith("https:") ? "https" : "http"} as the kubeconfig says?`,
+    // What a restarting or stopping API server (or a proxy in front of it) does to open connections.
+    codes: ["ECONNRESET", "ConnectionClosed", "EPIPE"],
+    say: (s) => `the connection to ${s} was closed before an answer (the server, or a proxy in front of it, closed it: restarting or stopping?)`,
+  },
+  {
+    codes: ["ERR_SSL_WRONG_VERSION_NUMBER", "EPROTO"],
+    say: (s) => `the connection to ${s} failed before an answer; is it a Kubernetes API server, and does it speak ${s.startsWith("https:") ? "https" : "http"} as the kubeconfig says?`,
   },
   {
     codes: ["ETIMEDOUT", "ConnectionTimeout", "ETIMEOUT"],

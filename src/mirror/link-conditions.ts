@@ -98,11 +98,21 @@ export class LinkConditions {
     const c = eventWorthy(transitions);
     if (c) {
       const type = c.status === "False" && !BENIGN.has(c.reason) ? "Warning" : "Normal";
-      const subject = { apiVersion: linkResource.apiVersion, kind: linkResource.kind, metadata: { name: this.o.name, namespace: this.o.namespace, ...(this.link.uid && { uid: this.link.uid }) } };
+      const subject = this.subject();
       const message = `${c.type} is ${c.status}: ${c.message}`;
       this.events = this.events.then(() => this.o.events(subject, type, c.reason, message));
     }
     this.queue.add("conditions");
+  }
+
+  /** Records an Event on the Link that no condition carries (something that happened, not a state). */
+  record(type: "Normal" | "Warning", reason: string, message: string): void {
+    const subject = this.subject();
+    this.events = this.events.then(() => this.o.events(subject, type, reason, message));
+  }
+
+  private subject() {
+    return { apiVersion: linkResource.apiVersion, kind: linkResource.kind, metadata: { name: this.o.name, namespace: this.o.namespace, ...(this.link.uid && { uid: this.link.uid }) } };
   }
 
   /** Resolves once what was asked so far is written (or given up) and its Events recorded. */

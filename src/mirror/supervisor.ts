@@ -217,6 +217,12 @@ export class LinkSupervisor {
       if (h.selection.mirrorsExisted) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${c}, though its mirrors existed: they are deleted`);
       return;
     }
+    if (h.kind === "historyReset") {
+      const message = `${c}'s history went backwards: ${h.what} listed at resourceVersion ${h.resourceVersion}, below ${h.before} already seen (as after an etcd restore); relisted, and the mirrors follow the new list`;
+      this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: ${message}`);
+      this.conditions.record("Warning", "TargetHistoryReset", message);
+      return;
+    }
     if (h.kind === "synced") this.synced = true;
     else this.target = h.target;
     this.conditions.update(targetConditions(this.target, this.synced, c), { clearAlive: unusable(this.target) });

@@ -1,6 +1,7 @@
 // What the controller tells its supervisor about the Link's target, as it changes: the worst of
 // what the target's watches say (rejected, error, not yet known, ok), that the caches synced, and
-// whether the selector selects anything (with whether this Link's mirrors existed). The
+// whether the selector selects anything (with whether this Link's mirrors existed), and a watch
+// that found the target's history gone backwards (relisted). The
 // supervisor writes it as the Link's status.conditions (link-health.ts, link-conditions.ts).
 import type { Informer, KubeObject } from "../kube/index.ts";
 import type { Selection, TargetState } from "./link-health.ts";
@@ -12,7 +13,9 @@ export type ControllerHealth =
   | { kind: "target"; target: TargetState }
   | { kind: "synced" }
   /** Whether the selector selects anything (told at sync and when that changes). */
-  | { kind: "selection"; selection: Selection };
+  | { kind: "selection"; selection: Selection }
+  /** A watch of the target found its history gone backwards (an etcd restore) and relisted: `what` at `resourceVersion`, after `before`. */
+  | { kind: "historyReset"; what: string; before: string; resourceVersion: string };
 
 const RANK = { rejected: 0, error: 1, unknown: 2, unwatched: 3, ok: 3 } as const;
 
@@ -31,6 +34,7 @@ export class TargetHealth {
     for (const inf of remoteInformers(informers)) {
       this.states.set(inf, { state: "unknown" });
       inf.onStatus((st) => {
+        if (st.state === "reset") return this.tell({ kind: "historyReset", what: inf.what, before: st.before, resourceVersion: st.resourceVersion });
         if (st.state === "watching") this.states.set(inf, { state: "ok" });
         else if (st.state === "backoff") this.states.set(inf, { state: "error", error: st.error });
         else if (st.state === "failed") this.states.set(inf, { state: "rejected", error: st.error });

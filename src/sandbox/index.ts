@@ -31,7 +31,7 @@ export interface SandboxOptions {
    * (bun:sqlite, written through): a restart on the same file resumes with everything stored.
    */
   data?: string;
-  /** How long a watch or list from a resourceVersion not reached yet waits before "Too large resource version" (default 3 s, as kube). */
+  /** How long a list at a resourceVersion not reached yet waits before "Too large resource version" (default 3 s, as kube; a watch from it stays silent). */
   tooLargeWaitMs?: number;
   /** Where to write the kubeconfig (before the promise resolves). */
   kubeconfigPath?: string;
@@ -75,7 +75,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const token = tls ? await keptFact(durable, "token", newToken, (t) => t) : undefined;
   const api = new Api(store, ca?.cert ?? "");
   const tooLargeWaitMs = opts.tooLargeWaitMs ?? TOO_LARGE_WAIT_MS;
-  const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000, tooLargeWaitMs);
+  const watches = new WatchStreams(store, opts.bookmarkMs ?? 1000);
   const control = sandboxControl(watches, store, opts.faults);
   let address = "";
   const listening = await listen({

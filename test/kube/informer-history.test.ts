@@ -5,7 +5,7 @@ import { Informer } from "../../src/kube/informer.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
-import { collectEvents, freshNamespace, recordingLog, sandboxWithClient, service, summary } from "./helpers.ts";
+import { collectEvents, freshNamespace, nextStatus, recordingLog, sandboxWithClient, service, summary } from "./helpers.ts";
 
 /** east with `n` services in one namespace and enough other writes that its resourceVersion is well ahead of a fresh server's. */
 async function busyEast(n: number) {
@@ -37,7 +37,7 @@ current-context: t
   return { server, inf, log };
 }
 
-test("an event older than the last resourceVersion seen (server restarted empty) makes the informer relist and drop what is gone", async () => {
+test("a server restarted empty, then written to: the informer relists (the resume point is not reached, or an event is older than the last seen) and drops what is gone", async () => {
   const { sb, client, ns } = await busyEast(5);
   const log = recordingLog();
   const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
@@ -48,7 +48,7 @@ test("an event older than the last resourceVersion seen (server restarted empty)
     expect(inf.cache.size).toBe(5);
     const seenRv = Number(inf.resourceVersion);
     await sb.stop();
-    restarted = await startSandbox({ name: "east", port: sb.port });
+    restarted = await startSandbox({ name: "east", port: sb.port, tooLargeWaitMs: 100 });
     expect(Number(restarted.store.resourceVersion)).toBeLessThan(seenRv);
     const events = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 5 && e.some((x) => x.type === "added"), "the relist after a new server");
     // The same client reaches the new server: it listens where the old one did.
@@ -63,23 +63,61 @@ test("an event older than the last resourceVersion seen (server restarted empty)
   }
 }, 20_000);
 
-test("with nothing written on the new server, the informer relists and drops what is gone (kube answers the old resume point Too large; the periodic fresh list is the backstop)", async () => {
+test("with nothing written on the restored server (its watch from the old resourceVersion is silent, as kube's), the informer confirms the resume point, relists, drops what is gone and reports a reset", async () => {
   const { sb, client, ns } = await busyEast(3);
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log: recordingLog(), backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 300 });
+  const log = recordingLog();
+  // No periodic list: only the confirmation of the resume point can notice.
+  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     inf.start();
     await inf.synced;
-    const deletions = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 3, "deletions after the periodic list");
+    const seenRv = inf.resourceVersion;
+    const deletions = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 3, "deletions after the confirmation failed");
+    const reset = nextStatus(inf, (s) => s.state === "reset", "the reset status");
     await sb.stop();
-    restarted = await startSandbox({ name: "east", port: sb.port });
+    restarted = await startSandbox({ name: "east", port: sb.port, tooLargeWaitMs: 100 });
     expect(summary(await deletions).sort()).toEqual([0, 1, 2].map((i) => `deleted ${ns}/svc-${i}`));
+    expect(await reset).toEqual({ state: "reset", before: seenRv, resourceVersion: restarted.store.resourceVersion });
     expect(inf.cache.size).toBe(0);
+    expect(log.at("warn")).toContain(`services in ${ns} on east: the server has not reached resourceVersion ${seenRv}, the last one seen (its history went backwards, as after an etcd restore); relisting`);
   } finally {
     await inf.stop();
     await restarted?.stop();
   }
 }, 20_000);
+
+test("a resume is confirmed with a one-item NotOlderThan list at the resume point; kube's 504 there (its watch would stay silent) makes the informer relist", async () => {
+  // kube-apiserver v1.37.2 restored from an older etcd copy, as measured: a watch from 100 is accepted and silent;
+  // a list at 100 with resourceVersionMatch=NotOlderThan answers 504 Too large resource version (Retry-After 1).
+  const requests: string[] = [];
+  let restored = false;
+  const { server, inf } = await standIn((req) => {
+    const q = new URL(req.url).searchParams;
+    requests.push([...q].filter(([k]) => k !== "timeoutSeconds" && k !== "allowWatchBookmarks").map(([k, v]) => `${k}=${v}`).join("&"));
+    if (q.get("watch") === "true") {
+      if (!restored) {
+        restored = true; // the first watch ends (the server went away): the restored one answers next
+        return new Response("\n");
+      }
+      return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // accepted, silent
+    }
+    if (q.get("resourceVersion") === "100") {
+      const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Timeout: Too large resource version: 100, current: 5", reason: "Timeout", details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 }, code: 504 };
+      return Response.json(status, { status: 504, headers: { "retry-after": "1" } });
+    }
+    return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: requests.length === 1 ? "100" : "5" }, items: [] });
+  });
+  try {
+    const reset = nextStatus(inf, (s) => s.state === "reset", "the reset status");
+    inf.start();
+    expect(await reset).toEqual({ state: "reset", before: "100", resourceVersion: "5" });
+    expect(requests.slice(0, 4)).toEqual(["", "watch=true&resourceVersion=100", "limit=1&resourceVersion=100&resourceVersionMatch=NotOlderThan", ""]);
+  } finally {
+    await inf.stop();
+    server.stop(true);
+  }
+});
 
 test("a periodic fresh list on a healthy watch emits nothing when nothing changed", async () => {
   const { sb, client, ns } = await busyEast(2);

@@ -1,7 +1,7 @@
 // The sandbox's faults (src/sandbox/faults.ts), switched at run time through `sandbox.control`:
 // failures as a mix of 500/503/429 with Retry-After, added latency, 409 on writes that carry a
-// resourceVersion, forgotten history (410 on every resume), watches dropped on a timer, and
-// kube's "Too large resource version" for a resume the store has not reached. Raw HTTP, so
+// resourceVersion, forgotten history (410 on every resume), watches dropped on a timer, and a
+// resourceVersion the store has not reached (a silent watch; a list answered 504 "Too large"). Raw HTTP, so
 // every status, header and body is what the server sent.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { seededRandom, startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
@@ -154,27 +154,15 @@ test("watches are dropped on a timer while dropWatchesEveryMs is set, and not on
 });
 
 describe("a resourceVersion the store has not reached", () => {
-  test("a watch from it waits, then ends with kube's 504 'Too large resource version' ERROR event", async () => {
+  test("a watch from it is accepted (200) and stays silent: no event, no bookmark, no error, as kube's watch cache", async () => {
     const current = Number(sb.store.resourceVersion);
-    const started = performance.now();
-    const w = await watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${current + 100}`);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    expect(w.status).toBe(200);
-    expect(w.events).toEqual([
-      {
-        type: "ERROR",
-        object: {
-          kind: "Status",
-          apiVersion: "v1",
-          metadata: {},
-          status: "Failure",
-          message: `Timeout: Too large resource version: ${current + 100}, current: ${current}`,
-          reason: "Timeout",
-          code: 504,
-          details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
-        },
-      },
-    ]);
+    // Something happens meanwhile (below the requested resourceVersion): still nothing is sent.
+    const w = watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${current + 100}`);
+    await call("POST", "/api/v1/namespaces/f/configmaps", configMap("unseen"));
+    const { status, events, ended } = await w;
+    expect(status).toBe(200);
+    expect(ended).toBe(true); // by its timeout, 2 s: past the bookmark period and the list's 300 ms wait
+    expect(events).toEqual([]);
   });
 
   test("a watch from just ahead carries on once the store gets there, with only the events after it", async () => {

@@ -1,8 +1,10 @@
 // Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone
 // as an ERROR event (as kube-apiserver sends it), label/field-filtered transitions, timeouts and
-// a clean end when the server stops. A resume from a resourceVersion the store has not reached
-// waits a moment for it (kube's watch cache waits 3 s), then ends with kube's 504 "Too large
-// resource version" ERROR — what a client sees from a server that restarted empty.
+// a clean end when the server stops. A watch from a resourceVersion the store has not reached is
+// accepted and stays silent — no event and no bookmark at or below it — exactly as kube-apiserver's
+// watch cache does (its cacheWatcher sends only events newer than the requested resourceVersion):
+// what a client resuming against a server restored from an older etcd copy sees. Only a list at
+// such a resourceVersion answers kube's 504 "Too large resource version" (after a 3 s wait).
 import { matchesFilter, type ListFilter } from "../storage/filter.ts";
 import type { Store } from "../storage/store.ts";
 import type { StoreEvent } from "../storage/watch-hub.ts";
@@ -21,7 +23,7 @@ export interface WatchRequest extends ListFilter {
   /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
 }
 
-/** How long kube-apiserver's watch cache waits for a resourceVersion it has not reached (blockTimeout). */
+/** How long kube-apiserver's watch cache waits for a resourceVersion a list asks for and it has not reached (blockTimeout). */
 export const TOO_LARGE_WAIT_MS = 3000;
 
 /** kube's answer once the wait is over: 504 Timeout, retry after 1 s, cause ResourceVersionTooLarge. */
@@ -55,8 +57,6 @@ export class WatchStreams {
   constructor(
     private readonly store: Store,
     private readonly bookmarkMs: number,
-    /** How long a resume from a resourceVersion not reached yet waits for it. */
-    private readonly tooLargeWaitMs = TOO_LARGE_WAIT_MS,
   ) {}
 
   get open(): number {
@@ -99,7 +99,10 @@ export class WatchStreams {
             close();
           }
         };
+        /** The requested resourceVersion when the store had not reached it: no bookmark below it (kube sends none). */
+        let aheadOf = 0;
         const bookmark = (annotations?: Record<string, string>) =>
+          Number(store.resourceVersion) >= aheadOf &&
           write("BOOKMARK", {
             kind: req.type.kind,
             apiVersion: apiVersionOf(req.type),
@@ -131,13 +134,9 @@ export class WatchStreams {
             const from = Number(rv);
             if (!Number.isInteger(from) || from < 0) throw new ApiError(400, "BadRequest", `invalid resource version "${rv}"`);
             if (from > Number(store.resourceVersion)) {
-              // Not reached yet: watch from now, send only what comes after `from`, and give up if it never comes.
+              // Not reached yet: watch from now and send only what comes after `from`; bookmarks wait until the store gets there.
+              aheadOf = from;
               unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send: (e) => void (e.rv > from && send(e)) });
-              void waitForResourceVersion(store, from, hub.tooLargeWaitMs).then((reached) => {
-                if (reached || closed) return;
-                write("ERROR", tooLargeResourceVersion(from, store.resourceVersion).toStatus());
-                close();
-              });
             } else unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send }, from);
           }
         } catch (err) {
