@@ -25,7 +25,8 @@ const flags = defineFlags(
     ...REMOTE_ACCESS_FLAGS,
     "identity-trust-domain": {
       type: "string",
-      description: "Linkerd's identity trust domain (default: from linkerd-config; cluster.local with --ignore-cluster)",
+      description: "Linkerd's identity trust domain",
+      defaultText: "from linkerd-config; cluster.local with --ignore-cluster",
       schema: unlessEmpty(V.domain),
     },
     "local-service-mirror": { type: "boolean", default: true, description: "Include the local service mirror (this cluster's Services as federated members; --local-service-mirror=false leaves it out)" },

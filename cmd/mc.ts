@@ -1,12 +1,13 @@
 #!/usr/bin/env bun
 // mc: multicluster service mirroring for Kubernetes, wire-compatible with Linkerd's extension.
-// Subcommands load lazily: `mc --help` lists them from cmd/commands.ts and loads none.
+// Subcommands load lazily: `mc --help` lists them from cmd/help.ts's groups and loads none.
 // src/cli/run.ts does the global flags, help and errors.
 import { defineCommand } from "citty";
 import pkg from "../package.json" with { type: "json" };
 import { GLOBAL_ARGS } from "../src/cli/globals.ts";
 import { runCli } from "../src/cli/run.ts";
-import { COMMANDS, type CommandName } from "./commands.ts";
+import { type CommandName } from "./commands.ts";
+import { COMMAND_GROUPS, HELP } from "./help.ts";
 
 const subCommands = {
   sandbox: () => import("./sandbox.ts").then((m) => m.default),
@@ -27,9 +28,11 @@ export const main = defineCommand({
   subCommands,
 });
 
+const HELP_TEXT = { groups: COMMAND_GROUPS, commands: HELP };
+
 /** Runs mc with argv (no `bun`, no script path); returns the exit code. */
-export const run = (argv: string[]): Promise<number> => runCli(main, argv, COMMANDS);
+export const run = (argv: string[]): Promise<number> => runCli(main, argv, HELP_TEXT);
 
 // Run as a program, help and the version go straight to fd 1 (Bun.stdout), not through Node's
 // process.stdout, which is slow to make; `run` (for in-process tests) keeps process.stdout.
-if (import.meta.main) process.exitCode = await runCli(main, process.argv.slice(2), COMMANDS, (text) => Bun.write(Bun.stdout, text));
+if (import.meta.main) process.exitCode = await runCli(main, process.argv.slice(2), HELP_TEXT, (text) => Bun.write(Bun.stdout, text));

@@ -42,6 +42,7 @@ const flags = defineFlags(
     },
     "trust-anchor": {
       type: "string",
+      value: "FILE",
       description: "With --linkerd: the PEM trust anchor in linkerd-config; generated and written there if the file does not exist (give sandboxes the same file to share it)",
       schema: v.optional(v.pipe(v.string(), v.minLength(1, "needs a file path, e.g. --trust-anchor ./trust-anchor.pem"))),
     },
@@ -52,6 +53,7 @@ const flags = defineFlags(
     },
     data: {
       type: "string",
+      value: "FILE",
       description: "Keep objects and the resourceVersion counter in this file (bun:sqlite): a restart on the same file and --port resumes",
       schema: v.optional(
         v.pipe(
@@ -75,7 +77,7 @@ const flags = defineFlags(
     latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", min: 0, bareNumber: "plain" }),
     "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
-    kubeconfig: { type: "string", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
+    kubeconfig: { type: "string", value: "FILE", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
   },
   { command: "sandbox" },
 );

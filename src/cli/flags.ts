@@ -3,23 +3,33 @@
 // flag is declared once: `args` is citty's definition, `parse` the checked values under
 // camelCase keys (`--gateway-port` → `gatewayPort`), or a UserError naming the first bad flag
 // and the fix, e.g. `--cluster-name: must be a DNS-1123 label (…), got "East_1"`. Pure.
-import type { ArgsDef } from "citty";
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
+import type { HelpArg } from "./usage.ts";
 
 /** A row's schema takes the flag's string, or undefined when it is unset and has no default. */
 type Schema = v.GenericSchema<any, unknown>;
 
-export interface StringFlag {
+/** What only the help text reads (src/cli/usage.ts). */
+interface HelpFields {
+  /** The VALUE of `--flag=VALUE` in the help (default: the choices, or the name's last word). */
+  value?: string;
+  /** The default in words, where it is no literal: `(default the kubeconfig's)`. */
+  defaultText?: string;
+}
+
+export interface StringFlag extends HelpFields {
   type: "string";
   alias?: string;
   default?: string;
   description: string;
+  /** The values completion offers (default: a picklist schema's). */
+  choices?: readonly string[];
   /** Checks and converts the value: a string, or undefined when unset with no default. Without one, the string as given. */
   schema?: Schema;
 }
 
-export interface BooleanFlag {
+export interface BooleanFlag extends HelpFields {
   type: "boolean";
   alias?: string;
   default?: boolean;
@@ -54,7 +64,7 @@ export type FlagValues<T extends FlagRows> = { [K in keyof T & string as CamelCa
 export interface Flags<T extends FlagRows> {
   readonly rows: T;
   /** citty's `args`: what it parses and what the usage text shows. */
-  readonly args: ArgsDef;
+  readonly args: Record<string, HelpArg>;
   /**
    * Checks and converts citty's parsed args (a flag it did not set takes the row's default, so
    * `parse({})` is what the command does given no flags). Throws a UserError naming the first
@@ -76,7 +86,7 @@ export const camelCase = (name: string): string => name.replace(/-([a-z0-9])/g, 
 export function defineFlags<const T extends FlagRows>(rows: T, options: FlagsOptions): Flags<T> {
   const entries = Object.entries(rows);
   const flagOf = new Map(entries.map(([name]) => [camelCase(name), name]));
-  const args: ArgsDef = {};
+  const args: Record<string, HelpArg> = {};
   const shape: Record<string, Schema> = {};
   for (const [name, row] of entries) {
     args[name] = citty(row);
@@ -110,8 +120,18 @@ export function valuesOf<G extends FlagRows>(group: G, values: Record<string, un
   return Object.fromEntries(Object.keys(group).map((name) => [camelCase(name), values[camelCase(name)]])) as FlagValues<G>;
 }
 
-function citty(row: FlagRow): ArgsDef[string] {
+/** citty's arg, with what help and completion read beside it (src/cli/usage.ts's HelpArg). */
+function citty(row: FlagRow): HelpArg {
   if (row.type === "positional") return { type: "positional", ...(row.required !== undefined && { required: row.required }), description: row.description };
-  const { schema: _schema, ...def } = row as StringFlag;
-  return def;
+  const { schema, value, choices, ...def } = row as StringFlag;
+  const options = choices ?? picklistOptions(schema);
+  return { ...def, ...(value !== undefined && { valueHint: value }), ...(options && { choices: options }) };
+}
+
+/** The options of a picklist schema (`V.oneOf`), bare or as the first step of a pipe. */
+function picklistOptions(schema: Schema | undefined): readonly string[] | undefined {
+  const s = schema as { type?: string; options?: readonly string[]; pipe?: Array<{ type?: string; options?: readonly string[] }> } | undefined;
+  if (s?.type === "picklist") return s.options;
+  const first = s?.pipe?.[0];
+  return first?.type === "picklist" ? first.options : undefined;
 }

@@ -36,6 +36,7 @@ export const durationFlag = (o: { default: string; description: string; alias?: 
     ...(o.alias !== undefined && { alias: o.alias }),
     default: o.default,
     description: o.description,
+    value: "DURATION",
     schema: v.pipe(v.string(), v.trim(), duration(o)),
   }) as const;
 

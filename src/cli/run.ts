@@ -3,11 +3,12 @@
 // reads them, unknown flags refused, then citty runs it. Help (`--help`, `-h`, `mc help [cmd]`,
 // a bare `mc`) goes to stdout with exit 0; any error is one line on stderr with exit 1, a stack only with
 // `-v` and only for errors that are not the user's to fix.
-import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { formatError, UserError } from "../errors.ts";
 import { setLogLevel } from "../log.ts";
 import { FALSE_WORDS, TRUE_WORDS } from "../model/values.ts";
 import { extractGlobals } from "./globals.ts";
+import { helpWidth, renderUsage, type CommandGroup, type CommandHelp } from "./usage.ts";
 
 export type AnyCommand = CommandDef<ArgsDef>;
 
@@ -97,28 +98,50 @@ async function normalizeFlags(cmd: AnyCommand, args: string[]): Promise<string[]
   return out;
 }
 
-/** citty's usage text, coloured only for a terminal (asked of fd 1: `process.stdout` costs ~15 ms to make). */
-async function usage(cmd: AnyCommand, parent: AnyCommand | undefined): Promise<string> {
-  const text = await renderUsage(cmd, parent);
-  const plain = process.env.NO_COLOR !== undefined || !(require("node:tty") as typeof import("node:tty")).isatty(1);
-  return `${plain ? text.replace(/\u001b\[[0-9;]*m/g, "") : text}\n`;
+/** What help shows beyond the commands' own definitions (cmd/help.ts). */
+export interface HelpText {
+  /** The root's subcommands, grouped, as name and one line: its usage loads no command module. */
+  groups?: readonly CommandGroup[];
+  /** Each command's paragraph and examples, by name. */
+  commands?: Readonly<Record<string, CommandHelp>>;
 }
 
-/** The root with its subcommands as name and description only: its usage without loading them. */
-function listing(root: AnyCommand, summaries: Record<string, string>): AnyCommand {
-  return { ...root, subCommands: Object.fromEntries(Object.entries(summaries).map(([name, description]) => [name, { meta: { name, description } }])) };
+/** The usage text of `cmd` (src/cli/usage.ts), wrapped to the terminal (asked of fd 1: `process.stdout` costs ~15 ms to make). */
+async function usage(root: AnyCommand, cmd: AnyCommand, parents: AnyCommand[], text: HelpText): Promise<string> {
+  const names = await Promise.all([...parents, cmd].map(async (c) => (await resolve(c.meta))?.name ?? ""));
+  const meta = await resolve(cmd.meta);
+  const isRoot = cmd === root;
+  const groups = isRoot ? (text.groups ?? [{ title: "Commands", commands: await loadedSummaries(root) }]) : undefined;
+  const isTerminal = (require("node:tty") as typeof import("node:tty")).isatty(1);
+  return renderUsage({
+    path: names.join(" "),
+    description: meta?.description ?? "",
+    help: isRoot ? undefined : text.commands?.[meta?.name ?? ""],
+    args: isRoot ? {} : await argsOf(cmd),
+    globals: await argsOf(root),
+    groups,
+    width: helpWidth(isTerminal, () => process.stdout.columns),
+  });
+}
+
+/** The root's visible subcommands and their one lines, loading each (without cmd/help.ts's groups). */
+async function loadedSummaries(root: AnyCommand): Promise<Array<readonly [string, string]>> {
+  const subs = Object.entries((await resolve(root.subCommands)) ?? {});
+  const metas = await Promise.all(subs.map(async ([name, sub]) => [name, await resolve(((await resolve(sub)) as AnyCommand).meta)] as const));
+  return metas.filter(([, m]) => !m?.hidden).map(([name, m]) => [name, m?.description ?? ""] as const);
 }
 
 /** Where help and the version go: process.stdout by default (tests replace its write). */
 export type Output = (text: string) => unknown;
 
 /**
- * Runs `mc` with argv (without `bun` and the script); returns the exit code. `summaries`, each
- * subcommand's one line, let the root's usage list them without loading their modules. `out`
+ * Runs `mc` with argv (without `bun` and the script); returns the exit code. `text` is what
+ * help shows beyond the commands' definitions (the root's groups list the subcommands without
+ * loading their modules). `out`
  * takes help and the version: cmd/mc.ts passes Bun's stdout, so `mc --help` never makes Node's
  * process.stdout stream (about half its start-up).
  */
-export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string[], summaries?: Record<string, string>, out: Output = (t) => process.stdout.write(t)): Promise<number> {
+export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string[], text: HelpText = {}, out: Output = (t) => process.stdout.write(t)): Promise<number> {
   const root = top as unknown as AnyCommand;
   let verbose = false;
   try {
@@ -133,7 +156,7 @@ export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string
     const helpWord = rest[0] === "help";
     const { cmd, parents, args } = await findCommand(root, helpWord ? rest.slice(1) : rest);
     if (helpWord || args.includes("--help") || args.includes("-h") || (cmd === root && args.length === 0)) {
-      await out(await usage(cmd === root && summaries ? listing(root, summaries) : cmd, parents.at(-1)));
+      await out(await usage(root, cmd, parents, text));
       return 0;
     }
     const normalized = await normalizeFlags(cmd, args);

@@ -19,15 +19,15 @@ const flags = defineFlags(
 );
 
 describe("a flag table", () => {
-  test("gives citty each flag's type, alias, default and help text, and nothing of the checks", () => {
+  test("gives citty each flag's type, alias, default and help text (with its value's name and choices), and nothing of the checks", () => {
     expect(flags.args).toEqual({
       "cluster-name": { type: "string", description: "Target cluster" },
       namespace: { type: "string", default: "linkerd-multicluster", description: "Where the Links are" },
       "gateway-port": { type: "string", default: "4143", description: "Port" },
-      wait: { type: "string", alias: "w", default: "0s", description: "How long" },
+      wait: { type: "string", alias: "w", default: "0s", description: "How long", valueHint: "DURATION" },
       identity: { type: "string", description: "As given" },
       ha: { type: "boolean", default: false, description: "Three replicas" },
-      output: { type: "string", alias: "o", default: "table", description: "Output format: table or json" },
+      output: { type: "string", alias: "o", default: "table", description: "Output format: table or json", choices: ["table", "json"] },
     });
   });
 

@@ -1,7 +1,7 @@
 // The runner: the root's usage loads no subcommand, and each run gets its own global flags.
 import { afterAll, expect, test } from "bun:test";
 import { defineCommand, type ArgsDef, type CommandDef } from "citty";
-import { COMMANDS } from "../../cmd/commands.ts";
+import { COMMAND_GROUPS } from "../../cmd/help.ts";
 import { main } from "../../cmd/mc.ts";
 import { globalsOf, type Globals } from "../../src/cli/globals.ts";
 import { runCli } from "../../src/cli/run.ts";
@@ -25,15 +25,17 @@ async function stdoutOf(fn: () => Promise<number>): Promise<{ code: number; stdo
 
 test("the root's usage lists the subcommands from their summaries, loading none", async () => {
   const root = rootWith(() => Promise.reject(new Error("loaded")));
-  const r = await stdoutOf(() => runCli(root, ["--help"], { x: "does x" }));
+  const r = await stdoutOf(() => runCli(root, ["--help"], { groups: [{ title: "Things", commands: [["x", "does x"]] }] }));
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain("x    does x");
+  expect(r.stdout).toContain("Things:\n  x  does x\n");
 });
 
-test("mc's summaries are what its commands say of themselves", async () => {
-  const listed = await stdoutOf(() => runCli(main, ["--help"], COMMANDS));
-  const loaded = await stdoutOf(() => runCli(main, ["--help"]));
-  expect(listed).toEqual(loaded);
+test("mc's groups list every visible command once, with what the command says of itself", async () => {
+  const listed = COMMAND_GROUPS.flatMap((g) => g.commands.map(([name, summary]) => [name, summary]));
+  const subs = Object.entries(main.subCommands as unknown as Record<string, () => Promise<{ meta?: { description?: string; hidden?: boolean } }>>);
+  const loaded = await Promise.all(subs.map(async ([name, load]) => [name, (await load()).meta] as const));
+  const visible = loaded.filter(([, m]) => !m?.hidden).map(([name, m]) => [name, m?.description ?? ""]);
+  expect(listed.toSorted()).toEqual(visible.toSorted());
 });
 
 test("a subcommand runs with its own flags and gets the run's global flags", async () => {
