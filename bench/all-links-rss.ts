@@ -3,7 +3,7 @@
 // count of Links, fresh sandboxes in this process: a target `east` with S exported Services (and
 // Endpoints), and `west` holding N Links to it (cluster names l0…, so each Link mirrors all S),
 // their credentials Secrets and a loopback gateway the probes answer. The controllers run as
-// subprocesses (`bun cmd/mc.ts serve …`, --probe-direct); once west holds every mirror and a few
+// subprocesses (`bun cmd/mc.ts serve …`, --probe-address at the loopback gateway); once west holds every mirror and a few
 // seconds have passed, their resident set sizes (/proc/<pid>/status VmRSS) are sampled five
 // times a second apart and the median printed, summed over processes for the per-Link form.
 //   bun bench/all-links-rss.ts [counts=1,10,50] [services=100] [idle-seconds=5]
@@ -30,6 +30,8 @@ const write = { fieldManager: "bench" };
 interface Clusters {
   west: Sandbox;
   westPath: string;
+  /** The loopback gateway the controllers probe (--probe-address). */
+  gatewayPort: number;
   stop(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ async function clusters(links: number, dir: string): Promise<Clusters> {
       targetClusterDomain: "cluster.local",
       targetClusterLinkerdNamespace: "linkerd",
       clusterCredentialsSecret: credentialsSecretName(cluster),
-      gatewayAddress: "127.0.0.1",
+      gatewayAddress: "192.0.2.1", // TEST-NET-1: data only (Endpoints refuse loopback); probed through --probe-address
       gatewayPort: "4143",
       gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
       probeSpec: { path: "/ready", port: String(gateway.port), period: "3s" },
@@ -83,6 +85,7 @@ async function clusters(links: number, dir: string): Promise<Clusters> {
   return {
     west,
     westPath,
+    gatewayPort: gateway.port!,
     async stop() {
       await gateway.stop(true);
       await Promise.all([east.stop(), west.stop()]);
@@ -125,7 +128,7 @@ async function measure(links: number, argvs: string[][]): Promise<{ mb: number; 
   const counter = mirrorCounter(c.west);
   const started = Date.now();
   const procs = argvs.map((args) =>
-    Bun.spawn(["bun", MC, "--kubeconfig", c.westPath, "serve", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", "--probe-direct", `--log-level=${process.env.BENCH_LEVEL ?? "warn"}`, ...args], {
+    Bun.spawn(["bun", MC, "--kubeconfig", c.westPath, "serve", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${c.gatewayPort}`, `--log-level=${process.env.BENCH_LEVEL ?? "warn"}`, ...args], {
       // As mc install --shared-controller runs it: 50 Links' watches exceed Bun's default 256 concurrent requests.
       env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) },
       stdin: "ignore",

@@ -1,7 +1,7 @@
 // mc serve: the service mirror controller for one Link (`mc serve LINK`), for every Link of the
 // namespace in one process (`--all`), or the local mirror (`--local`, Linkerd's `-local-mirror`),
 // until SIGINT/SIGTERM. Linkerd's `service-mirror` flags, spelled kubectl-style (`--flag=value`),
-// plus `--leader-elect`, `--identity`, `--probe-direct`, `--status-interval`,
+// plus `--leader-elect`, `--identity`, `--probe-direct`, `--probe-address`, `--status-interval`,
 // `--fast-failure-detection`, `--admin-addr` (`127.0.0.1:0` picks a free port) and kube's
 // `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
 import * as v from "valibot";
@@ -17,7 +17,7 @@ import { serve } from "../src/mirror/serve.ts";
 import { formatDuration } from "../src/model/duration.ts";
 import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
-import { keyList, objectName, oneOf, selector, wholeNumber } from "../src/model/values.ts";
+import { keyList, objectName, oneOf, probeAddressMap, selector, wholeNumber } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
@@ -69,6 +69,11 @@ const flags = defineFlags(
     identity: { type: "string", description: "Identity in the Lease", defaultText: "$HOSTNAME plus a random per-process suffix, so two processes never share one" },
     "probe-service": { type: "string", description: "Local probe Service of the gateway", defaultText: "probe-gateway-<cluster>", value: "NAME", schema: unlessEmpty(objectName) },
     "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
+    "probe-address": {
+      type: "string",
+      description: "Probe the gateway here instead (a stand-in or a port-forward; the Link's gateway address is then never contacted): host:port, or LINK=host:port,... per Link",
+      schema: v.optional(probeAddressMap, ""),
+    },
     "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link"),
     "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)", MIN_LEASE_DURATION_MS, "a standby would take over from a live leader"),
     "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down", MIN_LEASE_RENEW_DEADLINE_MS, "the leader would step down at the first slow answer"),
@@ -119,6 +124,7 @@ export default command(meta("serve"), flags, async (f, g) => {
       enableEndpointSlices: f.enableEndpointSlices,
       probeService: f.probeService || undefined,
       probeDirect: f.probeDirect,
+      probeAddresses: f.probeAddress,
     },
     log: out,
   });

@@ -90,7 +90,7 @@ export async function startMirroring(pair: Pair, o: MirroringOptions = {}): Prom
     adminAddr: "127.0.0.1:0",
     identity: "mc-bench",
     // The prober runs as in production, but rewrites a steady status.gateway only once an hour.
-    controller: { probeDirect: true, refreshPeriodMs: o.refreshPeriodMs, proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
+    controller: { probeAddresses: { "": `127.0.0.1:${pair.gateway.port}` }, refreshPeriodMs: o.refreshPeriodMs, proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
   });
   const controller = await controllerOf(serving);
   o.onController?.(controller);

@@ -95,7 +95,8 @@ export async function startPair(o: PairOptions): Promise<Pair> {
   await prepareCluster(west, westPath, o.namespaces);
   const gateway = fakeGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, eastPath));
-  // Nothing listens on the gateway's probe port on 127.0.0.1: point the probe at the fake gateway.
+  // The gateway's address is the sandbox load balancer's 192.0.2.1 (data, never contacted): mc serve
+  // probes the fake gateway with --probe-address (startMirroring, the memory scenario).
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;
     const spec = obj.spec as { probeSpec: Record<string, string> };

@@ -43,7 +43,7 @@ async function waitReady(url: string, proc: { exitCode: number | null }, timeout
 async function startServe(pair: Pair, command: string[], dir: string): Promise<ServeProcess> {
   const port = freePort();
   const memoryFile = join(dir, `memory-${port}.jsonl`);
-  const proc = Bun.spawn([...command, "serve", CLUSTER, "--namespace", NS, "--kubeconfig", pair.westKubeconfig, "--probe-direct", `--admin-addr=127.0.0.1:${port}`, "--log-level=warn", "--identity=mc-bench"], {
+  const proc = Bun.spawn([...command, "serve", CLUSTER, "--namespace", NS, "--kubeconfig", pair.westKubeconfig, `--probe-address=127.0.0.1:${pair.gateway.port}`, `--admin-addr=127.0.0.1:${port}`, "--log-level=warn", "--identity=mc-bench"], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: "1", MC_BENCH_MEMORY_FILE: memoryFile },
     stdout: "ignore",

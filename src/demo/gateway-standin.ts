@@ -1,12 +1,14 @@
 // The gateway's probe endpoint for `mc sandbox --linkerd`. A sandbox's pods run nothing, so the gateway
 // Deployment `mc install` applies never answers the controller's probe; this plays its proxy's
 // admin port. It watches the gateway Service (linkerd-multicluster/linkerd-gateway) through the
-// sandbox's API, as a kubelet would watch its pods, and answers the Service's probe path where a
-// probe would arrive: the load-balancer address on the mc-probe port (or 127.0.0.1 on its nodePort
-// for a NodePort Service). It follows the Service as it changes and stops when it is deleted.
+// sandbox's API, as a kubelet would watch its pods, and answers the Service's probe path on
+// loopback: 127.0.0.1 on the mc-probe port (on its nodePort for a NodePort Service). The gateway's
+// own address (the sandbox load balancer's 192.0.2.1) is data only, never contacted: the
+// controller is pointed here with `mc serve --probe-address 127.0.0.1:<port>`. It follows the
+// Service as it changes and stops when it is deleted.
 //
-// Every sandbox's load balancer answers on 127.0.0.1, so two sandboxes with a gateway on the same
-// probe port compete for one address: the first keeps it and the other says so once.
+// Two sandboxes with a gateway on the same probe port compete for one loopback port: the first
+// keeps it and the other says so once.
 import { Informer, connectKubeconfigText, resources, type KubeObject } from "../kube/index.ts";
 import { ingressAddresses, type GatewayServiceLike } from "../linker/gateway.ts";
 import { logger, type Logger } from "../log.ts";
@@ -28,15 +30,12 @@ export interface ProbeTarget {
   path: string;
 }
 
-/** Where a probe of this gateway Service arrives, or undefined when nothing outside can reach it. */
+/** Where the stand-in answers the probe of this gateway Service (loopback), or undefined when nothing outside could reach it. */
 export function probeTarget(svc: GatewayServiceLike): ProbeTarget | undefined {
   const port = svc.spec?.ports?.find((p) => p.name === PROBE_PORT_NAME);
   const path = svc.metadata.annotations?.[PROBE_PATH] || "/ready";
   const type = svc.spec?.type ?? "ClusterIP";
-  if (type === "LoadBalancer") {
-    const ip = ingressAddresses(svc).find((a) => /^[\d.]+$/.test(a) || a.includes(":"));
-    return ip && port?.port ? { hostname: ip, port: port.port, path } : undefined;
-  }
+  if (type === "LoadBalancer") return ingressAddresses(svc).length > 0 && port?.port ? { hostname: "127.0.0.1", port: port.port, path } : undefined;
   if (type === "NodePort") return port?.nodePort ? { hostname: "127.0.0.1", port: port.nodePort, path } : undefined;
   return undefined;
 }
@@ -71,7 +70,7 @@ export async function startGatewayStandIn(kubeconfig: string, cluster: string, l
     if (!target) return set("");
     try {
       server = listenProbe(target.hostname, target.port, target.path);
-      log.info(`gateway probe answered at ${key}`);
+      log.info(`gateway probe answered at ${key} (point mc serve at it: --probe-address ${target.hostname}:${target.port})`);
       set(key);
     } catch (err) {
       log.warn(`gateway probe cannot listen at ${key} (${(err as { code?: string }).code ?? "error"}: another sandbox's gateway there?): probes of ${cluster}'s gateway will fail`);

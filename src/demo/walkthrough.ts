@@ -80,16 +80,16 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
 
   const gateway = await startDemoGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions("east", eastPath));
-  // The sandbox's load balancer answers on 127.0.0.1, but nothing listens on the gateway's probe
-  // port there: point the probe at the demo gateway, and probe fast so failures show in seconds.
+  // The gateway's address (the sandbox load balancer's 192.0.2.1) is data only, never contacted:
+  // mc serve probes the demo gateway on loopback instead (--probe-address), fast so failures show in seconds.
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;
     const spec = obj.spec as { probeSpec: Record<string, string> };
-    spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: "1s", failureThreshold: "2", timeout: "500ms" };
+    spec.probeSpec = { ...spec.probeSpec, period: "1s", failureThreshold: "2", timeout: "500ms" };
   }
   applyObjects(west, bundle, "mc-demo");
   say(`4. mc link --cluster-name east | kubectl apply (west): ${summary(bundle)}`);
-  say(`     (the Link's probe points at the demo gateway on 127.0.0.1:${gateway.port}, every 1s)`);
+  say(`     (mc serve probes the demo gateway on 127.0.0.1:${gateway.port} every 1s: --probe-address)`);
 
   const westClient = await connect({ kubeconfig: westPath });
   const serving = await serve({
@@ -98,7 +98,7 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
     linkName: "east",
     adminAddr: "127.0.0.1:0",
     identity: "mc-demo",
-    controller: { probeDirect: true, proberFactory: proberFactory({ statusIntervalMs: 1000 }) },
+    controller: { probeAddresses: { "": `127.0.0.1:${gateway.port}` }, proberFactory: proberFactory({ statusIntervalMs: 1000 }) },
   });
   const stop = async () => {
     await serving.stop();

@@ -4,6 +4,7 @@
 import { UserError } from "../errors.ts";
 import { DurationError, formatDuration, parseDuration } from "../model/duration.ts";
 import { MIN_PROBE_PERIOD_MS } from "../model/limits.ts";
+import { unusableGatewayAddress } from "../model/address.ts";
 import { GATEWAY_IDENTITY, PROBE_PATH, PROBE_PERIOD } from "../model/labels.ts";
 import { GATEWAY_PORT_NAME, PROBE_PORT_NAME } from "../model/names.ts";
 import type { LinkGateway } from "../manifests/link-bundle.ts";
@@ -33,6 +34,8 @@ export function gatewayFromService(svc: GatewayServiceLike, overrides: GatewayOv
         : `is of type ${type}, which has no ingress address: pass --gateway-addresses with addresses the source can reach${type === "NodePort" ? " (node IPs)" : ""}`;
     throw new UserError(`${where} ${why}`);
   }
+  const unusable = overrides.addresses?.length ? undefined : addresses.map(unusableGatewayAddress).find((m) => m !== undefined);
+  if (unusable) throw new UserError(`${where}: its load-balancer address ${unusable} (pass --gateway-addresses)`);
   const identity = annotations[GATEWAY_IDENTITY] ?? "";
   if (identity === "") throw new UserError(`${where} has no ${GATEWAY_IDENTITY} annotation: re-run mc install on the target`);
   const path = annotations[PROBE_PATH] ?? "";

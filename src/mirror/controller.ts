@@ -46,6 +46,12 @@ export interface MirrorControllerOptions {
   probeService?: string;
   /** Probe the gateway addresses themselves rather than the probe Service (outside a cluster). */
   probeDirect?: boolean;
+  /**
+   * `--probe-address`: where the gateway of a Link is probed instead (`host:port`, by Link name;
+   * "" for every Link) — a stand-in gateway, a port-forward. Wins over probeDirect; the mirrors
+   * still point at the Link's gateway address, which is then never contacted.
+   */
+  probeAddresses?: Readonly<Record<string, string>>;
   enableHeadless?: boolean;
   enableNamespaceCreation?: boolean;
   /** `--enable-endpoint-slices`: read the target's EndpointSlices instead of its Endpoints. */
@@ -223,11 +229,12 @@ export class MirrorController {
     }
     this.health = new TargetHealth(this.informers, this.cluster);
     const probe = opts.link.probe;
+    const override = opts.probeAddresses?.[opts.link.name] ?? opts.probeAddresses?.[""];
     this.prober =
       probe && opts.proberFactory
         ? opts.proberFactory({
             link: opts.link,
-            targets: () => (opts.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
+            targets: () => (override ? [override] : opts.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
             onLiveness: (alive) => this.setAlive(alive),
             writeStatus: (gateway) => this.status.writeGateway(gateway),
             metrics: this.metrics,

@@ -6,7 +6,7 @@
 // entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag row. Pure.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
-import { isAddress, parsePort, splitList } from "./address.ts";
+import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./address.ts";
 import { duration, formatDuration } from "./duration.ts";
 import { MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
@@ -195,8 +195,9 @@ const SpecSchema = v.looseObject(
         if (dataset.value.trim() === "") return [];
         const list = splitList(dataset.value);
         const bad = list.find((a) => !isAddress(a));
-        if (bad === undefined) return list;
-        addIssue({ message: `must be comma-separated IPs or hostnames, e.g. "203.0.113.10,gw.example.com"; ${JSON.stringify(bad)} is neither` });
+        const unusable = list.map(unusableGatewayAddress).find((m) => m !== undefined);
+        if (bad === undefined && unusable === undefined) return list;
+        addIssue({ message: bad !== undefined ? `must be comma-separated IPs or hostnames, e.g. "203.0.113.10,gw.example.com"; ${JSON.stringify(bad)} is neither` : unusable! });
         return NEVER;
       }),
     ),

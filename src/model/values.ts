@@ -2,7 +2,7 @@
 // fix): cluster names, ports, selectors, address lists, key lists. Each takes the flag's raw
 // string and outputs the parsed value. Pure.
 import * as v from "valibot";
-import { isAddress, parsePort, splitList } from "./address.ts";
+import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./address.ts";
 import { isDns1123Label, isDns1123Subdomain, MAX_CLUSTER_NAME } from "./names.ts";
 import { parseLabelSelector, SelectorError } from "./selector.ts";
 
@@ -85,8 +85,9 @@ export const addressList = v.pipe(
     if (dataset.value.trim() === "") return [];
     const list = splitList(dataset.value);
     const bad = list.find((a) => !isAddress(a));
-    if (bad === undefined) return list;
-    addIssue({ message: `must be comma-separated IPs or hostnames, e.g. 203.0.113.10,gw.example.com; ${JSON.stringify(bad)} is neither` });
+    const unusable = list.map(unusableGatewayAddress).find((m) => m !== undefined);
+    if (bad === undefined && unusable === undefined) return list;
+    addIssue({ message: bad !== undefined ? `must be comma-separated IPs or hostnames, e.g. 203.0.113.10,gw.example.com; ${JSON.stringify(bad)} is neither` : unusable! });
     return NEVER;
   }),
 );
@@ -171,3 +172,28 @@ export const quantity = (example: string) =>
     v.trim(),
     v.check((s) => s === "" || quantityValue(s) !== undefined, `must be a Kubernetes quantity such as ${example} (or empty: not set)`),
   );
+
+/**
+ * `--probe-address`: `host:port` (every Link served), or `LINK=host:port,...` (per Link); "" = none.
+ * Resolves to a record by Link name ("" for every Link).
+ */
+export const probeAddressMap = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const out: Record<string, string> = {};
+    if (dataset.value.trim() === "") return out;
+    for (const entry of splitList(dataset.value)) {
+      const eq = entry.indexOf("=");
+      const link = eq < 0 ? "" : entry.slice(0, eq);
+      const target = eq < 0 ? entry : entry.slice(eq + 1);
+      const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(target);
+      const host = m?.[1]?.replace(/^\[|\]$/g, "") ?? "";
+      if (!m || !isAddress(host) || parsePort(m[2]!) === undefined || (eq >= 0 && !isDns1123Label(link)) || link in out) {
+        addIssue({ message: `must be host:port (every Link) or LINK=host:port,... (per Link), e.g. 127.0.0.1:4191; got ${JSON.stringify(entry)}` });
+        return NEVER;
+      }
+      out[link] = target;
+    }
+    return out;
+  }),
+);

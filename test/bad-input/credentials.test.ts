@@ -35,7 +35,7 @@ beforeAll(async () => {
   await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, "ns1"]);
   await ensureNamespaces(await clientFor(east), ["ns1"]);
   await (await clientFor(east)).create(resources.service, remoteService());
-  await westClient.create(linkResource, linkObject({ gatewayAddress: "127.0.0.1" }));
+  await westClient.create(linkResource, linkObject({ gatewayAddress: "192.0.2.10" }));
 });
 afterAll(async () => {
   await Promise.all([east?.stop(), west?.stop(), otherCa?.stop()]);
@@ -102,7 +102,7 @@ async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "b
   const written: string[] = [];
   const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
   const log = recordingLog();
-  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeDirect: true, proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
+  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
   await untilStatus(serving.supervisor!, until);
   await serving.supervisor!.settle();
   return {
@@ -178,7 +178,7 @@ describe("a Secret that connects, but to the wrong place or with the wrong crede
     const path = join(mkdtempSync(join(tmpdir(), "mc-bad-creds-")), "west.kubeconfig");
     writeFileSync(path, west.kubeconfig);
     const run = await within(
-      spawnUntil(["bun", MC, "--kubeconfig", path, "serve", `--namespace=${DEFAULT_NAMESPACE}`, "--admin-addr=127.0.0.1:0", "--probe-direct", "--leader-elect=false", "east"], new RegExp(expected.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))),
+      spawnUntil(["bun", MC, "--kubeconfig", path, "serve", `--namespace=${DEFAULT_NAMESPACE}`, "--admin-addr=127.0.0.1:0", "--probe-address=127.0.0.1:1", "--leader-elect=false", "east"], new RegExp(expected.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))),
       `mc serve to log: ${expected}`,
       15_000,
     );

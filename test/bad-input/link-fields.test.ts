@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** The Link `east` with its spec changed; `undefined` values remove the field. */
 function badLink(spec: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject {
-  const link = linkObject({ gatewayAddress: "127.0.0.1" });
+  const link = linkObject({ gatewayAddress: "192.0.2.10" });
   const merged = { ...(link.spec as Record<string, unknown>), ...spec };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return { ...link, spec: merged, ...extra };
@@ -55,7 +55,7 @@ async function attempt(link: KubeObject): Promise<Outcome> {
   const written: string[] = [];
   const off = west.store.onCommit((e) => written.push(`${e.type} ${e.key} ${e.object.metadata.name}`));
   const log = recordingLog();
-  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeDirect: true, proberFactory: proberFactory() } });
+  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory() } });
   let ready: { status?: string; reason?: string; message?: string } | undefined;
   let events: Array<{ type?: string; reason?: string; message?: string }>;
   try {
@@ -83,6 +83,10 @@ describe("each Link field invalid in turn", () => {
     ["targetClusterName not a DNS label", badLink({ targetClusterName: "East_1" }), "spec.targetClusterName: must be a DNS-1123 label"],
     ["clusterCredentialsSecret empty", badLink({ clusterCredentialsSecret: "" }), "spec.clusterCredentialsSecret: is required"],
     ["gatewayAddress not an address", badLink({ gatewayAddress: "203.0.113.10,not an address" }), "spec.gatewayAddress: must be comma-separated IPs or hostnames"],
+    ["gatewayAddress loopback (Endpoints refuse it)", badLink({ gatewayAddress: "203.0.113.10,127.0.0.1" }), 'spec.gatewayAddress: "127.0.0.1" may not be in the loopback range (127.0.0.0/8, ::1/128): Kubernetes refuses it in Endpoints'],
+    ["gatewayAddress link-local", badLink({ gatewayAddress: "169.254.169.254" }), 'spec.gatewayAddress: "169.254.169.254" may not be in the link-local range (169.254.0.0/16, fe80::/10)'],
+    ["gatewayAddress link-local multicast", badLink({ gatewayAddress: "ff02::1" }), 'spec.gatewayAddress: "ff02::1" may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'],
+    ["gatewayAddress unspecified", badLink({ gatewayAddress: "0.0.0.0" }), 'spec.gatewayAddress: "0.0.0.0" may not be unspecified (0.0.0.0)'],
     ["gatewayAddress missing with a port", badLink({ gatewayAddress: "" }), "spec.gatewayAddress: is required when spec.gatewayPort is set"],
     ["gatewayPort out of range", badLink({ gatewayPort: "70000" }), "spec.gatewayPort: must be a port number 1-65535"],
     ["gatewayPort a number, not a string", badLink({ gatewayPort: 4143 }), "spec.gatewayPort"],
@@ -126,7 +130,7 @@ describe("each Link field invalid in turn", () => {
 
   test("after all that, a valid Link mirrors at once (nothing was left behind to block it)", async () => {
     await westClient.create(linkResource, badLink({}));
-    const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log: recordingLog(), controller: { probeDirect: true, proberFactory: proberFactory() } });
+    const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log: recordingLog(), controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory() } });
     try {
       await untilStatus(serving.supervisor!, "running");
       await serving.supervisor!.controller!.synced;

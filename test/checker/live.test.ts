@@ -113,7 +113,7 @@ describe("mc check with one thing broken", () => {
     await waitFor(s.westClient, linkResource, NS, "east", (l) => (l as { status?: { gateway?: { alive?: boolean } } } | undefined)?.status?.gateway?.alive === false, "east's gateway reported dead");
     const c = await check(s);
     expectOnly(c, "gateways-alive", "error");
-    expect(detailsOf(c, "gateways-alive")).toStartWith("east: gateway 127.0.0.1 is not alive since ");
+    expect(detailsOf(c, "gateways-alive")).toStartWith("east: gateway 192.0.2.10 is not alive since ");
   });
 
   test("a mirror whose endpoints are gone fails only the endpoints check", async () => {
@@ -131,7 +131,7 @@ describe("mc check with one thing broken", () => {
     const labels = { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: "gone" };
     applyObjects(s.west, [
       { apiVersion: "v1", kind: "Service", metadata: { name: "web-gone", namespace: "default", labels }, spec: { ports: [{ name: "http", port: 80 }] } },
-      { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web-gone", namespace: "default", labels }, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "http", port: 4143 }] }] },
+      { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web-gone", namespace: "default", labels }, subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 4143 }] }] },
     ]);
     const c = await check(s);
     expectOnly(c, "mirror-orphans", "warning");

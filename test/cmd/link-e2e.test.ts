@@ -50,7 +50,7 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
     const link = await getJson(westKubectl, ["get", "link", "east", "-n", "linkerd-multicluster"]);
     expect(link.spec).toMatchObject({
       targetClusterName: "east",
-      gatewayAddress: "127.0.0.1",
+      gatewayAddress: "192.0.2.1", // the sandbox load balancer's (TEST-NET-1: data, never contacted)
       gatewayPort: "4143",
       gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.east.example",
       // the CRD's defaults, applied by the API server

@@ -13,7 +13,7 @@ import { commands, readmeWalk, section, shellBlocks, withKubeconfigs, type Step 
 
 const README = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
 
-/** Every sandbox's load balancer is 127.0.0.1, so east's gateway probe needs 127.0.0.1:4191 free. */
+/** Every sandbox's stand-in gateway answers on 127.0.0.1 at the probe port, so east's needs 127.0.0.1:4191 free. */
 function probePortFree(): boolean {
   try {
     Bun.listen({ hostname: "127.0.0.1", port: 4191, socket: { data() {} } }).stop(true);
@@ -38,7 +38,7 @@ describe("the README's sandbox walk, read from README.md", () => {
       "kubectl --kubeconfig east.kubeconfig expose deployment web --port=80 --target-port=8080",
     ]);
     const link = text.findIndex((t) => t.startsWith("mc --kubeconfig east.kubeconfig link --cluster-name east"));
-    expect(text[link + 1]).toBe("& mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0");
+    expect(text[link + 1]).toBe("& mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0");
     expect(text.some((t) => t.includes("--context"))).toBe(false);
     const real = commands(shellBlocks(section(README, "Using it on real clusters"))[0]!, "real");
     expect(steps.filter((s) => s.from === "real").map((s) => s.command)).toEqual(real.map((s) => withKubeconfigs(s.command)));
@@ -84,7 +84,7 @@ describe("the README's sandbox walk, read from README.md", () => {
           what: "web-east's endpoints in west",
           timeoutMs: 15_000,
         });
-        expect(ep?.subsets?.[0]?.addresses?.[0]?.ip).toBe("127.0.0.1");
+        expect(ep?.subsets?.[0]?.addresses?.[0]?.ip).toBe("192.0.2.1"); // the load balancer's: data, never contacted
       }
     }
     expect(checkOut).toContain("√ clusters share trust anchors");

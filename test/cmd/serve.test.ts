@@ -76,10 +76,10 @@ describe("mc serve (subprocess)", () => {
     await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
     await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
     await ok(west.kubectl, ["create", "namespace", "ns1"]);
-    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+    const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
     await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
 
-    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", "east"]);
+    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", "east"]);
     const [, admin] = await serve.until(/admin server listening on (http:\/\/127\.0\.0\.1:\d+)/, "the admin server");
     await serve.until(/mirrored ns1\/web as ns1\/web-east/, "the mirror");
     const svc = JSON.parse(await ok(west.kubectl, ["get", "service", "web-east", "-n", "ns1", "-o", "json"]));
@@ -87,7 +87,7 @@ describe("mc serve (subprocess)", () => {
     expect(svc.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": linkUid });
     expect(svc.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(["port1:555", "port2:666"]);
     const ep = JSON.parse(await ok(west.kubectl, ["get", "endpoints", "web-east", "-n", "ns1", "-o", "json"]));
-    expect(ep.subsets).toEqual([{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "port1", port: 4143, protocol: "TCP" }, { name: "port2", port: 4143, protocol: "TCP" }] }]);
+    expect(ep.subsets).toEqual([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "port1", port: 4143, protocol: "TCP" }, { name: "port2", port: 4143, protocol: "TCP" }] }]);
     await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
     expect(await (await fetch(`${admin}/ready`)).text()).toBe("ok\n");
     expect(await (await fetch(`${admin}/metrics`)).text()).toContain('gateway_alive{target_cluster_name="east"} 1');
@@ -127,17 +127,17 @@ describe("mc serve (subprocess)", () => {
         await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
         await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
         await ok(west.kubectl, ["create", "namespace", "ns1"]);
-        const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+        const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
         await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
         const westClient = await connectKubeconfigText(west.kubeconfig, "west");
         const ready = (n: number) => (o: KubeObject | undefined) => ((o as { subsets?: Array<{ addresses?: unknown[] }> } | undefined)?.subsets ?? []).reduce((k, x) => k + (x.addresses?.length ?? 0), 0) === n && !!o;
         const both = (pred: (o: KubeObject | undefined) => boolean, what: string) =>
           Promise.all(["db-east", "web-east"].map((name) => waitForObject(westClient, resources.endpoints, "ns1", name, pred, { what: `${name} ${what}`, timeoutMs: 20_000 })));
 
-        const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", ...mode, "east"]);
+        const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", ...mode, "east"]);
         await both(ready(1), "with a ready address");
         const subsets = async (name: string) => JSON.parse(await ok(west.kubectl, ["get", "endpoints", name, "-n", "ns1", "-o", "json"])).subsets;
-        const expected = [{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }];
+        const expected = [{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }];
         expect(await subsets("db-east")).toEqual(expected);
         expect(await subsets("web-east")).toEqual(expected);
 
@@ -174,9 +174,9 @@ describe("mc serve (subprocess)", () => {
     const [east, west] = await Promise.all([sandbox("east-ffd"), sandbox("west-ffd")]);
     await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
     await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
-    const link = linkObject({ gatewayAddress: "127.0.0.1", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }); // failureThreshold: the CRD default, 3
+    const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }); // failureThreshold: the CRD default, 3
     await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
-    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", "--probe-direct", "--leader-elect=false", "--fast-failure-detection", "east"]);
+    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", "--fast-failure-detection", "east"]);
     await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms\)/, "the prober's start line");
     await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
     up = false;

@@ -69,7 +69,7 @@ const status = async (url: string) => {
 };
 
 describe("the sandbox's gateway probe", () => {
-  test("answers nothing before mc install, then the probe path on the load balancer's address and the mc-probe port", async () => {
+  test("answers nothing before mc install, then the probe path on loopback at the mc-probe port (the load balancer's 192.0.2.1 is data, never contacted), saying how to point mc serve at it", async () => {
     const { sb, standIn, log } = await started();
     expect(standIn.answering).toBe("");
     const port = freePort();
@@ -77,7 +77,8 @@ describe("the sandbox's gateway probe", () => {
     await answering(standIn, `127.0.0.1:${port}/ready`);
     expect(await status(`http://127.0.0.1:${port}/ready`)).toBe(200);
     expect(await status(`http://127.0.0.1:${port}/live`)).toBe(404);
-    expect(log.at("info")).toEqual([`gateway probe answered at 127.0.0.1:${port}/ready`]);
+    expect(log.at("info")).toEqual([`gateway probe answered at 127.0.0.1:${port}/ready (point mc serve at it: --probe-address 127.0.0.1:${port})`]);
+    expect((sb.store.get(gatewayType(sb), "linkerd-multicluster", "linkerd-gateway")!.status as { loadBalancer: unknown }).loadBalancer).toEqual({ ingress: [{ ip: "192.0.2.1", ipMode: "VIP" }] });
   });
 
   test("follows the Service to another port and path, and stops when it is deleted", async () => {
@@ -118,11 +119,11 @@ describe("the sandbox's gateway probe", () => {
     expect(await status(`http://127.0.0.1:${holder.port}/ready`)).toBe(503);
   });
 
-  test("where a probe arrives: the load balancer's IP on the port, 127.0.0.1 on a NodePort's node port, nowhere for ClusterIP", () => {
+  test("where the stand-in answers: 127.0.0.1 on the probe port once the load balancer has an address, on a NodePort's node port, nowhere for ClusterIP", () => {
     const ports = [{ name: "mc-gateway", port: 4143, nodePort: 30001 }, { name: "mc-probe", port: 4191, nodePort: 30002 }];
     const lb = { ingress: [{ hostname: "gw.example" }, { ip: "192.0.2.7" }] };
-    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: lb } })).toEqual({ hostname: "192.0.2.7", port: 4191, path: "/ready" });
-    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: { ingress: [{ hostname: "gw.example" }] } } })).toBeUndefined();
+    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: lb } })).toEqual({ hostname: "127.0.0.1", port: 4191, path: "/ready" });
+    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: { ingress: [{ hostname: "gw.example" }] } } })).toEqual({ hostname: "127.0.0.1", port: 4191, path: "/ready" });
     expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: {} } })).toBeUndefined();
     expect(probeTarget({ metadata: { annotations: { [PROBE_PATH]: "/health" } }, spec: { type: "NodePort", ports } })).toEqual({ hostname: "127.0.0.1", port: 30002, path: "/health" });
     expect(probeTarget({ metadata: {}, spec: { type: "ClusterIP", ports } })).toBeUndefined();

@@ -1,5 +1,5 @@
 // Issue 6 end to end: gateway health on two sandboxes (test/helpers/setup.ts: fake Linkerd,
-// `mc install`, `mc link`, and the controller in-process as `mc serve east --probe-direct` runs
+// `mc install`, `mc link`, and the controller in-process as `mc serve east --probe-address` runs
 // it), probing a loopback fake gateway that answers /ready after a known delay. The tests run in
 // order as one story — healthy, gateway killed, gateway back, controller stopped — and every
 // wait ends on a watch event, with a deadline that is a generous multiple of what is expected.
@@ -66,7 +66,7 @@ async function mcGateways(...args: string[]): Promise<string> {
 /** The east row of a gateways table, split into its cells. */
 const eastRow = (table: string) => (table.split("\n").find((l) => l.startsWith("east ")) ?? "").trim().split(/\s+/);
 
-describe("gateway health end to end (two sandboxes, mc serve --probe-direct)", () => {
+describe("gateway health end to end (two sandboxes, mc serve --probe-address)", () => {
   test("a healthy gateway: the mirror Endpoints are ready, gateway_alive is 1 and mc gateways says True with one service", async () => {
     await waitMirror(allReady, "ready mirror Endpoints");
     await waitLink((o) => gatewayOf(o)?.alive === true, "status.gateway.alive true");

@@ -10,7 +10,7 @@ import { resources, type KubeObject, type ResourceType } from "../../src/kube/in
 import { linkResource } from "../../src/model/link.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
-import { multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
+import { GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
 import { runMc } from "../cmd/run-mc.ts";
 
 let s: Setup;
@@ -62,7 +62,7 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
 
   test("mc serve --all serves both Links; a remote-discovery Service is mirrored with its labels and no Endpoints", async () => {
     await ok(kubectl.east, ["apply", "-f", "-"], json(svc("web", { "mirror.linkerd.io/exported": "remote-discovery" }), eps("web")));
-    all = await serve(["--all", "--probe-direct", "--identity=e2e-all"], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    all = await serve(["--all", `--probe-address=${["east", "north"].map((c) => `${c}=127.0.0.1:${s.targets.get(c)!.gateway.port}`).join(",")}`, "--identity=e2e-all"], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
     await until("web-east", (o) => o?.metadata.labels?.[RD] === "east", "the remote-discovery mirror web-east");
     const mirror = (await get(kubectl.west, "service", "web-east"))!;
     const link = (await get(kubectl.west, "link", "east", "linkerd-multicluster"))!;
@@ -82,7 +82,7 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     await until("web-east", (o) => o !== undefined && o.metadata.labels?.[RD] === undefined, "web-east in gateway mode");
     await until("web-east", (o) => (o as { subsets?: unknown[] } | undefined)?.subsets?.length === 1, "web-east's gateway Endpoints", resources.endpoints);
     const ep = (await get(kubectl.west, "endpoints", "web-east")) as KubeObject & { subsets: unknown[] };
-    expect(ep.subsets).toEqual([{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }]);
+    expect(ep.subsets).toEqual([{ addresses: [{ ip: GATEWAY_IP }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }]);
     expect((await get(kubectl.west, "service", "web-east"))!.metadata.uid).toBe(uid);
 
     await ok(kubectl.east, ["label", "service", "web", "mirror.linkerd.io/exported=remote-discovery", "--overwrite"]);

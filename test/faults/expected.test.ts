@@ -22,9 +22,9 @@ const target = (name: string, ports: { name: string; port: number }[], labels: R
 ];
 const mirror = (name: string, ports: { name: string; port: number }[], labels: Record<string, string>, gatewayPorts = ports.map((p) => ({ name: p.name, port: 4143 }))) => [
   { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { ports: ports.map((p) => ({ ...p, protocol: "TCP", targetPort: p.port })) } },
-  { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default", labels }, subsets: [{ addresses: [{ ip: "127.0.0.1" }], ports: gatewayPorts.map((p) => ({ ...p, protocol: "TCP" })) }] },
+  { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default", labels }, subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: gatewayPorts.map((p) => ({ ...p, protocol: "TCP" })) }] },
 ];
-const diff = () => diffMirrors(east, west, { cluster: "east", gatewayIp: "127.0.0.1", gatewayPort: 4143, alive: true, foreign: new Set(["default/taken-east"]) });
+const diff = () => diffMirrors(east, west, { cluster: "east", gatewayIp: "192.0.2.10", gatewayPort: 4143, alive: true, foreign: new Set(["default/taken-east"]) });
 
 test("clean when every export has its mirror; each kind of difference is named", () => {
   applyObjects(east, target("web", [{ name: "http", port: 80 }], { tier: "web" }));

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
 import { linkResource } from "../../src/model/link.ts";
-import { multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
+import { GATEWAY_IP, multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
 import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";
@@ -101,7 +101,7 @@ export class Rig {
    */
   async startReplica(identity: string, o: { lead?: boolean; hostname?: string } = {}): Promise<Replica> {
     const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
-    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", "--probe-direct"];
+    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", `--probe-address=127.0.0.1:${this.target.gateway.port}`];
     if (o.hostname === undefined) args.push(`--identity=${identity}`);
     // A key that keeps failing is given up after the requeue limit until the next refresh: the floor (10s) here, 1m by default.
     if (debugLogs) args.push("--log-level=debug");
@@ -226,7 +226,7 @@ export class Rig {
 
   diff(): Diff {
     const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { metadata: { uid?: string }; spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
-    return diffMirrors(this.east, this.west, { cluster: this.cluster, linkUid: link.metadata.uid, gatewayIp: "127.0.0.1", gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+    return diffMirrors(this.east, this.west, { cluster: this.cluster, linkUid: link.metadata.uid, gatewayIp: GATEWAY_IP, gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
   }
 
   /**

@@ -28,6 +28,12 @@ import { fakeLinkerd } from "./linkerd.ts";
 export const NS = DEFAULT_NAMESPACE;
 /** Probe period and threshold written into each Link: the floor (1s), so a dead gateway shows within ~1.1 s. */
 export const PROBE_PERIOD = "1s";
+/**
+ * Every Link's gateway address: TEST-NET-1 (RFC 5737), data only — a real API server refuses a
+ * loopback address in Endpoints. Never contacted: the controllers probe each target's fake gateway
+ * on loopback through --probe-address.
+ */
+export const GATEWAY_IP = "192.0.2.10";
 
 /** A loopback gateway answering the probe path with 200 until killed. */
 export interface FakeGateway {
@@ -183,7 +189,7 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
     targets.set(name, target);
     for (const svc of o.exports?.[name] ?? ["web"]) exportService(target, "default", svc);
-    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", "127.0.0.1"]);
+    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", GATEWAY_IP]);
     for (const obj of bundle) {
       if (obj.kind !== "Link") continue;
       const spec = obj.spec as { probeSpec: Record<string, string> };
@@ -201,7 +207,7 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   const controllers = new Map<string, RunningController>();
   const startController = async (cluster: string) => {
     await controllers.get(cluster)?.stop();
-    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster);
+    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster, targets.get(cluster)!.gateway.port);
     controllers.set(cluster, running);
     return running;
   };
@@ -230,14 +236,14 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   };
 }
 
-async function runController(west: KubeClient, cluster: string): Promise<RunningController> {
+async function runController(west: KubeClient, cluster: string, gatewayPort: number): Promise<RunningController> {
   const serving = await serve({
     local: west,
     namespace: NS,
     linkName: cluster,
     adminAddr: "127.0.0.1:0",
     identity: `test-${cluster}`,
-    controller: { probeDirect: true, proberFactory: proberFactory() },
+    controller: { probeAddresses: { [cluster]: `127.0.0.1:${gatewayPort}` }, proberFactory: proberFactory() },
   });
   const running = { cluster, serving, stop: () => serving.stop() };
   try {

@@ -95,7 +95,7 @@ describe("--status-interval", () => {
     const gateway = startFakeGateway();
     cleanup.push(() => gateway.kill());
     // The floors: probes every 1s at the fastest, a status interval of 1s at the fastest (src/model/limits.ts).
-    await seed({ gatewayAddress: "127.0.0.1", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+    await seed({ gatewayAddress: "192.0.2.10", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
     const intervalMs = 1500;
     const writes: Array<{ at: number; lastProbeTime: string }> = [];
     const seen = (o: KubeObject | undefined) => {
@@ -104,7 +104,7 @@ describe("--status-interval", () => {
       return writes.length >= 4;
     };
     const watching = waitFor(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", seen, "4 status.gateway writes", 15_000);
-    await start({ leaderElect: false, statusIntervalMs: intervalMs, controller: { probeDirect: true } });
+    await start({ leaderElect: false, statusIntervalMs: intervalMs, controller: { probeAddresses: { "": `127.0.0.1:${gateway.port}` } } });
     await watching;
     const gaps = writes.slice(1).map((w, i) => Math.round(w.at - writes[i]!.at));
     for (const gap of gaps) {

@@ -15,7 +15,7 @@ export function probedLink(o: { cluster?: string; period?: string; timeout?: str
     spec: {
       targetClusterName: cluster,
       clusterCredentialsSecret: `cluster-credentials-${cluster}`,
-      gatewayAddress: "127.0.0.1",
+      gatewayAddress: "192.0.2.10", // data: the prober is given its targets (loopback)
       gatewayPort: "4143",
       probeSpec: { path: o.path ?? "/ready", port: "4191", period: "1s", timeout: "500ms", failureThreshold: o.failureThreshold ?? "3" },
     },

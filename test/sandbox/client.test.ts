@@ -46,7 +46,7 @@ describe("sandbox semantics through client-node", () => {
 
   test("LoadBalancer services get an ingress IP and node ports; NodePort services get node ports", async () => {
     const lb = await core.createNamespacedService({ namespace: "t", body: { ...svcBody("lb"), spec: { type: "LoadBalancer", ports: [{ name: "gw", port: 4143 }] } } });
-    expect(lb.status?.loadBalancer?.ingress?.[0]?.ip).toBe("127.0.0.1");
+    expect(lb.status?.loadBalancer?.ingress?.[0]?.ip).toBe("192.0.2.1");
     expect(lb.spec?.ports?.[0]?.nodePort).toBeGreaterThanOrEqual(30000);
     const np = await core.createNamespacedService({ namespace: "t", body: { ...svcBody("np"), spec: { type: "NodePort", ports: [{ port: 1 }, { port: 2 }] } } });
     const ports = np.spec!.ports!.map((p) => p.nodePort!);

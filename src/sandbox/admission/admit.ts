@@ -2,9 +2,11 @@
 // (fieldValidation=Strict|Warn|Ignore) — built-in types against the maintained Kubernetes
 // schemas (validation/builtin.ts), custom resources against their CRD's structural schema
 // (validation/structural.ts) — then the defaults kube-apiserver's registry strategies and
-// admission plugins give built-in kinds (services.ts, defaults.ts).
+// admission plugins give built-in kinds (services.ts, defaults.ts), and the addresses kube refuses
+// in Endpoints and EndpointSlices (validation/endpoints.ts).
 import { deepCopy, type JSONSchemaProps, type KubeObject, type ResourceType } from "../types.ts";
 import { admitBuiltin, type FieldValidation } from "../validation/builtin.ts";
+import { validateEndpointAddresses } from "../validation/endpoints.ts";
 import { admitStructural } from "../validation/structural.ts";
 import { admitDeployment, admitNamespace } from "./defaults.ts";
 import { admitService, type Allocator } from "./services.ts";
@@ -28,6 +30,10 @@ export function admit(type: ResourceType, obj: KubeObject, previous: KubeObject 
       break;
     case "Deployment":
       admitDeployment(o, previous);
+      break;
+    case "Endpoints":
+    case "EndpointSlice":
+      validateEndpointAddresses(o);
       break;
   }
   return result;

@@ -203,7 +203,7 @@ for (const [suite, isAdd] of [["TestOnAdd", true], ["TestOnUpdate", false]] as c
     return env;
   };
   const rv = () => pair!.east.store.get({ group: "", plural: "services" }, "test-namespace", "test-service")!.metadata.resourceVersion!;
-  const mirrorAt = (resourceVersion: string) => [localMirror(mirrorService("test-service-remote", "test-namespace", resourceVersion), onePort), localEndpoints(endpoints("test-service-remote", "test-namespace", {}, "0.0.0.0", ""))];
+  const mirrorAt = (resourceVersion: string) => [localMirror(mirrorService("test-service-remote", "test-namespace", resourceVersion), onePort), localEndpoints(endpoints("test-service-remote", "test-namespace", {}, "192.0.2.250", "") /* Linkerd's fixture has 0.0.0.0, which a real API server refuses in Endpoints */)];
 
   describe(suite, () => {
     test(`enqueue a RemoteServiceCreated event when this is not a gateway and we have the needed annotations (${kind})`, async () => {

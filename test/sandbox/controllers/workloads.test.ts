@@ -209,9 +209,9 @@ spec: { hostname: db-set-0, subdomain: db-set, containers: [{ name: pg, image: p
     expect(slices.map((s) => s.endpoints)).toEqual([[]]);
   });
 
-  test("a LoadBalancer gets 127.0.0.1 once; a hostname a client patches into its status stays through later writes", async () => {
+  test("a LoadBalancer gets 192.0.2.1 (TEST-NET-1: data, as a real server takes it in Endpoints) once; a hostname a client patches into its status stays through later writes", async () => {
     await ok(["create", "service", "loadbalancer", "gw", "-n", "w", "--tcp=4143:4143"]);
-    expect((await getJson(["get", "service", "gw", "-n", "w"])).status.loadBalancer.ingress).toEqual([{ ip: "127.0.0.1", ipMode: "VIP" }]);
+    expect((await getJson(["get", "service", "gw", "-n", "w"])).status.loadBalancer.ingress).toEqual([{ ip: "192.0.2.1", ipMode: "VIP" }]);
     const patch = '{"status":{"loadBalancer":{"ingress":[{"hostname":"gw.elb.example.com"}]}}}';
     await ok(["patch", "service", "gw", "-n", "w", "--subresource=status", "--type", "merge", "-p", patch]);
     await ok(["label", "service", "gw", "-n", "w", "tier=edge"]);
