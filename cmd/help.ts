@@ -26,7 +26,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "probes the target's gateway and writes the Link's status. With several replicas only the holder of the Lease writes. " +
       "Its admin server answers /metrics, /ready and /live.",
     examples: [
-      { command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe the gateway itself, admin on a free port" },
+      { command: "mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
       { command: "mc serve --all", comment: "every Link of linkerd-multicluster from one process" },
     ],
   },
