@@ -1,7 +1,7 @@
 // What a target's unexported Services cost the controller (issue 13, item 1: at most 1 KB each).
 // The controller watches every Endpoints object of the target, unfiltered, since Endpoints need
 // not carry their Service's labels; it keeps each only as far as a mirror decision reads it
-// (src/mirror/remote-endpoints.ts). East (the target, seeded with N unexported Services and their
+// (src/mirror/sources/remote-endpoints.ts). East (the target, seeded with N unexported Services and their
 // Endpoints — three pods and two ports each, as kube's endpoints controller writes them — plus a
 // few exported ones) and west run in a child process, so this process's heap holds only the
 // controller. Prints the heap growth per unexported Service once synced, the same for an

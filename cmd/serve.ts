@@ -5,7 +5,7 @@
 // `--fast-failure-detection`, `--admin-addr` (`127.0.0.1:0` picks a free port) and kube's
 // `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
 import * as v from "valibot";
-import { parseAddr } from "../src/admin.ts";
+import { parseAddr } from "../src/serve/admin.ts";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, namespaceFlag, unlessEmpty } from "../src/cli/groups.ts";
@@ -13,7 +13,7 @@ import { UserError } from "../src/errors.ts";
 import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
-import { serve } from "../src/mirror/serve.ts";
+import { serve } from "../src/serve/serve.ts";
 import { formatDuration } from "../src/model/duration.ts";
 import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";

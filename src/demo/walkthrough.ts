@@ -12,7 +12,7 @@ import { connect, resources, waitForObject, type KubeClient, type KubeObject } f
 import { buildInstall, defaultInstallOptions } from "../linker/install.ts";
 import { buildLinkBundle } from "../linker/link.ts";
 import type { Manifest } from "../manifests/meta.ts";
-import { serve, type Serving } from "../mirror/serve.ts";
+import { serve, type Serving } from "../serve/serve.ts";
 import * as L from "../model/labels.ts";
 import { linkResource } from "../model/link.ts";
 import * as N from "../model/names.ts";

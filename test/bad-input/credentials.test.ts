@@ -15,7 +15,7 @@ import { resources, type KubeClient, type KubeObject } from "../../src/kube/inde
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { credentialsSecretName, DEFAULT_NAMESPACE } from "../../src/model/names.ts";
-import { serve } from "../../src/mirror/serve.ts";
+import { serve } from "../../src/serve/serve.ts";
 import { proberFactory } from "../../src/prober/index.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";

@@ -9,7 +9,7 @@ import { KubeError, resources, type KubeObject } from "../../src/kube/index.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
-import { serve } from "../../src/mirror/serve.ts";
+import { serve } from "../../src/serve/serve.ts";
 import { proberFactory } from "../../src/prober/index.ts";
 import { recordingLog } from "../helpers/log.ts";
 import { clientFor, ensureNamespaces, untilStatus } from "../mirror/harness.ts";

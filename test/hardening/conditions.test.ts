@@ -5,7 +5,7 @@
 // keeps saying so; status.gateway.alive does not stay true while the credentials are unusable.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, Informer, resources, type KubeObject } from "../../src/kube/index.ts";
-import type { ConnectRemote, LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import type { ConnectRemote, LinkSupervisor } from "../../src/serve/supervisor.ts";
 import type { Condition } from "../../src/model/conditions.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";

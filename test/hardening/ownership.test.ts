@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";
 import { renamedSelector } from "../../src/mirror/renamed.ts";
-import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";

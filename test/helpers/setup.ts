@@ -1,7 +1,7 @@
 // A healthy multicluster setup on sandboxes, the way a user builds one: fake Linkerd on every
 // cluster, `mc install` applied to targets and source, `mc link` (run against each target)
 // applied to the source `west`, and each link's controller running in this process as
-// `mc serve <cluster> --probe-direct` runs it (src/mirror/serve.ts: leader election on its
+// `mc serve <cluster> --probe-direct` runs it (src/serve/serve.ts: leader election on its
 // Lease, then the mirror controller), its real prober probing a loopback fake gateway. Targets
 // are TLS sandboxes so the service-account token `mc link` puts in the credentials
 // authenticates. Every wait ends on an event. With `enforceRbac` (or MC_ENFORCE_RBAC=1 in the
@@ -17,8 +17,8 @@ import * as L from "../../src/model/labels.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE, serviceMirrorName, tokenSecretName } from "../../src/model/names.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
-import { serve, type Serving } from "../../src/mirror/serve.ts";
-import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import { serve, type Serving } from "../../src/serve/serve.ts";
+import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { proberFactory } from "../../src/prober/index.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { runMc } from "../cmd/run-mc.ts";
@@ -75,7 +75,7 @@ export function startFakeGateway(o: { delayMs?: number } = {}): FakeGateway {
   return gateway;
 }
 
-/** One link's controller, as `mc serve <cluster>` runs it (src/mirror/serve.ts). */
+/** One link's controller, as `mc serve <cluster>` runs it (src/serve/serve.ts). */
 export interface RunningController {
   cluster: string;
   serving: Serving;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { desiredGatewayMirror, desiredMirror, type DesiredOptions } from "../../src/mirror/desired.ts";
-import { headlessEndpoints } from "../../src/mirror/headless.ts";
-import { isExcludedKey, mirrorAnnotations, mirrorLabels } from "../../src/mirror/metadata.ts";
+import { desiredGatewayMirror, desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";
+import { headlessEndpoints } from "../../src/mirror/reconcile/headless.ts";
+import { isExcludedKey, mirrorAnnotations, mirrorLabels } from "../../src/mirror/reconcile/metadata.ts";
 import type { ResolvedGateway } from "../../src/mirror/types.ts";
 import { EXPORT, link, remoteEndpoints, remoteService } from "./fixtures.ts";
 

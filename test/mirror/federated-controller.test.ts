@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { resources, waitForObject, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import { MirrorController } from "../../src/mirror/controller.ts";
 import { membersOf } from "../../src/model/federated.ts";
-import { LinkDirectory } from "../../src/mirror/link-directory.ts";
+import { LinkDirectory } from "../../src/mirror/federated/link-directory.ts";
 import { linkResource, parseLink, type Link } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { parseLabelSelector } from "../../src/model/selector.ts";

@@ -5,13 +5,13 @@
 import { describe, expect, test } from "bun:test";
 import { ConflictError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";
-import { planFederated, type FederatedInput, type KnownLinks } from "../../src/mirror/federated.ts";
-import { reconcileFederated } from "../../src/mirror/federated-reconcile.ts";
-import { FederatedOutcomes, federatedServicesStatus } from "../../src/mirror/federated-status.ts";
-import type { MirrorOp } from "../../src/mirror/plan.ts";
-import type { Svc } from "../../src/mirror/read.ts";
+import { planFederated, type FederatedInput, type KnownLinks } from "../../src/mirror/federated/federated.ts";
+import { reconcileFederated } from "../../src/mirror/federated/federated-reconcile.ts";
+import { FederatedOutcomes, federatedServicesStatus } from "../../src/mirror/federated/federated-status.ts";
+import type { MirrorOp } from "../../src/mirror/reconcile/plan.ts";
+import type { Svc } from "../../src/mirror/reconcile/read.ts";
 import type { ServiceObject } from "../../src/mirror/types.ts";
-import type { LocalView } from "../../src/mirror/view.ts";
+import type { LocalView } from "../../src/mirror/reconcile/view.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { link, MEMBER, remoteService } from "./fixtures.ts";
 

@@ -6,7 +6,7 @@ import type { Logger } from "../../src/log.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { MirrorController, type MirrorControllerOptions } from "../../src/mirror/controller.ts";
 import { createMetrics } from "../../src/metrics.ts";
-import { LinkSupervisor, type ConnectRemote, type SupervisorState } from "../../src/mirror/supervisor.ts";
+import { LinkSupervisor, type ConnectRemote, type SupervisorState } from "../../src/serve/supervisor.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { linkResource, parseLink } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";

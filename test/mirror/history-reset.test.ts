@@ -5,7 +5,7 @@
 // TargetHistoryReset saying what happened.
 import { afterEach, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
-import type { LinkSupervisor } from "../../src/mirror/supervisor.ts";
+import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";

@@ -1,12 +1,12 @@
 // The plan and record steps of reconcile, pure: ordered phases (the headless mirror's Endpoints
 // from what the endpoint-mirror phase wrote) and outcomeOf (status entry, Events, log lines).
 import { describe, expect, test } from "bun:test";
-import { desiredMirror, type DesiredOptions } from "../../src/mirror/desired.ts";
-import type { OpResult } from "../../src/mirror/execute.ts";
-import { outcomeOf, type Reconciled } from "../../src/mirror/outcomes.ts";
-import { conflictOf, PHASES } from "../../src/mirror/phases.ts";
-import type { MirrorOp } from "../../src/mirror/plan.ts";
-import type { Snapshot, Svc } from "../../src/mirror/read.ts";
+import { desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";
+import type { OpResult } from "../../src/mirror/reconcile/execute.ts";
+import { outcomeOf, type Reconciled } from "../../src/mirror/reconcile/outcomes.ts";
+import { conflictOf, PHASES } from "../../src/mirror/reconcile/phases.ts";
+import type { MirrorOp } from "../../src/mirror/reconcile/plan.ts";
+import type { Snapshot, Svc } from "../../src/mirror/reconcile/read.ts";
 import type { ServiceObject } from "../../src/mirror/types.ts";
 import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { desiredMirror } from "../../src/mirror/desired.ts";
-import { planEndpointMirrors, planGatewayMirror, planMirror, type MirrorOp } from "../../src/mirror/plan.ts";
+import { desiredMirror } from "../../src/mirror/reconcile/desired.ts";
+import { planEndpointMirrors, planGatewayMirror, planMirror, type MirrorOp } from "../../src/mirror/reconcile/plan.ts";
 import type { EndpointsObject, ServiceObject } from "../../src/mirror/types.ts";
 import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
 

@@ -5,9 +5,9 @@
 // TestEmptyRemoteSelectors cases), then the controller against two sandboxes.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Informer, resources, type KubeObject } from "../../src/kube/index.ts";
-import { desiredMirror, type DesiredOptions } from "../../src/mirror/desired.ts";
-import { planMirror } from "../../src/mirror/plan.ts";
-import { exportMode } from "../../src/mirror/remote-discovery.ts";
+import { desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";
+import { planMirror } from "../../src/mirror/reconcile/plan.ts";
+import { exportMode } from "../../src/mirror/reconcile/remote-discovery.ts";
 import type { ResolvedGateway } from "../../src/mirror/types.ts";
 import { coveringSelector, formatLabelSelector, parseLabelSelector } from "../../src/model/selector.ts";
 import { EXPORT, link, REMOTE_DISCOVERY, remoteEndpoints, remoteService, type LinkFixture } from "./fixtures.ts";

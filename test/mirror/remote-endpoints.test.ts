@@ -1,8 +1,8 @@
 // The compact form the controller keeps of a target's Endpoints: only what a mirror decision
 // reads, and the same decisions as from the whole object.
 import { describe, expect, test } from "bun:test";
-import { desiredMirror } from "../../src/mirror/desired.ts";
-import { compactSubsets, endpointsCompactor } from "../../src/mirror/remote-endpoints.ts";
+import { desiredMirror } from "../../src/mirror/reconcile/desired.ts";
+import { compactSubsets, endpointsCompactor } from "../../src/mirror/sources/remote-endpoints.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { link, remoteEndpoints, remoteService, type EndpointsFixture } from "./fixtures.ts";
 

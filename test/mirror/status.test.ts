@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { GatewayAddresses, hostPort, resolveGatewayAddresses } from "../../src/mirror/gateway.ts";
-import { keyOfLocal, remoteNameOf } from "../../src/mirror/keys.ts";
-import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "../../src/mirror/status.ts";
+import { keyOfLocal, remoteNameOf } from "../../src/mirror/sources/keys.ts";
+import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "../../src/mirror/status/status.ts";
 import { recordingLog } from "../kube/helpers.ts";
 import { fakeResolver } from "./fixtures.ts";
 

@@ -3,7 +3,7 @@
 // the response; anything else held meanwhile is handed on to be requeued.
 import { describe, expect, test } from "bun:test";
 import type { Informer, InformerEvent, KubeObject } from "../../src/kube/index.ts";
-import { LocalView } from "../../src/mirror/view.ts";
+import { LocalView } from "../../src/mirror/reconcile/view.ts";
 
 function fakeInformer() {
   const listeners: Array<(e: InformerEvent<KubeObject>) => void> = [];

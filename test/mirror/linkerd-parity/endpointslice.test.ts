@@ -5,8 +5,8 @@
 // mirroring cases run the controller with --enable-endpoint-slices against two sandboxes.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
-import { desiredMirror, hasReadyEndpoints } from "../../../src/mirror/desired.ts";
-import { endpointsFromSlices, sliceService, type EndpointSliceObject } from "../../../src/mirror/remote-slices.ts";
+import { desiredMirror, hasReadyEndpoints } from "../../../src/mirror/reconcile/desired.ts";
+import { endpointsFromSlices, sliceService, type EndpointSliceObject } from "../../../src/mirror/sources/remote-slices.ts";
 import { link, remoteService as serviceFixture } from "../fixtures.ts";
 import { cached, read, type Pair } from "../harness.ts";
 import { EXPORTED, localEndpoints, localMirror, mirrorNames, ports, remoteEndpointsOf, remoteService, runEnvironment, endpointMirrorService, headlessMirrorService, headlessMirrorEndpoints, endpointMirrorEndpoints, endpointPorts, GATEWAY_IP, IDENTITY } from "./linkerd.ts";

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { MirrorController } from "../../../src/mirror/controller.ts";
-import { localMirrorLink } from "../../../src/mirror/local-mirror.ts";
+import { localMirrorLink } from "../../../src/serve/local-mirror.ts";
 import { parseLabelSelector } from "../../../src/model/selector.ts";
 import { within } from "../../kube/helpers.ts";
 import { cached, ensureNamespaces, quiet, read, startPair, type Pair } from "../harness.ts";

@@ -1,0 +1,72 @@
+// Runs planned ops through the writer, in order, one at a time: each result goes into the
+// local view (so the next read sees it, and the view knows the write's echo) and into the write
+// counter. A failure stops the rest and propagates to the queue, which retries the key
+// (reconcile re-plans from scratch).
+import { isAlreadyExists, resources, type KubeObject, type Writer } from "../../kube/index.ts";
+import type { Metrics } from "../../metrics.ts";
+import type { MirrorOp } from "./plan.ts";
+import type { EndpointsObject, ServiceObject } from "../types.ts";
+import type { LocalView } from "./view.ts";
+
+export interface OpResult {
+  op: MirrorOp;
+  /** What the server returned for a create or update. */
+  object?: KubeObject;
+}
+
+export interface ExecutorDeps {
+  writer: Writer;
+  services: LocalView<ServiceObject & KubeObject>;
+  endpoints: LocalView<EndpointsObject & KubeObject>;
+  metrics: Metrics;
+  cluster: string;
+}
+
+export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
+
+const RESOURCE = { Service: resources.service, Endpoints: resources.endpoints, Namespace: resources.namespace } as const;
+
+export function createExecutor(d: ExecutorDeps): Execute {
+  const count = (verb: "create" | "update" | "delete") => d.metrics.apiWrites.inc({ target_cluster_name: d.cluster, verb });
+  const view = (kind: MirrorOp["kind"]): LocalView<KubeObject> | undefined => (kind === "Service" ? d.services : kind === "Endpoints" ? d.endpoints : undefined) as LocalView<KubeObject> | undefined;
+
+  return async (ops) => {
+    const results: OpResult[] = [];
+    for (const op of ops) {
+      const v = view(op.kind);
+      const { namespace, name = "" } = op.verb === "delete" ? { namespace: op.namespace, name: op.name } : op.object.metadata;
+      v?.writing(namespace, name);
+      try {
+        results.push(await run(op, v));
+      } catch (err) {
+        v?.failed(namespace, name);
+        if (op.kind === "Namespace" && op.verb === "create" && isAlreadyExists(err)) continue;
+        throw err;
+      }
+    }
+    return results;
+  };
+
+  /** One op through the writer; its result goes into the view (which releases the events it held). */
+  async function run(op: MirrorOp, v: LocalView<KubeObject> | undefined): Promise<OpResult> {
+    if (op.verb === "create") {
+      const object = await d.writer.create(RESOURCE[op.kind], op.object as KubeObject);
+      count("create");
+      v?.wrote(object);
+      return { op, object };
+    }
+    if (op.verb === "update") {
+      const before = op.object.metadata.resourceVersion ?? "";
+      const object = await d.writer.update(RESOURCE[op.kind], op.object as KubeObject);
+      count("update");
+      v?.wrote(object, before);
+      return { op, object };
+    }
+    const before = v?.get(op.namespace, op.name)?.metadata.resourceVersion ?? "";
+    const preconditions = { ...(op.uid && { uid: op.uid }), ...(op.resourceVersion && { resourceVersion: op.resourceVersion }) };
+    const removed = await d.writer.delete(RESOURCE[op.kind], op.namespace, op.name, op.uid || op.resourceVersion ? { preconditions } : {});
+    if (removed) count("delete");
+    v?.deleted(op.namespace, op.name, before);
+    return { op };
+  }
+}

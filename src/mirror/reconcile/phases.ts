@@ -1,0 +1,64 @@
+// The plan step of reconcile as ordered phases. Each phase plans its writes from the snapshot,
+// what should exist, and what the phases before it wrote (the server's answers): the namespace,
+// then a headless mirror's endpoint mirrors, then the mirror itself — whose Endpoints, for a
+// headless mirror, list the endpoint mirrors' cluster IPs taken from those writes (a new
+// endpoint mirror's IP is known only once it exists), never from a re-read. Pure; reconcile
+// runs PHASES in order, each one's writes done before the next plans.
+import type { DesiredMirror } from "./desired.ts";
+import type { OpResult } from "./execute.ts";
+import { headlessEndpoints, type HeadlessDesired } from "./headless.ts";
+import { mirrorConflict, planEndpointMirrors, planMirror, type MirrorOp } from "./plan.ts";
+import type { Snapshot } from "./read.ts";
+import type { EndpointsObject, MirrorProblem, ServiceObject } from "../types.ts";
+
+/** What every phase plans from: the read, what should exist, the target cluster. */
+export interface PhaseInput {
+  snapshot: Snapshot;
+  desired: DesiredMirror;
+  cluster: string;
+}
+
+export interface Phase {
+  name: "namespace" | "endpoint mirrors" | "mirror";
+  /** This phase's writes, given what the phases before it wrote. */
+  plan(input: PhaseInput, written: readonly OpResult[]): MirrorOp[];
+}
+
+/** In order. Endpoint mirrors go before the mirror: the headless Endpoints need their cluster IPs, and an unexport (or a foreign name holder) removes them before the headless mirror itself. */
+export const PHASES: readonly Phase[] = [
+  {
+    name: "namespace",
+    plan: ({ desired }) => (desired.createNamespace ? [{ verb: "create", kind: "Namespace", object: desired.createNamespace }] : []),
+  },
+  {
+    name: "endpoint mirrors",
+    plan: ({ snapshot, desired, cluster }) => planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster),
+  },
+  {
+    name: "mirror",
+    plan: ({ snapshot, desired, cluster }, written) => planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster).ops,
+  },
+];
+
+/** A foreign Service holds the mirror's name: nothing is planned for it, and this is the problem to report. */
+export function conflictOf({ snapshot, desired, cluster }: PhaseInput): MirrorProblem | null {
+  return mirrorConflict(desired.service, snapshot.mirror.service, cluster);
+}
+
+function mirrorEndpoints(desired: DesiredMirror, snapshot: Snapshot, written: readonly OpResult[]): EndpointsObject | null {
+  if (!desired.headless) return desired.endpoints;
+  return headlessEndpoints(desired.headless, endpointMirrorIPs(desired.headless, snapshot.endpointMirrors.services, written));
+}
+
+/** Each endpoint mirror's cluster IP by pod hostname: from what this reconcile wrote, else as read. */
+export function endpointMirrorIPs(h: HeadlessDesired, read: readonly ServiceObject[], written: readonly OpResult[]): Map<string, string> {
+  const byName = new Map<string, ServiceObject>();
+  for (const s of read) byName.set(s.metadata.name ?? "", s);
+  for (const r of written) if (r.object && r.op.kind === "Service") byName.set(r.object.metadata.name ?? "", r.object as ServiceObject);
+  const ips = new Map<string, string>();
+  for (const m of h.endpointMirrors) {
+    const ip = byName.get(m.service.metadata.name ?? "")?.spec?.clusterIP;
+    if (ip) ips.set(m.hostname, ip);
+  }
+  return ips;
+}

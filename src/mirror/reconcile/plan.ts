@@ -1,0 +1,192 @@
+// plan: the writes that turn what the source cluster holds into what it should hold. It
+// compares only the fields the mirror owns (labels, annotations, ports, subsets, headless-ness),
+// so a mirror that is already right costs nothing, and it never touches an object that is not
+// ours: a same-named foreign Service is reported, not overwritten. Pure.
+import { jsonCopy } from "../../lib/json-copy.ts";
+import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, LINK_UID, REMOTE_RESOURCE_VERSION } from "../../model/labels.ts";
+import type { EndpointMirror } from "./headless.ts";
+import { isOwnedMirror } from "./metadata.ts";
+import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProblem, ServiceObject, ServicePort } from "../types.ts";
+
+export type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
+
+export type MirrorOp =
+  | { verb: "create"; kind: "Service" | "Endpoints" | "Namespace"; object: MirrorObject }
+  /** A full replacement (PUT) of the cached object, conditional on its resourceVersion. */
+  | { verb: "update"; kind: "Service" | "Endpoints"; object: MirrorObject; changed: string[] }
+  /** Conditional on the uid we saw, so a re-created object is never deleted by mistake (and, given, on its resourceVersion: nobody changed it since). */
+  | { verb: "delete"; kind: "Service" | "Endpoints"; namespace: string; name: string; uid?: string; resourceVersion?: string };
+
+export interface Plan {
+  ops: MirrorOp[];
+  /** A foreign object holds the mirror's name: nothing was planned for it. */
+  conflict: MirrorProblem | null;
+}
+
+type Owned = (meta: Meta | undefined) => boolean;
+
+/** The mirror Service and Endpoints (regular or headless) for one target Service. */
+export function planMirror(
+  desired: { service: ServiceObject | null; endpoints: EndpointsObject | null },
+  actual: { service?: ServiceObject; endpoints?: EndpointsObject },
+  cluster: string,
+): Plan {
+  const owned: Owned = (m) => isOwnedMirror(m, cluster);
+  const svc = actual.service;
+  if (svc && !owned(svc.metadata)) return { ops: [], conflict: mirrorConflict(desired.service, svc, cluster) };
+  if (!desired.service) {
+    return { ops: [...deleteIfOwned("Endpoints", actual.endpoints, owned), ...deleteIfOwned("Service", svc, owned)], conflict: null };
+  }
+  const ops: MirrorOp[] = [];
+  let endpoints = actual.endpoints;
+  if (svc && isHeadless(svc) !== isHeadless(desired.service)) {
+    // clusterIP is immutable: switching between headless and ClusterIP means a new Service.
+    ops.push(...deleteIfOwned("Endpoints", endpoints, owned), ...deleteIfOwned("Service", svc, owned));
+    ops.push({ verb: "create", kind: "Service", object: desired.service });
+    endpoints = undefined;
+  } else if (!svc) {
+    ops.push({ verb: "create", kind: "Service", object: desired.service });
+  } else {
+    const changed = serviceChanges(desired.service, svc);
+    const update: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
+    const eps = planEndpoints(desired.endpoints, endpoints, owned);
+    // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
+    // remote-discovery labels (and the other way round loses them after): at no moment is the
+    // mirror a gateway-mode Service without Endpoints.
+    return { ops: eps.some((op) => op.verb === "create") ? [...eps, ...update] : [...update, ...eps], conflict: null };
+  }
+  ops.push(...planEndpoints(desired.endpoints, endpoints, owned));
+  return { ops, conflict: null };
+}
+
+/** A mirror is wanted but a Service that is not ours holds its name (null: no such conflict). */
+export function mirrorConflict(desired: ServiceObject | null, actual: ServiceObject | undefined, cluster: string): MirrorProblem | null {
+  if (!desired || !actual || isOwnedMirror(actual.metadata, cluster)) return null;
+  const ref = { namespace: actual.metadata.namespace ?? "", name: actual.metadata.name ?? "" };
+  return { reason: "Error", message: `Service ${ref.namespace}/${ref.name} exists and is not a mirror of ${cluster}; left alone`, localRef: ref };
+}
+
+/** Endpoints on their own: create, update only what differs, delete only our own. */
+export function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject | undefined, owned: Owned): MirrorOp[] {
+  if (!desired) return deleteIfOwned("Endpoints", actual, owned);
+  if (!actual) return [{ verb: "create", kind: "Endpoints", object: desired }];
+  if (!owned(actual.metadata)) return [];
+  const changed = endpointsChanges(desired, actual);
+  return changed.length > 0 ? [{ verb: "update", kind: "Endpoints", object: updatedEndpoints(actual, desired), changed }] : [];
+}
+
+/** The gateway mirror: ours when it carries our cluster-name label. */
+export function planGatewayMirror(desired: EndpointsObject | null, actual: EndpointsObject | undefined, cluster: string): MirrorOp[] {
+  return planEndpoints(desired, actual, (m) => m?.labels?.[CLUSTER_NAME] === cluster);
+}
+
+/**
+ * The endpoint mirrors of one headless mirror (`actual`: those labelled with its name in its
+ * namespace). Extra ones are deleted; their remote-resource-version annotation alone never
+ * causes an update (it changes with every change of the target's Endpoints).
+ */
+export function planEndpointMirrors(
+  desired: readonly EndpointMirror[],
+  actual: { services: readonly ServiceObject[]; endpoints: ReadonlyMap<string, EndpointsObject> },
+  cluster: string,
+): MirrorOp[] {
+  const owned: Owned = (m) => isOwnedMirror(m, cluster) && !!m?.labels?.[HEADLESS_MIRROR_SVC_NAME];
+  const ops: MirrorOp[] = [];
+  const wanted = new Set(desired.map((d) => d.service.metadata.name));
+  for (const svc of actual.services) {
+    const name = svc.metadata.name ?? "";
+    if (wanted.has(name) || !owned(svc.metadata)) continue;
+    ops.push(...deleteIfOwned("Endpoints", actual.endpoints.get(name), owned), ...deleteIfOwned("Service", svc, owned));
+  }
+  for (const d of desired) {
+    const name = d.service.metadata.name ?? "";
+    const svc = actual.services.find((s) => s.metadata.name === name);
+    if (!svc) {
+      ops.push({ verb: "create", kind: "Service", object: d.service });
+    } else {
+      if (!owned(svc.metadata)) continue;
+      const changed = serviceChanges(d.service, svc, { ignoreResourceVersion: true });
+      if (changed.length > 0) ops.push({ verb: "update", kind: "Service", object: updatedService(svc, d.service), changed });
+    }
+    ops.push(...planEndpoints(d.endpoints, actual.endpoints.get(name), owned));
+  }
+  return ops;
+}
+
+function deleteIfOwned(kind: "Service" | "Endpoints", obj: { metadata: Meta } | undefined, owned: Owned): MirrorOp[] {
+  if (!obj || !owned(obj.metadata)) return [];
+  const m = obj.metadata;
+  return [{ verb: "delete", kind, namespace: m.namespace ?? "", name: m.name ?? "", ...(m.uid && { uid: m.uid }) }];
+}
+
+export function isHeadless(svc: ServiceObject): boolean {
+  return svc.spec?.clusterIP === "None";
+}
+
+/**
+ * Which owned parts of a mirror Service differ: labels, annotations, ports, selector. The Link-uid
+ * label is written with every write but is never a reason for one (a mirror made before mc wrote
+ * it, or by a Link since re-created, gets it with its next change, not all at once).
+ */
+export function serviceChanges(desired: ServiceObject, actual: ServiceObject, opts: { ignoreResourceVersion?: boolean } = {}): string[] {
+  const out: string[] = [];
+  if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
+  const skip = opts.ignoreResourceVersion ? REMOTE_RESOURCE_VERSION : undefined;
+  if (!sameMap(desired.metadata.annotations, actual.metadata.annotations, skip)) out.push("annotations");
+  if (!samePorts(desired.spec?.ports, actual.spec?.ports)) out.push("ports");
+  if (Object.keys(actual.spec?.selector ?? {}).length > 0) out.push("selector");
+  return out;
+}
+
+export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
+  const out: string[] = [];
+  if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
+  if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
+  if (JSON.stringify(normalSubsets(desired.subsets)) !== JSON.stringify(normalSubsets(actual.subsets))) out.push("subsets");
+  return out;
+}
+
+/** `actual` with the mirror's owned parts (labels, annotations, ports) taken from `desired`, and no selector. */
+export function updatedService(actual: ServiceObject, desired: ServiceObject): ServiceObject {
+  const out = jsonCopy(actual);
+  out.metadata.labels = { ...desired.metadata.labels };
+  out.metadata.annotations = { ...desired.metadata.annotations };
+  const spec = (out.spec ??= {});
+  spec.ports = jsonCopy(desired.spec?.ports ?? []);
+  delete spec.selector;
+  return out;
+}
+
+function updatedEndpoints(actual: EndpointsObject, desired: EndpointsObject): EndpointsObject {
+  const out = jsonCopy(actual);
+  out.metadata.labels = { ...desired.metadata.labels };
+  out.metadata.annotations = { ...desired.metadata.annotations };
+  out.subsets = jsonCopy(desired.subsets ?? []);
+  return out;
+}
+
+function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined, skip?: string): boolean {
+  const ka = Object.keys(a ?? {}).filter((k) => k !== skip);
+  const kb = Object.keys(b ?? {}).filter((k) => k !== skip);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b ?? {}, k) && a![k] === b![k]);
+}
+
+function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePort[] | undefined): boolean {
+  const norm = (ps: readonly ServicePort[] | undefined) =>
+    (ps ?? []).map((p) => ({ name: p.name ?? "", protocol: p.protocol ?? "TCP", port: p.port, targetPort: p.targetPort ?? p.port }));
+  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+}
+
+/** Subsets in a canonical form: addresses sorted, defaults filled, empty subsets dropped. */
+export function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
+  const addrs = (list: readonly EndpointAddress[] | undefined) =>
+    (list ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname ?? "" })).sort((x, y) => (x.ip + x.hostname < y.ip + y.hostname ? -1 : 1));
+  return (subsets ?? [])
+    .map((s) => ({
+      addresses: addrs(s.addresses),
+      notReadyAddresses: addrs(s.notReadyAddresses),
+      ports: (s.ports ?? []).map((p) => ({ name: p.name ?? "", protocol: p.protocol ?? "TCP", port: p.port })),
+    }))
+    .filter((s) => s.addresses.length > 0 || s.notReadyAddresses.length > 0);
+}

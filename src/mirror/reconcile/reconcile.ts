@@ -1,0 +1,97 @@
+// reconcile(key) for one target Service, in five steps: read the target from the remote caches
+// and the mirror from the local views (readSnapshot), compute what should exist (desiredMirror),
+// plan the difference as ordered phases (PHASES), write each phase in turn (execute), and
+// record the outcome (outcomeOf: status entry, Events, log lines). Level-triggered: it does not
+// care which event woke it, so creation, update, unexport, deletion, orphan GC and repair are
+// all the same code path.
+import type { Link } from "../../model/link.ts";
+import type { Logger } from "../../log.ts";
+import { desiredGatewayMirror, desiredMirror } from "./desired.ts";
+import type { RecordEvent } from "../status/events.ts";
+import type { Execute, OpResult } from "./execute.ts";
+import type { ServiceKey } from "../sources/keys.ts";
+import type { Outcomes } from "./outcomes.ts";
+import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
+import { planGatewayMirror } from "./plan.ts";
+import { readSnapshot, type MirrorCaches } from "./read.ts";
+import type { EndpointsObject, ResolvedGateway } from "../types.ts";
+
+/** What the controller knows of its Link right now: the Link, its flags, its gateway and liveness. */
+export interface LinkView {
+  link: Link;
+  /** The Link's namespace (the gateway mirror lives there). */
+  namespace: string;
+  probeService: string;
+  enableHeadless: boolean;
+  enableNamespaceCreation: boolean;
+  /** null: the Link has no gateway. */
+  gateway(): ResolvedGateway | null;
+  alive(): boolean;
+}
+
+/** Where writes go: mirror objects (through the local view), and Events on either cluster. */
+export interface MirrorWriter {
+  execute: Execute;
+  /** Events on target Services (target cluster) and on local Services. */
+  remoteEvent: RecordEvent;
+  localEvent: RecordEvent;
+}
+
+export interface ReconcileDeps {
+  link: LinkView;
+  caches: MirrorCaches;
+  writer: MirrorWriter;
+  /** The record step's memory (gauges, Link status failures). */
+  outcomes: Outcomes;
+  log: Logger;
+}
+
+export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<void> {
+  const { link, enableHeadless, enableNamespaceCreation } = d.link;
+  const cluster = link.targetClusterName;
+  const snapshot = readSnapshot(d.caches, cluster, key);
+  const gateway = d.link.gateway();
+  const desired = desiredMirror({
+    link,
+    key: { namespace: snapshot.namespace, name: snapshot.name },
+    remote: snapshot.remote,
+    gateway,
+    alive: d.link.alive(),
+    enableHeadless,
+    enableNamespaceCreation,
+    namespaceExists: snapshot.namespaceExists,
+    ...(snapshot.currentMirror && { currentMirror: snapshot.currentMirror }),
+  });
+  const plan: PhaseInput = { snapshot, desired, cluster };
+  const done = await runPhases(plan, d.writer.execute);
+  const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done });
+  for (const line of verdict.logs) d.log[line.level](line.message);
+  for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
+}
+
+/** Runs the phases in order, each planned from the writes of the ones before it. */
+async function runPhases(input: PhaseInput, execute: Execute): Promise<OpResult[]> {
+  const done: OpResult[] = [];
+  for (const phase of PHASES) {
+    const ops = phase.plan(input, done);
+    if (ops.length > 0) done.push(...(await execute(ops)));
+  }
+  return done;
+}
+
+export async function reconcileGatewayMirror(d: ReconcileDeps): Promise<void> {
+  const { link, namespace, probeService } = d.link;
+  const desired = desiredGatewayMirror(link, d.link.gateway(), probeService, namespace);
+  const ops = planGatewayMirror(desired, d.caches.endpoints.get(namespace, probeService), link.targetClusterName);
+  await d.writer.execute(ops);
+  for (const op of ops) {
+    const where = `Endpoints ${namespace}/${probeService}`;
+    if (op.verb === "delete") d.log.info(`deleted gateway mirror ${where}`);
+    else d.log.info(`gateway mirror ${where} ${op.verb === "create" ? "points" : "now points"} at ${addressesOf(desired)}`);
+  }
+}
+
+function addressesOf(ep: EndpointsObject | null): string {
+  const ips = (ep?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+  return ips.length > 0 ? ips.join(", ") : "no addresses";
+}

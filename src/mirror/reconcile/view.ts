@@ -1,0 +1,145 @@
+// A read view of a local informer's cache that also knows what this controller has just
+// written: until the informer delivers the event for a write, reads return the written object
+// (or its absence), so a key reconciled again at once plans against the truth instead of
+// failing on a stale resourceVersion. Events older than our write (the resourceVersion it
+// replaced) are recognised and do not end the overlay. The event that delivers our own write is
+// an echo (`isEcho`): it tells the controller nothing it did not plan, so it requeues nothing.
+// While a write is in flight (`writing`) its key's events are held, since the echo may come
+// before the response: once the result is known, those that were not the echo (nor the object
+// the write replaced) go to `onMissed`, to be requeued.
+// An optional index (kept from the same events) finds related objects — endpoint mirrors by
+// headless mirror — without a scan.
+import type { Informer, InformerEvent, KubeObject } from "../../kube/index.ts";
+
+interface Written<T> {
+  /** null: we deleted it. */
+  object: T | null;
+  /** The resourceVersion the object had before our write ("" for a create). */
+  before: string;
+}
+
+export type IndexKey<T> = (obj: T) => string | undefined;
+
+export class LocalView<T extends KubeObject> {
+  private readonly written = new Map<string, Written<T>>();
+  private readonly index = new Map<string, Set<string>>();
+  private readonly unsubscribe: () => void;
+  /** The informer event being delivered, when it is the echo of our own write (or held for one). */
+  private echo: InformerEvent<T> | undefined;
+  /** Keys with a write of ours in flight → the events that came meanwhile. */
+  private readonly inflight = new Map<string, Array<InformerEvent<T>>>();
+  private missed: (event: InformerEvent<T>) => void = () => {};
+
+  constructor(
+    private readonly informer: Informer<T>,
+    private readonly indexKey?: IndexKey<T>,
+  ) {
+    this.unsubscribe = informer.on((event) => {
+      if (indexKey) {
+        const before = event.type === "updated" ? indexKey(event.old) : undefined;
+        const now = indexKey(event.object);
+        if (before !== undefined && before !== now) this.unindex(before, event.key);
+        if (now !== undefined) {
+          if (event.type === "deleted") this.unindex(now, event.key);
+          else this.index.set(now, (this.index.get(now) ?? new Set()).add(event.key));
+        }
+      }
+      this.echo = undefined;
+      const held = this.inflight.get(event.key);
+      if (held) {
+        held.push(event);
+        this.echo = event;
+      }
+      const w = this.written.get(event.key);
+      if (!w) return;
+      const rv = event.object.metadata.resourceVersion ?? "";
+      if (event.type !== "deleted" && w.before !== "" && rv === w.before) return; // an event from before our write
+      this.written.delete(event.key);
+      if (w.object === null ? event.type === "deleted" : event.type !== "deleted" && rv === w.object.metadata.resourceVersion) this.echo = event;
+    });
+  }
+
+  /**
+   * Is `event` (as the informer delivers it, to this view first) the echo of a write this
+   * controller made — the very object it wrote, or the deletion it asked for?
+   */
+  isEcho(event: InformerEvent<KubeObject>): boolean {
+    return this.echo !== undefined && this.echo === (event as unknown);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.written.clear();
+    this.inflight.clear();
+    this.index.clear();
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    const w = this.written.get(key(namespace, name));
+    if (w) return w.object ?? undefined;
+    return this.informer.cache.get(namespace, name);
+  }
+
+  /** Objects whose index key is `value`, our writes included (sorted by key). */
+  indexed(value: string): T[] {
+    const out = new Map<string, T>();
+    for (const k of this.index.get(value) ?? []) {
+      const obj = this.informer.cache.getByKey(k);
+      if (obj) out.set(k, obj);
+    }
+    for (const [k, w] of this.written) {
+      if (w.object && this.indexKey?.(w.object) === value) out.set(k, w.object);
+      else if (out.has(k)) out.delete(k);
+    }
+    return [...out.keys()].sort().map((k) => out.get(k)!);
+  }
+
+  /** Told of the events held during a write that were not its echo (someone else's change). */
+  onMissed(listener: (event: InformerEvent<T>) => void): void {
+    this.missed = listener;
+  }
+
+  /** A write to `namespace/name` is about to be sent: hold its events until its result is known. */
+  writing(namespace: string | undefined, name: string): void {
+    this.inflight.set(key(namespace, name), []);
+  }
+
+  /** The write failed: every held event counts (the key is retried anyway). */
+  failed(namespace: string | undefined, name: string): void {
+    this.release(key(namespace, name), () => false);
+  }
+
+  private release(k: string, ours: (e: InformerEvent<T>) => boolean): void {
+    const held = this.inflight.get(k);
+    this.inflight.delete(k);
+    for (const e of held ?? []) if (!ours(e)) this.missed(e);
+  }
+
+  /** Records a create or update's result; `before` is the resourceVersion it replaced. */
+  wrote(obj: T, before = ""): void {
+    const rv = obj.metadata.resourceVersion;
+    this.release(key(obj.metadata.namespace, obj.metadata.name ?? ""), (e) => e.type !== "deleted" && (e.object.metadata.resourceVersion === rv || (before !== "" && e.object.metadata.resourceVersion === before)));
+    const cached = this.informer.cache.get(obj.metadata.namespace, obj.metadata.name ?? "");
+    if (cached && cached.metadata.resourceVersion === obj.metadata.resourceVersion) return; // its event came first
+    this.written.set(key(obj.metadata.namespace, obj.metadata.name ?? ""), { object: obj, before });
+  }
+
+  deleted(namespace: string, name: string, before = ""): void {
+    this.release(key(namespace, name), (e) => e.type === "deleted" || (before !== "" && e.object.metadata.resourceVersion === before));
+    if (!this.informer.cache.get(namespace, name)) {
+      this.written.delete(key(namespace, name)); // its event came first
+      return;
+    }
+    this.written.set(key(namespace, name), { object: null, before });
+  }
+
+  private unindex(value: string, k: string): void {
+    const set = this.index.get(value);
+    set?.delete(k);
+    if (set?.size === 0) this.index.delete(value);
+  }
+}
+
+function key(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}

@@ -1,0 +1,142 @@
+// The Link's `status.conditions` (src/model/conditions.ts), kept by the supervisor across
+// controller restarts: every part of mc serve that learns something about the Link — it is
+// invalid, its Secret is missing, the target refused the token, the target is down, the
+// selector selects nothing — says so here; the latest view is written with a merge patch of the
+// status subresource (one write in flight, the newest wins, retried with backoff), and a change
+// that turns a condition True or False raises one Event on the Link (Warning when it went False
+// for a problem). A condition that did not change costs nothing.
+import { formatError } from "../errors.ts";
+import { isNotFound, type KubeObject, type Writer } from "../kube/index.ts";
+import type { Logger } from "../log.ts";
+import { applyConditions, readConditions, sameConditions, type Condition, type ConditionUpdates } from "../model/conditions.ts";
+import { linkResource } from "../model/link.ts";
+import { systemClock, WorkQueue, type Clock } from "../runtime/index.ts";
+import type { RecordEvent } from "../mirror/status/events.ts";
+
+/** False reasons that are no problem (Normal Events): nothing is exported yet. */
+const BENIGN = new Set(["NoneExported"]);
+
+/**
+ * The one transition of an update that gets an Event (one change, one Event): a problem before
+ * good news, the specific condition before Ready (which only sums them up); none for Unknown.
+ */
+function eventWorthy(transitions: readonly Condition[]): Condition | undefined {
+  const rank = (c: Condition) => (c.status === "False" ? 0 : 2) + (c.type === "Ready" ? 1 : 0);
+  return transitions.filter((c) => c.status !== "Unknown").sort((a, b) => rank(a) - rank(b))[0];
+}
+
+export interface LinkConditionsOptions {
+  writer: Writer;
+  namespace: string;
+  name: string;
+  /** Events on the Link (source cluster). */
+  events: RecordEvent;
+  clock?: Clock;
+  log: Logger;
+}
+
+export class LinkConditions {
+  /** What the Link holds (as read, then as written). */
+  private written: Condition[] = [];
+  /** What it should hold; undefined until the Link was seen. */
+  private wanted: Condition[] | undefined;
+  private clearAlive = false;
+  /** Whether the Link, as last read, says `status.gateway.alive: true`. */
+  private aliveStored = false;
+  private link: { uid?: string; generation?: number; resourceVersion?: string } = {};
+  private events: Promise<void> = Promise.resolve();
+  private readonly queue: WorkQueue<"conditions">;
+  private readonly clock: Clock;
+
+  constructor(private readonly o: LinkConditionsOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.queue = new WorkQueue<"conditions">(() => this.write(), {
+      requeueLimit: 8,
+      backoff: { initialMs: 200, maxMs: 10_000, jitter: 0.2 },
+      clock: this.clock,
+      log: o.log,
+    });
+  }
+
+  start(): void {
+    this.queue.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.stop();
+    await this.events;
+  }
+
+  /** The Link as last read: the first one seeds the conditions (so a restart keeps their times and raises no Event for what did not change). */
+  seen(obj: KubeObject): void {
+    const m = obj.metadata;
+    this.link = { uid: m.uid, generation: (m as { generation?: number }).generation, resourceVersion: m.resourceVersion };
+    this.aliveStored = (obj as { status?: { gateway?: { alive?: unknown } } }).status?.gateway?.alive === true;
+    if (this.wanted === undefined) {
+      this.written = readConditions((obj as { status?: unknown }).status);
+      this.wanted = this.written;
+    }
+  }
+
+  /** The conditions as they should be now. */
+  get conditions(): readonly Condition[] {
+    return this.wanted ?? [];
+  }
+
+  /**
+   * Sets these conditions; `clearAlive` also removes `status.gateway.alive` (nothing probes the
+   * gateway while the Link or its credentials are unusable, so the last `true` must not stand).
+   */
+  update(updates: ConditionUpdates, opts: { clearAlive?: boolean } = {}): void {
+    if (this.wanted === undefined) return; // the Link was never seen: nothing to write on
+    const now = new Date(this.clock.now()).toISOString();
+    const { conditions, transitions } = applyConditions(this.wanted, updates, now, this.link.generation);
+    const clear = opts.clearAlive === true && this.aliveStored && !this.clearAlive;
+    if (clear) this.clearAlive = true;
+    if (sameConditions(conditions, this.wanted) && !clear) return;
+    this.wanted = conditions;
+    const c = eventWorthy(transitions);
+    if (c) {
+      const type = c.status === "False" && !BENIGN.has(c.reason) ? "Warning" : "Normal";
+      const subject = this.subject();
+      const message = `${c.type} is ${c.status}: ${c.message}`;
+      this.events = this.events.then(() => this.o.events(subject, type, c.reason, message));
+    }
+    this.queue.add("conditions");
+  }
+
+  /** Records an Event on the Link that no condition carries (something that happened, not a state). */
+  record(type: "Normal" | "Warning", reason: string, message: string): void {
+    const subject = this.subject();
+    this.events = this.events.then(() => this.o.events(subject, type, reason, message));
+  }
+
+  private subject() {
+    return { apiVersion: linkResource.apiVersion, kind: linkResource.kind, metadata: { name: this.o.name, namespace: this.o.namespace, ...(this.link.uid && { uid: this.link.uid }) } };
+  }
+
+  /** Resolves once what was asked so far is written (or given up) and its Events recorded. */
+  async settle(): Promise<void> {
+    await this.queue.drain();
+    await this.events;
+  }
+
+  private async write(): Promise<void> {
+    const wanted = this.wanted;
+    if (wanted === undefined) return;
+    const clearAlive = this.clearAlive;
+    if (sameConditions(wanted, this.written) && !clearAlive) return;
+    try {
+      await this.o.writer.patchStatus(linkResource, this.o.namespace, this.o.name, { conditions: wanted, ...(clearAlive && { gateway: { alive: null } }) });
+    } catch (err) {
+      if (isNotFound(err)) return; // the Link is gone: nothing to report on
+      this.o.log.debug(`could not write the conditions of Link ${this.o.namespace}/${this.o.name}: ${formatError(err)}`);
+      throw err;
+    }
+    this.written = wanted;
+    if (clearAlive) {
+      this.clearAlive = false;
+      this.aliveStored = false;
+    }
+  }
+}
