@@ -1,5 +1,5 @@
 // Idle memory of one `mc serve --all` process against one `mc serve LINK` process per Link
-// (issue 14, item 5: each added Link should cost at most 5 MB in the shared process). For each
+// (the goal: each added Link costs at most 5 MB in the shared process). For each
 // count of Links, fresh sandboxes in this process: a target `east` with S exported Services (and
 // Endpoints), and `west` holding N Links to it (cluster names l0…, so each Link mirrors all S),
 // their credentials Secrets and a loopback gateway the probes answer. The controllers run as

@@ -1,4 +1,4 @@
-// What a target's unexported Services cost the controller (issue 13, item 1: at most 1 KB each).
+// What a target's unexported Services cost the controller (the goal: at most 1 KB each).
 // The controller watches every Endpoints object of the target, unfiltered, since Endpoints need
 // not carry their Service's labels; it keeps each only as far as a mirror decision reads it
 // (src/mirror/sources/remote-endpoints.ts). East (the target, seeded with N unexported Services and their
