@@ -11,6 +11,7 @@ export const COMMANDS = {
   unlink: "Print, for kubectl delete -f -, everything mc link made for a link, and that cluster's mirrors",
   uninstall: "Print, for kubectl delete -f -, every object of the multicluster extension (refuses while Links exist)",
   check: "Check that the links of this (source) cluster work: credentials, trust, controllers, gateways, mirrors",
+  completion: "Print the shell completion script for bash, zsh, fish or powershell",
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -16,6 +16,7 @@ const flags = defineFlags(
       type: "string",
       default: "",
       description: "Only the Link to this target cluster",
+      suggest: "links",
       schema: unlessEmpty(V.clusterName),
     },
     output: outputFlag(GATEWAY_OUTPUTS),

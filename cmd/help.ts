@@ -70,6 +70,15 @@ export const HELP: Record<CommandName, CommandHelp> = {
   uninstall: {
     examples: [{ command: "mc --context west uninstall | kubectl --context west delete -f -", comment: "the extension (once no Link is left)" }],
   },
+  completion: {
+    about:
+      "Completes commands, flags, their values (-o), Link names (read from the cluster, given a second at most) and the " +
+      "kubeconfig's contexts. bash needs the bash-completion package.",
+    examples: [
+      { command: "source <(mc completion bash)", comment: "in ~/.bashrc (bash-completion installed), or ~/.zshrc with zsh" },
+      { command: "mc completion fish | source", comment: "fish; PowerShell: mc completion powershell | Out-String | Invoke-Expression" },
+    ],
+  },
   check: {
     about: "Each check prints as it finishes; a failing one says what to do (docs/checks.md explains each). It exits 1 when a check fails.",
     examples: [
@@ -83,6 +92,7 @@ const GROUPS: ReadonlyArray<readonly [string, readonly CommandName[]]> = [
   ["Link clusters", ["install", "link", "allow", "unlink", "uninstall"]],
   ["Run and inspect", ["serve", "gateways", "check"]],
   ["Try it", ["sandbox", "demo"]],
+  ["Shell", ["completion"]],
 ];
 
 /** `mc --help`'s command groups. */

@@ -2,11 +2,11 @@
 // mc: multicluster service mirroring for Kubernetes, wire-compatible with Linkerd's extension.
 // Subcommands load lazily: `mc --help` lists them from cmd/help.ts's groups and loads none.
 // src/cli/run.ts does the global flags, help and errors.
-import { defineCommand } from "citty";
+import { defineCommand, type ArgsDef } from "citty";
 import pkg from "../package.json" with { type: "json" };
 import { GLOBAL_ARGS } from "../src/cli/globals.ts";
 import { runCli } from "../src/cli/run.ts";
-import { type CommandName } from "./commands.ts";
+import { COMMANDS, type CommandName } from "./commands.ts";
 import { COMMAND_GROUPS, HELP } from "./help.ts";
 
 const subCommands = {
@@ -20,7 +20,17 @@ const subCommands = {
   unlink: () => import("./unlink.ts").then((m) => m.default),
   uninstall: () => import("./uninstall.ts").then((m) => m.default),
   check: () => import("./check.ts").then((m) => m.default),
-} satisfies Record<CommandName, unknown>;
+  completion: () => import("./completion.ts").then((m) => m.default),
+  // Hidden: what the completion script calls on each TAB.
+  complete: () => import("./complete.ts").then((m) => m.completeCommand(argsOf)),
+} satisfies Record<CommandName | "complete", unknown>;
+
+/** A command's flag table, for completion (loads that one command only). */
+async function argsOf(name: string): Promise<ArgsDef | undefined> {
+  if (!(name in COMMANDS)) return undefined;
+  const args = (await subCommands[name as CommandName]()).args;
+  return (typeof args === "function" ? await args() : await args) as ArgsDef | undefined;
+}
 
 export const main = defineCommand({
   meta: { name: "mc", version: pkg.version, description: "Multicluster service mirroring for Kubernetes (Linkerd-compatible)" },

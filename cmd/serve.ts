@@ -30,7 +30,7 @@ const period = (def: string, description: string, min: number, why: string) =>
 
 const flags = defineFlags(
   {
-    link: { type: "positional", required: false, description: "Name of the Link to serve (usually the target cluster's name); or --all, or --local" },
+    link: { type: "positional", required: false, suggest: "links", description: "Name of the Link to serve (usually the target cluster's name); or --all, or --local" },
     all: { type: "boolean", default: false, description: "Serve every Link in --namespace from this one process, each with its own Lease, as Links appear and go" },
     local: { type: "boolean", default: false, description: "Run the local mirror: this cluster's own Services join their federated Services (Linkerd's -local-mirror)" },
     "federated-service-selector": {

@@ -11,7 +11,7 @@ import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
-    "cluster-name": { type: "string", default: "", description: "The linked (target) cluster to unlink (required)", schema: V.clusterName },
+    "cluster-name": { type: "string", default: "", description: "The linked (target) cluster to unlink (required)", suggest: "links", schema: V.clusterName },
     namespace: namespaceFlag("Namespace of the Link and its controller"),
     "linkerd-namespace": linkerdNamespaceFlag("Namespace of Linkerd's control plane (the credentials Secret copy)"),
     "only-controller": { type: "boolean", default: false, description: "Only the controller; keep the Link, its Secrets, Lease and mirrors" },

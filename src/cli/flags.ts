@@ -25,6 +25,8 @@ export interface StringFlag extends HelpFields {
   description: string;
   /** The values completion offers (default: a picklist schema's). */
   choices?: readonly string[];
+  /** Names completion reads from outside (src/cli/completion.ts): the cluster's Links. */
+  suggest?: "links";
   /** Checks and converts the value: a string, or undefined when unset with no default. Without one, the string as given. */
   schema?: Schema;
 }
@@ -41,6 +43,9 @@ export interface PositionalFlag {
   type: "positional";
   required?: boolean;
   description: string;
+  /** What completion offers for it: these values, or names read from outside. */
+  choices?: readonly string[];
+  suggest?: "links";
 }
 
 export type FlagRow = StringFlag | BooleanFlag | PositionalFlag;
@@ -122,7 +127,10 @@ export function valuesOf<G extends FlagRows>(group: G, values: Record<string, un
 
 /** citty's arg, with what help and completion read beside it (src/cli/usage.ts's HelpArg). */
 function citty(row: FlagRow): HelpArg {
-  if (row.type === "positional") return { type: "positional", ...(row.required !== undefined && { required: row.required }), description: row.description };
+  if (row.type === "positional") {
+    const { type, required, description, choices, suggest } = row;
+    return { type, ...(required !== undefined && { required }), description, ...(choices && { choices }), ...(suggest && { suggest }) };
+  }
   const { schema, value, choices, ...def } = row as StringFlag;
   const options = choices ?? picklistOptions(schema);
   return { ...def, ...(value !== undefined && { valueHint: value }), ...(options && { choices: options }) };

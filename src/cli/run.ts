@@ -21,7 +21,7 @@ const aliasesOf = (def: ArgsDef[string]): string[] => ("alias" in def && def.ali
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Finds the command argv names, and the argv that belongs to it. */
-async function findCommand(root: AnyCommand, argv: string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
+async function findCommand(root: AnyCommand, argv: string[], listed?: readonly string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
   let cmd = root;
   const parents: AnyCommand[] = [];
   let args = argv;
@@ -31,7 +31,7 @@ async function findCommand(root: AnyCommand, argv: string[]): Promise<{ cmd: Any
     if (!subs || index !== 0) return { cmd, parents, args };
     const name = args[0]!;
     const sub = subs[name];
-    if (!sub) throw new UserError(`unknown command "${name}" for "mc" (commands: ${Object.keys(subs).join(", ")}; see mc --help)`);
+    if (!sub) throw new UserError(`unknown command "${name}" for "mc" (commands: ${(listed ?? Object.keys(subs)).join(", ")}; see mc --help)`);
     parents.push(cmd);
     cmd = (await resolve(sub)) as AnyCommand;
     args = args.slice(1);
@@ -154,8 +154,10 @@ export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string
     }
     // `mc help [command]` is `mc [command] --help`.
     const helpWord = rest[0] === "help";
-    const { cmd, parents, args } = await findCommand(root, helpWord ? rest.slice(1) : rest);
-    if (helpWord || args.includes("--help") || args.includes("-h") || (cmd === root && args.length === 0)) {
+    const listed = text.groups?.flatMap((g) => g.commands.map(([name]) => name));
+    const { cmd, parents, args } = await findCommand(root, helpWord ? rest.slice(1) : rest, listed);
+    const flags = args.includes("--") ? args.slice(0, args.indexOf("--")) : args;
+    if (helpWord || flags.includes("--help") || flags.includes("-h") || (cmd === root && args.length === 0)) {
       await out(await usage(root, cmd, parents, text));
       return 0;
     }

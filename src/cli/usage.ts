@@ -19,7 +19,7 @@ export interface CommandHelp {
 }
 
 /** The extra fields mc's flag table gives citty's args (citty ignores them). */
-export type HelpArg = ArgsDef[string] & { defaultText?: string; choices?: readonly string[] };
+export type HelpArg = ArgsDef[string] & { defaultText?: string; choices?: readonly string[]; suggest?: "links" };
 
 export interface CommandGroup {
   title: string;

@@ -1,6 +1,8 @@
 // The kube layer: the only part of mc that talks to clusters (and the only importer of
 // @kubernetes/client-node, loaded lazily by connect). Everything else imports from here; time,
 // backoff, the work queue and waiting are src/runtime's.
+export { contextNames, linkNames } from "./completion-names.ts";
+export type { NamesScope } from "./completion-names.ts";
 export { connect, connectFromSecret, connectInCluster, connectKubeconfigText, loadKubeconfig, REMOTE_KUBECONFIG_SECRET_TYPE, SERVICE_ACCOUNT_DIR } from "./connect.ts";
 export type { ConnectOptions, SecretConnectOptions } from "./connect.ts";
 export { AccessTableError, KubeClient, FIELD_MANAGER, resourcePath } from "./client.ts";
