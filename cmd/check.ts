@@ -11,7 +11,8 @@ import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
-    output: outputFlag(["table", "json"]),
+    // short: Linkerd's third format, only what did not pass (and the closing line).
+    output: outputFlag(["table", "json", "short"]),
     wait: durationFlag({
       default: "0s",
       description: "Retry failing checks that can recover (controller start, probes, sync) for this long, e.g. 5m",
@@ -31,7 +32,7 @@ const flags = defineFlags(
 );
 
 export default command(meta("check"), flags, async (f, g, args) => {
-  const table = f.output === "table";
+  const table = f.output !== "json";
   const log = logger("check");
   let started = false;
   const report = await checkMulticluster({
@@ -41,7 +42,7 @@ export default command(meta("check"), flags, async (f, g, args) => {
     timeoutMs: f.timeout,
     waitMs: f.wait,
     onResult: (r) => {
-      if (!table) return;
+      if (!table || (f.output === "short" && r.status !== "error" && r.status !== "warning")) return;
       // Nothing reaches stdout until the first check ran (a bad kubeconfig prints only its error).
       if (!started) process.stdout.write(renderHeader());
       started = true;
@@ -53,7 +54,8 @@ export default command(meta("check"), flags, async (f, g, args) => {
       log.info(`waiting for "${check.title}" (${why}); retrying for up to --wait ${args.wait}`);
     },
   });
-  process.stdout.write(table ? renderSummary(report) : renderJson(report));
+  // Short and nothing shown: the closing line alone, as Linkerd's `check -o short`.
+  process.stdout.write(!table ? renderJson(report) : started ? renderSummary(report) : renderSummary(report).trimStart());
   const failed = report.results.filter((r) => r.status === "error").length;
   if (failed > 0) throw new UserError(`${failed} of ${report.results.length} checks failed (see the hints above)`);
 });

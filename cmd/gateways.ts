@@ -3,7 +3,9 @@
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, namespaceFlag, outputFlag, unlessEmpty } from "../src/cli/groups.ts";
+import { UserError } from "../src/errors.ts";
 import { gatewaysOutput } from "../src/gateways/read.ts";
+import { watchGateways } from "../src/gateways/watch.ts";
 import { GATEWAY_OUTPUTS } from "../src/gateways/render.ts";
 import { connect } from "../src/kube/index.ts";
 import * as V from "../src/model/values.ts";
@@ -28,12 +30,21 @@ const flags = defineFlags(
       min: 0,
       bareNumber: "plain",
     }),
+    watch: { type: "boolean", default: false, description: "After the table, print each row again when it changes (kubectl get --watch), until Ctrl-C; with -o json, one row per line" },
   },
   { command: "gateways", example: "--cluster-name east" },
 );
 
 export default command(meta("gateways"), flags, async (f, g) => {
+  if (f.watch && f.wait > 0) throw new UserError("--wait and --watch are mutually exclusive: --watch shows each status as it comes");
   const client = await connect({ kubeconfig: g.kubeconfig, context: g.context });
+  if (f.watch) {
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    process.once("SIGTERM", () => stop.abort());
+    const write = (text: string) => void process.stdout.write(text);
+    return watchGateways({ client, namespace: f.namespace, clusterName: f.clusterName, output: f.output, write, signal: stop.signal });
+  }
   const out = await gatewaysOutput({ client, namespace: f.namespace, clusterName: f.clusterName, output: f.output, waitMs: f.wait });
   process.stdout.write(out);
 });

@@ -35,6 +35,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
     examples: [
       { command: "mc --context west gateways", comment: "CLUSTER ALIVE NUM_SVC LATENCY_P50 …" },
       { command: "mc --context west gateways --cluster-name east -o json" },
+      { command: "mc --context west gateways --watch", comment: "then a row again each time it changes, until Ctrl-C" },
     ],
   },
   install: {
@@ -83,6 +84,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
     about: "Each check prints as it finishes; a failing one says what to do (docs/checks.md explains each). It exits 1 when a check fails.",
     examples: [
       { command: "mc --context west check --wait 2m", comment: "credentials, trust, controller, gateways, mirrors" },
+      { command: "mc --context west check -o short", comment: "only what did not pass" },
       { command: "mc --context west check -o json" },
     ],
   },

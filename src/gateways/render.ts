@@ -36,15 +36,23 @@ export function tableCells(row: GatewayRow): string[] {
   return [row.clusterName, aliveCell(row), String(row.numberOfServices), latency(row.latency.p50), latency(row.latency.p95), latency(row.latency.p99)];
 }
 
+/** Each column's width: Linkerd's minimum, grown to the header, the values and `at least`. */
+export function columnWidths(rows: readonly GatewayRow[], atLeast: readonly number[] = []): number[] {
+  const cells = rows.map(tableCells);
+  return COLUMNS.map((c, i) => Math.max(c.width, c.header.length, atLeast[i] ?? 0, ...cells.map((r) => r[i]!.length)));
+}
+
+/** One line of the table (the header for null): names left-aligned, numbers right-aligned. */
+export function tableLine(cells: readonly string[] | null, widths: readonly number[]): string {
+  return (cells ?? COLUMNS.map((c) => c.header))
+    .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
+    .join("  ")
+    .trimEnd();
+}
+
 export function renderGatewaysTable(rows: readonly GatewayRow[]): string {
-  const cells = [COLUMNS.map((c) => c.header), ...rows.map(tableCells)];
-  const widths = COLUMNS.map((c, i) => Math.max(c.width, ...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]) =>
-    r
-      .map((v, i) => (COLUMNS[i]!.left ? v.padEnd(widths[i]!) : v.padStart(widths[i]!)))
-      .join("  ")
-      .trimEnd();
-  return `${cells.map(line).join("\n")}\n`;
+  const widths = columnWidths(rows);
+  return `${[tableLine(null, widths), ...rows.map((r) => tableLine(tableCells(r), widths))].join("\n")}\n`;
 }
 
 export function renderGatewaysJson(rows: readonly GatewayRow[]): string {

@@ -70,7 +70,7 @@ const ROWS: [string[], string, string][] = [
   [["unlink", "--cluster-name", "east", "--linkerd-namespace", ""], "--linkerd-namespace", "is required: a namespace name"],
   [["unlink", "--cluster-name", "east", "--output", "x"], "--output", "must be one of yaml, json"],
   [["uninstall", "--output", "x"], "--output", "must be one of yaml, json"],
-  [["check", "--output", "x"], "--output", "must be one of table, json"],
+  [["check", "--output", "x"], "--output", "must be one of table, json, short"],
   [["check", "--wait", "abc"], "--wait", "must be a duration such as 5m (0s: no retries)"],
   [["check", "--wait", "-1s"], "--wait", "must be a duration such as 5m (0s: no retries)"],
   [["check", "--timeout", "0"], "--timeout", "must be at least 100ms, e.g. 10s"],

@@ -34,6 +34,14 @@ describe("mc check before the extension is set up", () => {
     expect(r.stderr).toBe("error: 1 of 13 checks failed (see the hints above)\n");
     const json = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "json"]);
     expect(Object.values(results(json.stdout)).filter((s) => s === "skipped")).toHaveLength(12);
+    // Linkerd's short format: only what did not pass, under its category, then the closing line.
+    const short = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "short"]);
+    expect(short).toEqual({
+      code: 1,
+      stdout:
+        "linkerd-multicluster\n--------------------\n× Link CRD exists\n    multicluster.linkerd.io/Link CRD is missing: west does not serve multicluster.linkerd.io/v1alpha3 links (apply mc install's output there)\n    see docs/checks.md#l5d-multicluster-link-crd-exists for hints\n\nStatus check results are ×\n",
+      stderr: "error: 1 of 13 checks failed (see the hints above)\n",
+    });
   });
 
   test("with the CRD and no Links every check passes, saying no links were detected", async () => {
@@ -42,6 +50,7 @@ describe("mc check before the extension is set up", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("√ Link resources are valid\n    no links detected\n");
     expect(r.stdout).toEndWith("Status check results are √\n");
+    expect(await runMc(["--kubeconfig", kubeconfig, "check", "-o", "short"])).toEqual({ code: 0, stdout: "Status check results are √\n", stderr: "" });
   });
 
   test("an invalid Link fails with the field path that is wrong and the fix", async () => {

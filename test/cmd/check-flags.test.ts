@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => sb.stop());
 
 const cases: Array<[string, string[], string]> = [
-  ["check -o yaml", ["check", "-o", "yaml"], '--output: must be one of table, json, got "yaml"'],
+  ["check -o yaml", ["check", "-o", "yaml"], '--output: must be one of table, json, short, got "yaml"'],
   ["check --wait without a unit", ["check", "--wait", "5"], '--wait: must be a duration such as 5m (0s: no retries), got "5"'],
   ["check --timeout 0s", ["check", "--timeout", "0s"], '--timeout: must be at least 100ms, e.g. 10s, got "0s"'],
   ["check with an argument", ["check", "east"], 'unexpected argument "east": mc check takes flags only'],
