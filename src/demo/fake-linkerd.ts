@@ -19,6 +19,29 @@ export interface FakeLinkerdOptions {
 
 export const FAKE_ANCHORS = "-----BEGIN CERTIFICATE-----\nMIIBfake-trust-anchor-for-tests\n-----END CERTIFICATE-----\n";
 
+/** What fakeLinkerd creates, as manifests (for a real test cluster, applied with kubectl): the CRDs, the namespace, linkerd-config. */
+export function fakeLinkerdObjects(o: FakeLinkerdOptions = {}): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
+  const ns = o.linkerdNamespace ?? "linkerd";
+  const crds = YAML.parseAllDocuments(policyCrds as string).map((d) => d.toJS());
+  const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } };
+  return o.withoutConfig ? [...crds, namespace] : [...crds, namespace, linkerdConfig(ns, o)];
+}
+
+function linkerdConfig(ns: string, o: FakeLinkerdOptions) {
+  const values = {
+    clusterDomain: o.clusterDomain ?? "cluster.local",
+    identityTrustDomain: o.trustDomain ?? "cluster.local",
+    identityTrustAnchorsPEM: o.anchors ?? FAKE_ANCHORS,
+    linkerdVersion: "edge-26.8.1",
+  };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "linkerd-config", namespace: ns, labels: { "linkerd.io/control-plane-component": "controller" } },
+    data: { values: YAML.stringify(values) },
+  };
+}
+
 export function fakeLinkerd(sb: Pick<Sandbox, "api" | "store">, o: FakeLinkerdOptions = {}): void {
   const ns = o.linkerdNamespace ?? "linkerd";
   const write = { fieldManager: "fake-linkerd" };
@@ -34,22 +57,5 @@ export function fakeLinkerd(sb: Pick<Sandbox, "api" | "store">, o: FakeLinkerdOp
   const namespaces = type("", "v1", "namespaces");
   if (!sb.store.get(namespaces, undefined, ns)) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }, write);
   if (o.withoutConfig) return;
-  const values = {
-    clusterDomain: o.clusterDomain ?? "cluster.local",
-    identityTrustDomain: o.trustDomain ?? "cluster.local",
-    identityTrustAnchorsPEM: o.anchors ?? FAKE_ANCHORS,
-    linkerdVersion: "edge-26.8.1",
-  };
-  applyObjects(
-    sb,
-    [
-      {
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        metadata: { name: "linkerd-config", namespace: ns, labels: { "linkerd.io/control-plane-component": "controller" } },
-        data: { values: YAML.stringify(values) },
-      },
-    ],
-    "fake-linkerd",
-  );
+  applyObjects(sb, [linkerdConfig(ns, o)], "fake-linkerd");
 }

@@ -46,6 +46,8 @@ export interface DeleteOptions extends CallOptions {
   dryRun?: boolean;
   propagationPolicy?: "Background" | "Foreground" | "Orphan";
   preconditions?: { resourceVersion?: string; uid?: string };
+  /** 0 deletes at once (what a kubelet does when a Pod's containers have stopped). */
+  gracePeriodSeconds?: number;
 }
 
 export interface WatchOptions {
@@ -161,8 +163,14 @@ export class KubeClient {
 
   async delete(res: ResourceType, namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<void> {
     const body =
-      opts.propagationPolicy || opts.preconditions
-        ? { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: opts.propagationPolicy, preconditions: opts.preconditions }
+      opts.propagationPolicy || opts.preconditions || opts.gracePeriodSeconds !== undefined
+        ? {
+            kind: "DeleteOptions",
+            apiVersion: "v1",
+            propagationPolicy: opts.propagationPolicy,
+            preconditions: opts.preconditions,
+            gracePeriodSeconds: opts.gracePeriodSeconds,
+          }
         : undefined;
     await this.call("delete", "DELETE", res, this.ns(res, namespace), name, { ...opts, body, query: { dryRun: opts.dryRun ? "All" : undefined } });
   }
