@@ -1,4 +1,5 @@
-// mc allow: one more remote access account on a target, for another source cluster (SPEC §8).
+// mc allow: one more remote access account on a target, for another source cluster
+// (docs/linkerd-compatibility.md#unlink).
 import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";

@@ -1,5 +1,6 @@
-// `mc check`: the multicluster checks in the order they run (SPEC §7, V2.9's order: what a
-// later check builds on comes first), and one call that connects and runs them.
+// `mc check`: the multicluster checks in the order they run (docs/linkerd-compatibility.md#check,
+// stable-2.9's order: what a later check builds on comes first), and one call that connects and
+// runs them.
 import { connect } from "../kube/index.ts";
 import { createCheckContext, type CheckContext } from "./context.ts";
 import { linkCrdExists, linksAreValid, linksSelectServices } from "./checks/links.ts";

@@ -16,7 +16,8 @@ export interface LeaseLike {
 
 /**
  * The controller is running when its Lease has a holder that renewed it within the lease
- * duration (SPEC §12: true wherever the controller runs, in the cluster or not).
+ * duration (docs/linkerd-compatibility.md#differences: true wherever the controller runs, in the
+ * cluster or not).
  */
 export function leaseVerdict(lease: LeaseLike | undefined, where: string, nowMs: number): Verdict {
   if (!lease) return { ok: false, line: `${where} not found: no controller has ever run for this link` };

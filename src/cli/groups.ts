@@ -40,7 +40,7 @@ export const durationFlag = (o: { default: string; description: string; alias?: 
     schema: v.pipe(v.string(), v.trim(), duration(o)),
   }) as const;
 
-/** What a remote-access account may do beyond mirroring (`mc install`, `mc allow`); see docs/decisions.md. */
+/** What a remote-access account may do beyond mirroring (`mc install`, `mc allow`); see docs/decisions.md#d26. */
 export const REMOTE_ACCESS_FLAGS = {
   "endpoint-slices-access": {
     type: "boolean",

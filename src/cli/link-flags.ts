@@ -1,8 +1,9 @@
-// `mc link`'s flags (SPEC §4.1) and how they become LinkOptions. In src/, not cmd/, because the
-// demo and the benchmark link "as `mc link --cluster-name C` would" from the same table, so its
-// defaults exist once. The Link spec's own fields are one group, LINK_SPEC_FLAGS, whose values
-// are the model's LinkSpecOptions as they are: a field added to the model's LinkSpec needs its
-// row here (the type check below says so) and nothing else on the way to the rendered Link.
+// `mc link`'s flags (docs/linkerd-compatibility.md#link-flags) and how they become LinkOptions. In
+// src/, not cmd/, because the demo and the benchmark link "as `mc link --cluster-name C` would"
+// from the same table, so its defaults exist once. The Link spec's own fields are one group,
+// LINK_SPEC_FLAGS, whose values are the model's LinkSpecOptions as they are: a field added to the
+// model's LinkSpec needs its row here (the type check below says so) and nothing else on the way to
+// the rendered Link.
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import { UserError } from "../errors.ts";

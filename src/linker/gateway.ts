@@ -1,6 +1,7 @@
-// What `mc link` takes from the target's gateway Service (SPEC §4.2 item 5): addresses (load
-// balancer ingress, or --gateway-addresses), the mc-gateway and mc-probe ports (their nodePorts
-// for a NodePort Service), the identity, probe path and period annotations. Pure.
+// What `mc link` takes from the target's gateway Service
+// (docs/linkerd-compatibility.md#link-reads): addresses (load balancer ingress, or
+// --gateway-addresses), the mc-gateway and mc-probe ports (their nodePorts for a NodePort Service),
+// the identity, probe path and period annotations. Pure.
 import { UserError } from "../errors.ts";
 import { DurationError, formatDuration, parseDuration } from "../model/duration.ts";
 import { MIN_PROBE_PERIOD_MS } from "../model/limits.ts";

@@ -1,6 +1,6 @@
 // `mc uninstall`: refuse while any Link exists; otherwise find every object labelled
 // `linkerd.io/extension=multicluster`, of every kind mc's renderers make (owned.ts), namespaced
-// objects first, cluster-scoped after, the Link CRD last (SPEC §8).
+// objects first, cluster-scoped after, the Link CRD last (docs/linkerd-compatibility.md#unlink).
 import { UserError } from "../errors.ts";
 import { isNotFound, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { EXTENSION, EXTENSION_NAME } from "../model/labels.ts";

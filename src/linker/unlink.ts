@@ -1,12 +1,13 @@
 // `mc unlink`: find, in the source cluster, every object `mc link` (and its controller) made for
 // one link, and every mirror of that cluster, so `kubectl delete -f -` removes exactly those
-// (SPEC §8), under its target's name or any earlier one (the Link's uid is on every mirror its
-// controller made). What to look for comes from the link renderer (owned.ts); each candidate is
-// read and kept only if it is there and carries the labels (or type) mc gave it, so another
-// link's objects and same-named foreign ones stay. Mirrors of both kinds (gateway and remote
-// discovery) carry the cluster's label; federated Services whose only member is this cluster are
-// deleted too, while those with other members keep theirs — `kubectl delete` cannot remove one
-// member, so the other members' controllers drop it once the Link is gone (`membersLeft` says which).
+// (docs/linkerd-compatibility.md#unlink), under its target's name or any earlier one (the Link's
+// uid is on every mirror its controller made). What to look for comes from the link renderer
+// (owned.ts); each candidate is read and kept only if it is there and carries the labels (or type)
+// mc gave it, so another link's objects and same-named foreign ones stay. Mirrors of both kinds
+// (gateway and remote discovery) carry the cluster's label; federated Services whose only member is
+// this cluster are deleted too, while those with other members keep theirs — `kubectl delete`
+// cannot remove one member, so the other members' controllers drop it once the Link is gone
+// (`membersLeft` says which).
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";

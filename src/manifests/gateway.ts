@@ -1,6 +1,6 @@
-// The target's gateway (SPEC §3.2 item 2): a Deployment whose only container is `pause` (the
-// injected Linkerd proxy does the work), its Service with the ports and annotations `mc link`
-// reads, its ServiceAccount, and the policy that lets meshed clients from anywhere in.
+// The target's gateway (docs/linkerd-compatibility.md#gateway): a Deployment whose only container
+// is `pause` (the injected Linkerd proxy does the work), its Service with the ports and annotations
+// `mc link` reads, its ServiceAccount, and the policy that lets meshed clients from anywhere in.
 import * as L from "../model/labels.ts";
 import { GATEWAY_NAME, GATEWAY_PORT_NAME, gatewayIdentity, PROBE_PORT_NAME } from "../model/names.ts";
 import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta.ts";

@@ -1,8 +1,8 @@
-// `mc install`: everything a cluster that is linked *to* runs (SPEC §3): the extension
-// namespace, the gateway and its policy, the remote-access account, and the Link CRD (which a
-// source cluster needs too); then, for a source, the local service mirror (as Linkerd's chart)
-// and, with `--shared-controller`, the one controller that serves every Link. Pure: options in,
-// objects out, in apply order.
+// `mc install`: everything a cluster that is linked *to* runs
+// (docs/linkerd-compatibility.md#install): the extension namespace, the gateway and its policy, the
+// remote-access account, and the Link CRD (which a source cluster needs too); then, for a source,
+// the local service mirror (as Linkerd's chart) and, with `--shared-controller`, the one controller
+// that serves every Link. Pure: options in, objects out, in apply order.
 import type { TargetAccessModes } from "../model/access.ts";
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
 import { renderLinkCrd } from "./crd.ts";
@@ -49,7 +49,7 @@ export function renderInstall(o: InstallOptions): Manifest[] {
   ];
 }
 
-/** `mc allow`: the namespace and one more remote-access account (SPEC §8). */
+/** `mc allow`: the namespace and one more remote-access account (docs/linkerd-compatibility.md#unlink). */
 export function renderAllow(o: RemoteAccessOptions): Manifest[] {
   return [renderNamespace(o.namespace), ...renderRemoteAccess(o)];
 }

@@ -1,8 +1,9 @@
-// `mc link`'s output for the source cluster (SPEC §4.4): the credentials Secret, its copy in the
-// Linkerd namespace for the destination controller, the Link, and (unless `--controller=false`,
-// Linkerd's link-gen) the link's service mirror controller — or, with `--controller=shared`, only
-// the probe Service the shared controller (`mc install --shared-controller`) needs. Pure: facts
-// read from the target and flags in, objects out, in apply order.
+// `mc link`'s output for the source cluster (docs/linkerd-compatibility.md#link-output): the
+// credentials Secret, its copy in the Linkerd namespace for the destination controller, the Link,
+// and (unless `--controller=false`, Linkerd's link-gen) the link's service mirror controller — or,
+// with `--controller=shared`, only the probe Service the shared controller (`mc install
+// --shared-controller`) needs. Pure: facts read from the target and flags in, objects out, in apply
+// order.
 import * as L from "../model/labels.ts";
 import { DEFAULT_PROBE_FAILURE_THRESHOLD, DEFAULT_PROBE_TIMEOUT_MS, toLinkSpecObject, type LinkSpecOptions } from "../model/link.ts";
 import { credentialsSecretName, LINK_API_VERSION, LINK_KIND } from "../model/names.ts";
@@ -61,7 +62,10 @@ export function renderLinkBundle(o: LinkBundleOptions): Manifest[] {
   return out;
 }
 
-/** The Link, v1alpha3 (SPEC §1.2): the facts read from the target plus the chosen spec options. */
+/**
+ * The Link, v1alpha3 (docs/linkerd-compatibility.md#link-spec): the facts read from the target plus the
+ * chosen spec options.
+ */
 export function renderLink(o: Omit<LinkBundleOptions, "kubeconfig" | "controller" | "trustDomain">): Manifest {
   const g = o.gateway;
   const spec = toLinkSpecObject({

@@ -86,7 +86,7 @@ export interface MirrorControllerOptions {
 }
 
 const DEFAULT_WORKERS = 4;
-/** Measured with bench/mirror.ts (1,000 mirrors): see docs/decisions.md. */
+/** Measured with `bun run bench flip` (docs/decisions.md#d46). */
 const DEFAULT_LIVENESS_WORKERS = 16;
 
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */

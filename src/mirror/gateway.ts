@@ -1,6 +1,7 @@
 // Gateway addresses: `spec.gatewayAddress` entries are IPs or hostnames; hostnames resolve to
-// all their addresses (SPEC §5.9, #11499), and the result is sorted so that a re-resolution that
-// finds the same set changes nothing. The resolver is injected (tests change addresses at will).
+// all their addresses (docs/linkerd-compatibility.md#gateway-resolution), and the result is sorted
+// so that a re-resolution that finds the same set changes nothing. The resolver is injected (tests
+// change addresses at will).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { formatError } from "../errors.ts";

@@ -69,7 +69,7 @@ export interface ResolvedGateway {
   identity: string;
 }
 
-/** Why a target Service has no (up-to-date) mirror: Linkerd's status reasons (SPEC §1.3). */
+/** Why a target Service has no (up-to-date) mirror: Linkerd's reasons (docs/linkerd-compatibility.md#link-status). */
 export type FailureReason = "MissingNamespace" | "InvalidService" | "Error";
 
 export interface MirrorProblem {

@@ -1,7 +1,7 @@
 // A Link's `status.conditions`, as Kubernetes API conventions have them (metav1.Condition: type,
 // status True/False/Unknown, a CamelCase reason, a message, lastTransitionTime — changed only
 // when the status changes — and observedGeneration). mc's: Ready, CredentialsValid,
-// TargetReachable, ServicesSelected (docs/decisions.md). Pure.
+// TargetReachable, ServicesSelected (docs/decisions.md#d53). Pure.
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 

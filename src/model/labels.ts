@@ -1,5 +1,6 @@
 // Every label, annotation and special type string mc reads or writes, with Linkerd's exact
-// spelling (SPEC §2). Never spell one of these inline elsewhere: import it from here.
+// spelling (docs/linkerd-compatibility.md#labels). Never spell one of these inline elsewhere:
+// import it from here.
 
 // --- mirror.linkerd.io/* (Linkerd's SvcMirrorPrefix) -------------------------------------------
 
@@ -76,7 +77,7 @@ export const REQUIRE_IDENTITY_INBOUND_PORTS = "config.linkerd.io/proxy-require-i
 export const DEFAULT_INBOUND_POLICY = "config.linkerd.io/default-inbound-policy";
 /** Controller pod annotation `"0"`: the proxy exits with the controller. */
 export const PROXY_WAIT_BEFORE_EXIT = "config.alpha.linkerd.io/proxy-wait-before-exit-seconds";
-/** Annotation mirrors always copy (#5770): ports the proxy treats as opaque TCP. */
+/** Annotation mirrors always copy (linkerd/linkerd2#5770): ports the proxy treats as opaque TCP. */
 export const OPAQUE_PORTS = "config.linkerd.io/opaque-ports";
 
 // --- Kubernetes keys -----------------------------------------------------------------------------

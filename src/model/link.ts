@@ -1,9 +1,10 @@
 // The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
 // once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
 // defaults applied (a Link read from a cluster that does not default still gets them) — and
-// a bad Link rejected with the field path and the fix (SPEC §1, §11, §12); and written back as
-// a v1alpha3 spec (`toLinkSpecObject`). A new spec field is its LinkSpec member, its schema
-// entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag row. Pure.
+// a bad Link rejected with the field path and the fix (docs/linkerd-compatibility.md#link-spec);
+// and written back as a v1alpha3 spec (`toLinkSpecObject`). A new spec field is its LinkSpec
+// member, its schema entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag
+// row. Pure.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./address.ts";
@@ -40,7 +41,7 @@ export interface GatewayStatus {
   lastTransitionTime?: string;
 }
 
-/** A Link's spec (SPEC §1.2), parsed. */
+/** A Link's spec (docs/linkerd-compatibility.md#link-spec), parsed. */
 export interface LinkSpec {
   targetClusterName: string;
   targetClusterDomain: string;
@@ -50,7 +51,7 @@ export interface LinkSpec {
   gateway: GatewaySpec | null;
   /** null: no probing (no `probeSpec.path`). */
   probe: ProbeSpec | null;
-  /** null selects nothing — a missing or empty selector never means "everything" (SPEC §1.2). */
+  /** null selects nothing: a missing or empty selector never means "everything" (docs/linkerd-compatibility.md#selectors). */
   selector: LabelSelector | null;
   remoteDiscoverySelector: LabelSelector | null;
   federatedServiceSelector: LabelSelector | null;
@@ -296,10 +297,11 @@ function toLink(p: Parsed, where: string): Link {
 }
 
 /**
- * A spec as a v1alpha3 Link carries it, every scalar a string (SPEC §1.2). Gateway fields, the
- * probe and `selector` only with a gateway (a gateway-less link has none, as Linkerd writes it);
- * probe timeout and threshold only when not the CRD defaults (Linkerd never writes them, so the
- * Link also applies where the CRD predates them); exclusions only when there are some.
+ * A spec as a v1alpha3 Link carries it, every scalar a string
+ * (docs/linkerd-compatibility.md#link-spec). Gateway fields, the probe and `selector` only with a
+ * gateway (a gateway-less link has none, as Linkerd writes it); probe timeout and threshold only
+ * when not the CRD defaults (Linkerd never writes them, so the Link also applies where the CRD
+ * predates them); exclusions only when there are some.
  */
 export function toLinkSpecObject(s: LinkSpec): Record<string, unknown> {
   const spec: Record<string, unknown> = {

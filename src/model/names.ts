@@ -1,4 +1,4 @@
-// Object names and defaults, as Linkerd spells them (SPEC §2.4, §3, §4). Pure.
+// Object names and defaults, as Linkerd spells them (docs/linkerd-compatibility.md#names). Pure.
 
 /** The extension namespace: Links, credentials Secrets, gateway and controllers live here. */
 export const DEFAULT_NAMESPACE = "linkerd-multicluster";
@@ -13,7 +13,7 @@ export const DEFAULT_REMOTE_ACCESS_SA = "linkerd-service-mirror-remote-access-de
 /** Gateway Service port names, read by `mc link`. */
 export const GATEWAY_PORT_NAME = "mc-gateway";
 export const PROBE_PORT_NAME = "mc-probe";
-/** The controller's admin port (metrics, ready) and its name (LATEST, #14111). */
+/** The controller's admin port (metrics, ready) and its name (Linkerd's since linkerd/linkerd2#14111). */
 export const ADMIN_PORT = 9999;
 export const ADMIN_PORT_NAME = "svcmi-admin";
 /** Default cluster and trust domains when linkerd-config is not read. */
@@ -28,7 +28,7 @@ export type LinkVersion = (typeof LINK_VERSIONS)[number];
 export const LINK_API_VERSION = `${LINK_GROUP}/v1alpha3`;
 export const LINK_CRD_NAME = `links.${LINK_GROUP}`;
 
-/** `controllerName` of the Link status entries the service mirror writes (SPEC §1.3). */
+/** `controllerName` of the Link status entries the service mirror writes (docs/linkerd-compatibility.md#link-status). */
 export const MIRROR_CONTROLLER_NAME = "linkerd.io/service-mirror";
 /** Secret `cluster-credentials-<c>`: the target's kubeconfig, in the extension and the Linkerd namespace. */
 export const credentialsSecretName = (cluster: string): string => `cluster-credentials-${cluster}`;
@@ -101,7 +101,7 @@ export function isDns1123Subdomain(text: string): boolean {
  */
 export const MAX_CLUSTER_NAME = 63 - "probe-gateway-".length;
 
-/** `mc link` selector defaults (SPEC §4.1): gateway mode, remote discovery, federated members. */
+/** `mc link`'s selector defaults, gateway, remote discovery, federated (docs/linkerd-compatibility.md#selectors). */
 export const DEFAULT_SELECTOR = "mirror.linkerd.io/exported=true";
 export const DEFAULT_REMOTE_DISCOVERY_SELECTOR = "mirror.linkerd.io/exported=remote-discovery";
 export const DEFAULT_FEDERATED_SERVICE_SELECTOR = "mirror.linkerd.io/federated=member";

@@ -1,7 +1,7 @@
-// One probe: `GET http://<target><path>` with an abortable timeout; alive ⇔ HTTP 200 (SPEC
-// §6.1). And how the targets of one round combine: the round succeeds only when *every*
-// target answers 200 (so one dead gateway address of several shows as a dead gateway), and
-// its latency is the slowest target's.
+// One probe: `GET http://<target><path>` with an abortable timeout; alive ⇔ HTTP 200
+// (docs/linkerd-compatibility.md#prober). And how the targets of one round combine: the round
+// succeeds only when *every* target answers 200 (so one dead gateway address of several shows as a
+// dead gateway), and its latency is the slowest target's.
 import type { ProbeFailure, ProbeOutcome } from "./state.ts";
 
 /** The part of `fetch` the prober uses (injected in tests). */

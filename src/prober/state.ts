@@ -1,11 +1,12 @@
 // The gateway liveness state machine: (state, probe outcome) → (state, transition). Pure: no
-// clock, no I/O. SPEC §6.1, with two deliberate fixes (docs/decisions.md, 2026-12-02):
-// - The prober starts *alive*, as the controller does (Linkerd #8590: no fail-fast before the
+// clock, no I/O. Linkerd's (docs/linkerd-compatibility.md#prober), with two deliberate fixes
+// (docs/decisions.md#d57):
+// - The prober starts *alive*, as the controller does (linkerd/linkerd2#8590: no fail-fast before the
 //   first probe). Linkerd's worker starts not-alive while its watcher starts alive, so a gateway
 //   that is dead from the start is never reported dead there; here it is, after the threshold.
 // - `consecutiveFailures` keeps counting past the threshold (Linkerd does too) and resets on
 //   the first success; one success flips a dead gateway back to alive.
-// And one addition, opt-in (`--fast-failure-detection`, docs/decisions.md 2026-12-03): a failed
+// And one addition, opt-in (`--fast-failure-detection`, docs/decisions.md#d62): a failed
 // probe is confirmed by re-probes at period/10 (`nextRoundDelayMs`), so the threshold is reached
 // in about period + (threshold − 1) × period/10 rather than threshold × period.
 

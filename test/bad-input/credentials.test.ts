@@ -3,7 +3,7 @@
 // not have, a token the target does not accept, a target that is not listening, a CA that is
 // not the target's — served by the controller (`serve()`, as `mc serve` runs it): one log line
 // that names the Secret (or the server) and what to fix, and nothing written on either cluster
-// but what reports it on the Link (issue 16 item 6): its conditions (CredentialsValid,
+// but what reports it on the Link (docs/decisions.md#d53): its conditions (CredentialsValid,
 // TargetReachable, Ready) and a Warning Event; the controller keeps running, picking the Secret
 // up once it is fixed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

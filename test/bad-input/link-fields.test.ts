@@ -1,7 +1,7 @@
 // Each Link field invalid in turn, the way a user writes one: created through the API server
 // (whose CRD schema may refuse it first, naming the field), otherwise served by the controller
 // (`serve()`, as `mc serve` runs it), which logs one error line naming the field path and the
-// fix, mirrors nothing, and writes only what reports it (issue 16 item 6): the Link's Ready
+// fix, mirrors nothing, and writes only what reports it (docs/decisions.md#d53): the Link's Ready
 // condition False with reason InvalidLink, and one Warning Event on the Link, both naming the
 // field. A valid Link afterwards mirrors at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

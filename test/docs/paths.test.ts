@@ -1,7 +1,8 @@
 // Docs that resolve inside the repository: every path README.md and docs/ name exists, every
-// anchor cited exists on its page, the decision log's index matches its entries, and no text
-// cites what a maintainer does not have — a section of a design document outside the tree, or a
-// tracker issue by number (name the behaviour instead; Linkerd's are `linkerd/linkerd2#N`).
+// anchor cited (there, or in code as `docs/<page>.md#<anchor>`) exists on its page, the decision
+// log's index matches its entries, and no text cites what a maintainer does not have — a section
+// of a design document outside the tree, or a tracker issue by number (name the behaviour
+// instead; Linkerd's are `linkerd/linkerd2#N`).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -136,7 +137,7 @@ describe("docs/decisions.md is a decision log", () => {
 // --- citations a maintainer cannot follow -----------------------------------------------------
 
 /** Where citations are looked for. */
-const CITING = ["README.md", "docs", "bench", ".ci"];
+const CITING = ["README.md", "docs", "src", "cmd", "test", "bench", ".ci"];
 const TEXT_FILE = /\.(ts|md|sh|ya?ml)$|^\.ci\//;
 
 const UNRESOLVABLE: { what: string; pattern: RegExp }[] = [
@@ -145,12 +146,21 @@ const UNRESOLVABLE: { what: string; pattern: RegExp }[] = [
   { what: "a bare #number: write owner/repo#N (linkerd/linkerd2#N) or name the behaviour", pattern: /(?<![\w/.-])#\d{2,}\b/ },
 ];
 
+/** A page of docs/ and an anchor on it, as code and docs cite them: `docs/decisions.md#d46`. */
+const DOC_ANCHOR = /\bdocs\/([\w-]+\.md)#([\w-]+)/g;
+
 function citations(rel: string): string[] {
   const found: string[] = [];
   read(rel)
     .split("\n")
     .forEach((line, i) => {
-      for (const { what, pattern } of UNRESOLVABLE) if (pattern.test(line)) found.push(`${rel}:${i + 1}: ${what}: ${line.trim().slice(0, 120)}`);
+      const at = `${rel}:${i + 1}`;
+      for (const { what, pattern } of UNRESOLVABLE) if (pattern.test(line)) found.push(`${at}: ${what}: ${line.trim().slice(0, 120)}`);
+      for (const [cite, page, anchor] of line.matchAll(DOC_ANCHOR)) {
+        const path = `docs/${page}`;
+        if (!files.includes(path)) found.push(`${at}: ${cite}: no such page`);
+        else if (!anchors(read(path)).has(anchor!)) found.push(`${at}: ${cite}: ${path} has no anchor #${anchor}`);
+      }
     });
   return found;
 }
@@ -158,17 +168,20 @@ function citations(rel: string): string[] {
 describe("no citation points outside the repository", () => {
   const cited = files.filter((f) => CITING.some((root) => f === root || f.startsWith(`${root}/`)) && TEXT_FILE.test(f));
 
-  test(`in ${CITING.join(", ")}`, () => {
+  test(`in ${CITING.join(", ")}, and every docs/ page and anchor cited there exists`, () => {
     expect(cited.length).toBeGreaterThan(10);
     expect(cited.flatMap(citations)).toEqual([]);
   });
 
-  test("each kind of unresolvable citation is caught", () => {
-    const samples = ["(SPEC §5.5)", "see issue 16 item 4", "Issue 13's benchmarks", "as in #13783", "(issues 10 and 11)"];
+  test("each kind of unresolvable citation is caught, and so is a cited anchor that does not exist", () => {
+    // Assembled, so that this file does not cite what it forbids.
+    const samples = [["(SPEC", "§5.5)"], ["see issue", "16 item 4"], ["Issue", "13's benchmarks"], ["as in", "#1" + "3783"], ["(issues", "10 and 11)"]].map((p) => p.join(" "));
     for (const sample of samples) expect(UNRESOLVABLE.some(({ pattern }) => pattern.test(sample))).toBe(true);
     for (const fine of ["linkerd/linkerd2#13783", "oven-sh/bun#14097", "r broken #1", "docs/linkerd-compatibility.md#mirror-objects"]) {
       expect(UNRESOLVABLE.some(({ pattern }) => pattern.test(fine))).toBe(false);
     }
+    const cited = [...`see docs/decisions.md#d1 and docs/linkerd-compatibility.md${"#"}no-such-anchor`.matchAll(DOC_ANCHOR)];
+    expect(cited.map(([, page, anchor]) => anchors(read(`docs/${page}`)).has(anchor!))).toEqual([true, false]);
   });
 });
 

@@ -1,4 +1,4 @@
-// Issue 6 end to end: gateway health on two sandboxes (test/helpers/setup.ts: fake Linkerd,
+// Gateway health end to end on two sandboxes (test/helpers/setup.ts: fake Linkerd,
 // `mc install`, `mc link`, and the controller in-process as `mc serve east --probe-address` runs
 // it), probing a loopback fake gateway that answers /ready after a known delay. The tests run in
 // order as one story — healthy, gateway killed, gateway back, controller stopped — and every

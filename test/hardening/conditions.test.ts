@@ -1,8 +1,8 @@
-// Issue 16 items 2, 3 and 6: what goes wrong with a Link is on the Link. status.conditions
-// (Ready, CredentialsValid, TargetReachable, ServicesSelected: reason, message,
-// lastTransitionTime, observedGeneration) and an Event on each change; a request the target
-// rejects as it is (400) is not retried; a Link that selects nothing though its mirrors existed
-// keeps saying so; status.gateway.alive does not stay true while the credentials are unusable.
+// The Link's conditions (docs/decisions.md#d53): what goes wrong with a Link is on the Link.
+// status.conditions (Ready, CredentialsValid, TargetReachable, ServicesSelected: reason, message,
+// lastTransitionTime, observedGeneration) and an Event on each change; a request the target rejects
+// as it is (400) is not retried; a Link that selects nothing though its mirrors existed keeps
+// saying so; status.gateway.alive does not stay true while the credentials are unusable.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, Informer, resources, type KubeObject } from "../../src/kube/index.ts";
 import type { ConnectRemote, LinkSupervisor } from "../../src/serve/supervisor.ts";

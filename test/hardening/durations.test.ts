@@ -1,6 +1,6 @@
-// Issue 16 item 1: no duration below its floor gets in — not through the API server (the CRD's
-// patterns, driven here with the real kubectl against a sandbox), not through the Link parser,
-// not through a flag. Each refusal is one line naming the field.
+// Floors on durations (docs/decisions.md#d25): no duration below its floor gets in — not through
+// the API server (the CRD's patterns, driven here with the real kubectl against a sandbox), not
+// through the Link parser, not through a flag. Each refusal is one line naming the field.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";

@@ -1,7 +1,7 @@
-// Issue 16 item 4: renaming a Link's target (spec.targetClusterName east → north → east) leaks
-// no mirror. Every mirror object carries the uid of the Link that made it; the controller of the
-// new name deletes what the Link made under the old one (mirrors and probe-gateway-<old>), never
-// another Link's, and `mc unlink` lists them too.
+// Mirror ownership by Link uid (docs/decisions.md#d47): renaming a Link's target
+// (spec.targetClusterName east → north → east) leaks no mirror. Every mirror object carries the uid
+// of the Link that made it; the controller of the new name deletes what the Link made under the old
+// one (mirrors and probe-gateway-<old>), never another Link's, and `mc unlink` lists them too.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";

@@ -7,7 +7,8 @@ import { installBase } from "./cases.ts";
 test("the gateway Service has Linkerd's annotations, including component: gateway", () => {
   const svc = renderInstall(installBase).find((o) => o.kind === "Service" && o.metadata.name === "linkerd-gateway");
   const annotations = { ...(svc?.metadata.annotations ?? {}) };
-  delete annotations["linkerd.io/created-by"]; // Linkerd's says linkerd/helm, ours mc/cli (SPEC §12)
+  // Linkerd's says linkerd/helm, ours mc/cli (docs/linkerd-compatibility.md#other-keys).
+  delete annotations["linkerd.io/created-by"];
   expect(annotations).toEqual({
     "mirror.linkerd.io/gateway-identity": "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
     "mirror.linkerd.io/probe-period": "3",

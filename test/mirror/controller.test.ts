@@ -1,5 +1,6 @@
 // The mirror controller against two sandboxes with the real client: Linkerd's service-mirror
-// scenarios (SPEC §9.1/§9.2) for gateway mode, plus mc's own (orphans, foreign names, writes).
+// scenarios (docs/linkerd-compatibility.md#linkerd-tests) for gateway mode, plus mc's own (orphans,
+// foreign names, writes).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";

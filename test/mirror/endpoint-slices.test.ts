@@ -1,7 +1,8 @@
-// Issue 13, item 6: with --enable-endpoint-slices the controller reads the target's
-// EndpointSlices (label kubernetes.io/service-name, ready conditions, hostnames for headless)
-// instead of its Endpoints, and decides the same. East's slices come from its EndpointSlice
-// controller (selector Services, from Pods) or its mirroring controller (hand-written Endpoints).
+// EndpointSlices instead of Endpoints (docs/decisions.md#d42): with --enable-endpoint-slices the
+// controller reads the target's EndpointSlices (label kubernetes.io/service-name, ready conditions,
+// hostnames for headless) instead of its Endpoints, and decides the same. East's slices come from
+// its EndpointSlice controller (selector Services, from Pods) or its mirroring controller
+// (hand-written Endpoints).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";

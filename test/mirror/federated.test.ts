@@ -1,7 +1,7 @@
 // planFederated: one controller's membership in `<svc>-federated`, decided against what the
-// Service holds (Linkerd's federated cases in TestRemoteServiceCreatedMirroring, SPEC §9.1), plus
-// the oldest-Link rule, headless refusal, the last one out, dropped members, and the retry of a
-// conflicting write (reconcileFederated).
+// Service holds (Linkerd's federated cases in TestRemoteServiceCreatedMirroring,
+// docs/linkerd-compatibility.md#linkerd-tests), plus the oldest-Link rule, headless refusal, the
+// last one out, dropped members, and the retry of a conflicting write (reconcileFederated).
 import { describe, expect, test } from "bun:test";
 import { ConflictError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";
@@ -115,7 +115,7 @@ describe("planFederated (mc's rules)", () => {
     expect(p.ops).toEqual([{ verb: "delete", kind: "Service", namespace: "ns1", name: "service-one-federated", uid: "u1", resourceVersion: "10" }]);
   });
 
-  test("a member already listed with the metadata it would write costs no write (#13783)", () => {
+  test("a member already listed with the metadata it would write costs no write (as Linkerd since linkerd/linkerd2#13783)", () => {
     const current = plan("remote", undefined).ops[0]!;
     const existing = { ...(current as { object: ServiceObject }).object };
     existing.metadata = { ...existing.metadata, resourceVersion: "3", uid: "u" };

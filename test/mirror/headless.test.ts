@@ -1,5 +1,6 @@
-// Headless targets with --enable-headless-services (SPEC §5.12): a headless mirror, one
-// endpoint mirror per pod hostname, and cleanup that never leaves the target's namespace.
+// Headless targets with --enable-headless-services (docs/linkerd-compatibility.md#headless): a
+// headless mirror, one endpoint mirror per pod hostname, and cleanup that never leaves the target's
+// namespace.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -104,7 +105,7 @@ describe("headless mirrors", () => {
     expect(names("ns2")).toEqual(["pod-0-east", "service-one-east"]);
   });
 
-  test("a restart keeps a headless mirror and its endpoint mirrors whose target still exists (Linkerd: TestGcOrphanedServicesMirroring, #12499)", async () => {
+  test("a restart keeps a headless mirror and its endpoint mirrors whose target still exists (Linkerd: TestGcOrphanedServicesMirroring, linkerd/linkerd2#12499)", async () => {
     await exportHeadless("ns1");
     await exportHeadless("ns2");
     const first = await startController(pair, gateway, { enableHeadless: true });

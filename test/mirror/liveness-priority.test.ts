@@ -1,6 +1,6 @@
-// Issue 16 item 9: a gateway liveness change goes out ahead of routine work. With a new export
-// queued (routine), the gateway dying rewrites every existing mirror's Endpoints first; the new
-// export is mirrored after, already not ready.
+// Liveness flips first (docs/decisions.md#d46): a gateway liveness change goes out ahead of routine
+// work. With a new export queued (routine), the gateway dying rewrites every existing mirror's
+// Endpoints first; the new export is mirrored after, already not ready.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources } from "../../src/kube/index.ts";
 import { within } from "../kube/helpers.ts";

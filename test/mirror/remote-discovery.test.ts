@@ -1,8 +1,8 @@
-// Remote discovery (flat pod networks, SPEC §5.4–§5.6): a Service selected by the Link's
-// remoteDiscoverySelector is mirrored as `<svc>-<cluster>` with Linkerd's remote-discovery
-// labels and no Endpoints; switching a Service between the two export modes converts its mirror
-// in place. Pure decisions first (Linkerd's TestRemoteServiceCreatedMirroring and
-// TestEmptyRemoteSelectors cases), then the controller against two sandboxes.
+// Remote discovery (flat pod networks, docs/linkerd-compatibility.md#export-modes): a Service
+// selected by the Link's remoteDiscoverySelector is mirrored as `<svc>-<cluster>` with Linkerd's
+// remote-discovery labels and no Endpoints; switching a Service between the two export modes
+// converts its mirror in place. Pure decisions first (Linkerd's TestRemoteServiceCreatedMirroring
+// and TestEmptyRemoteSelectors cases), then the controller against two sandboxes.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Informer, resources, type KubeObject } from "../../src/kube/index.ts";
 import { desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";

@@ -1,8 +1,9 @@
-// Issue 13, item 1: whether a target Service has ready endpoints is read from its Endpoints
-// whatever their labels. A selector-less Service (a database outside the cluster) has
-// hand-managed Endpoints that carry none of its labels — the endpoints controller copies labels
-// only for Services with a selector, and only after a lag — yet its mirror must point at the
-// gateway, follow the Endpoints emptying and refilling, and survive a repair.
+// Whether a target Service has ready endpoints is read from its Endpoints whatever their labels
+// (docs/decisions.md#d41). A selector-less Service (a
+// database outside the cluster) has hand-managed Endpoints that carry none of its labels — the
+// endpoints controller copies labels only for Services with a selector, and only after a lag — yet
+// its mirror must point at the gateway, follow the Endpoints emptying and refilling, and survive a
+// repair.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";

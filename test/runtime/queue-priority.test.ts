@@ -1,6 +1,7 @@
-// WorkQueue priorities (issue 16 item 9): high keys run before normal ones, a queued normal key
-// added as high moves up, and high keys fan out to `highWorkers` while normal ones stay within
-// `workers` — urgent work overtakes routine work and does not wait behind it.
+// WorkQueue priorities (liveness flips first, docs/decisions.md#d46): high keys run before normal
+// ones, a queued normal key added as high moves up, and high keys fan out to `highWorkers` while
+// normal ones stay within `workers` — urgent work overtakes routine work and does not wait behind
+// it.
 import { describe, expect, test } from "bun:test";
 import { kubeError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";

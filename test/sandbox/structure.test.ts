@@ -1,4 +1,4 @@
-// The sandbox's layout holds (docs/decisions.md, 2026-12-03): it imports nothing of mc — only
+// The sandbox's layout holds (docs/decisions.md#d74): it imports nothing of mc — only
 // its own files, packages, node: built-ins, the data under k8s/ and src/lib/ (libraries of
 // Kubernetes conventions that import nothing themselves) — and its files import each
 // other without a cycle (type-only imports included), so printers and controllers are listed,

@@ -1,9 +1,10 @@
-// Issue 12, security: with every sandbox enforcing RBAC, each link's controller runs as the
-// ServiceAccount `mc link` renders (west) and reaches the target with the remote-access token
-// `mc install` renders (east) — exactly the rendered rules, nothing more — and mirrors and
-// probes as it does with admin rights. Then the same two tokens are denied everything outside
-// those rules, one row per denial. The multicluster e2e suites (gateway health, mc check, mc
-// unlink) also run whole with MC_ENFORCE_RBAC=1 (test/security/enforced-suites.test.ts).
+// Security under enforced RBAC (docs/decisions.md#d84): with every sandbox enforcing RBAC, each
+// link's controller runs as the ServiceAccount `mc link` renders (west) and reaches the target with
+// the remote-access token `mc install` renders (east) — exactly the rendered rules, nothing more —
+// and mirrors and probes as it does with admin rights. Then the same two tokens are denied
+// everything outside those rules, one row per denial. The multicluster e2e suites (gateway health,
+// mc check, mc unlink) also run whole with MC_ENFORCE_RBAC=1
+// (test/security/enforced-suites.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { connectKubeconfigText, KubeError, resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";

@@ -1,9 +1,10 @@
-// The Link's `status.federatedServices` (SPEC §1.3): one entry per target Service of this Link
-// that is (or tried to be) a member of a federated Service — `Mirrored` True with the federated
-// Service as localRef once joined, False with Linkerd's reason when refused (a headless member is
-// `InvalidService`, a missing namespace `MissingNamespace`, a foreign Service on the name `Error`).
-// Leaving removes the entry. Failures sort first, and the list is capped like mirrorServices so
-// the Link never approaches the object size limit. Pure, plus the memory the controller keeps.
+// The Link's `status.federatedServices` (docs/linkerd-compatibility.md#link-status): one entry per
+// target Service of this Link that is (or tried to be) a member of a federated Service — `Mirrored`
+// True with the federated Service as localRef once joined, False with Linkerd's reason when refused
+// (a headless member is `InvalidService`, a missing namespace `MissingNamespace`, a foreign Service
+// on the name `Error`). Leaving removes the entry. Failures sort first, and the list is capped like
+// mirrorServices so the Link never approaches the object size limit. Pure, plus the memory the
+// controller keeps.
 import { MIRROR_CONTROLLER_NAME } from "../../model/names.ts";
 import type { Clock } from "../../runtime/index.ts";
 import type { FederatedPlan } from "./federated.ts";

@@ -1,4 +1,4 @@
-// Federated services (SPEC §5.13, Linkerd #13269): `<svc>-federated` in the source unions the
+// Federated services (docs/linkerd-compatibility.md#federated): `<svc>-federated` in the source unions the
 // Service `svc` of every cluster whose Link selects it with `federatedServiceSelector` — each
 // remote member listed as `<svc>@<cluster>` in the annotation `multicluster.linkerd.io/remote-discovery`,
 // the local cluster's own `svc` (the local mirror, whose Link has no target cluster) in

@@ -1,7 +1,7 @@
 // desiredMirror: what the source cluster should hold for one target Service — the mirror
 // Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or a
 // remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
-// objects in, plain objects out (SPEC §5.4–§5.12).
+// objects in, plain objects out (docs/linkerd-compatibility.md#controller).
 import { isSelectedBy, type Link } from "../../model/link.ts";
 import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../../model/names.ts";
@@ -181,7 +181,10 @@ function headlessKind(ep: EndpointsObject | undefined, current: DesiredOptions["
   return hostnamesOf(all).length > 0 ? "headless" : "clusterIP";
 }
 
-/** The gateway mirror: Endpoints of the probe Service pointing at the gateway, always ready (SPEC §5.10). */
+/**
+ * The gateway mirror: Endpoints of the probe Service pointing at the gateway, always ready
+ * (docs/linkerd-compatibility.md#repair).
+ */
 export function desiredGatewayMirror(link: Link, gateway: ResolvedGateway | null, probeService: string, namespace: string): EndpointsObject | null {
   if (!gateway || !link.probe) return null;
   const ports = [{ name: PROBE_PORT_NAME, protocol: "TCP", port: link.probe.port }];

@@ -1,6 +1,6 @@
 // What a mirror copies from its target Service: labels minus Linkerd's own keys and the Link's
 // exclusions, annotations minus topology hints and exclusions (opaque ports always kept), plus
-// the mirror's own labels and annotations. Pure (SPEC §5.5).
+// the mirror's own labels and annotations. Pure (docs/linkerd-compatibility.md#mirror-objects).
 import {
   CLUSTER_NAME,
   LINK_UID,

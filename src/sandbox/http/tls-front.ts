@@ -1,5 +1,5 @@
 // TLS in front of the sandbox's Bun.serve listeners. Bun.serve verifies client certificates but
-// does not tell a handler whether a request came with one (oven-sh/bun#14097, #16254), so a
+// does not tell a handler whether a request came with one (oven-sh/bun#14097, oven-sh/bun#16254), so a
 // node:tls server terminates TLS, checks the peer certificate against the sandbox CA, and pipes
 // each connection to one of two loopback listeners: one for certificate-authenticated
 // connections, one where a bearer token is required.

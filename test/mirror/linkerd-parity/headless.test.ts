@@ -1,6 +1,6 @@
 // Linkerd's cluster_watcher_headless_test.go: TestHeadlessEndpointMirrorCleanupRespectsNamespaces
-// (#15201). Two namespaces hold the same-named headless target and so the same-named endpoint
-// mirrors; a change, or an unexport, in one must not touch the other's.
+// (linkerd/linkerd2#15201). Two namespaces hold the same-named headless target and so the
+// same-named endpoint mirrors; a change, or an unexport, in one must not touch the other's.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { cached, type Pair } from "../harness.ts";

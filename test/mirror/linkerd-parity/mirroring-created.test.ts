@@ -51,7 +51,8 @@ function remoteDiscoveryMirror(name: string, namespace: string, resourceVersion:
 
 describe("TestRemoteServiceCreatedMirroring", () => {
   test("create service and endpoints when gateway can be resolved", async () => {
-    // The target's Endpoints carry Linkerd's fixture labels, not the export label: readiness is read whatever their labels (issue 13, item 1).
+    // The target's Endpoints carry Linkerd's fixture labels, not the export label: readiness is
+    // read whatever their labels (docs/decisions.md#d41).
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
       remote: [remoteService("service-one", "ns1", { ...EXPORTED, lk: "lv" }, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],

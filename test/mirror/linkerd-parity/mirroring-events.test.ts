@@ -137,8 +137,9 @@ describe("TestRemoteEndpointsUpdatedMirroring", () => {
 });
 
 describe("TestClusterUnregisteredMirroring", () => {
-  // Linkerd's ClusterUnregistered is never queued (Stop(true) is never called; SPEC §5.11): its
-  // mirrors go with `linkerd multicluster unlink`. mc's equivalent is mc unlink, whose plan lists them.
+  // Linkerd's ClusterUnregistered is never queued (Stop(true) is never called;
+  // docs/linkerd-compatibility.md#orphans): its mirrors go with `linkerd multicluster unlink`. mc's
+  // equivalent is mc unlink, whose plan lists them.
   test("unregisters cluster and cleans up all mirrored resources — mc: mc unlink lists every mirror and its Endpoints for deletion", async () => {
     const local: KubeObject[] = [];
     for (const name of ["test-service-1-remote", "test-service-2-remote"]) {
@@ -155,9 +156,10 @@ describe("TestClusterUnregisteredMirroring", () => {
 });
 
 describe("TestGcOrphanedServicesMirroring", () => {
-  // Linkerd checks only that a target still exists; mc also re-checks the selector (SPEC §12), so
-  // Linkerd's unlabelled test-headless-service is not exported and its mirrors go too. With the
-  // export label (the second half) they stay, as Linkerd's do.
+  // Linkerd checks only that a target still exists; mc also re-checks the selector
+  // (docs/linkerd-compatibility.md#differences), so Linkerd's unlabelled test-headless-service is
+  // not exported and its mirrors go too. With the export label (the second half) they stay, as
+  // Linkerd's do.
   test("deletes mirrored resources that are no longer present on the remote cluster — mc: and those whose target is no longer exported", async () => {
     const local = (headlessExported: boolean) => [
       localMirror(mirrorService("test-service-1-remote", "test-namespace", ""), onePort),
