@@ -137,8 +137,8 @@ describe("docs/decisions.md is a decision log", () => {
 // --- citations a maintainer cannot follow -----------------------------------------------------
 
 /** Where citations are looked for. */
-const CITING = ["README.md", "docs", "src", "cmd", "test", "bench", ".ci"];
-const TEXT_FILE = /\.(ts|md|sh|ya?ml)$|^\.ci\//;
+const CITING = ["README.md", "Dockerfile", "docs", "src", "cmd", "test", "bench", "k8s", ".ci"];
+const TEXT_FILE = /\.(ts|md|sh|ya?ml)$|^\.ci\/|^Dockerfile$/;
 
 const UNRESOLVABLE: { what: string; pattern: RegExp }[] = [
   { what: "a section of a design document outside the repository: cite docs/linkerd-compatibility.md#<anchor>", pattern: /\bSPEC\s*§/ },
