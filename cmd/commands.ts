@@ -8,6 +8,7 @@ export const COMMANDS = {
   install: "Print the manifests for a cluster that will be linked to: gateway, remote access account, Link CRD",
   allow: "Print a remote access account (ServiceAccount, token, RBAC) for another source cluster",
   link: "Print, for the source cluster, the credentials, Link and controller that mirror this (target) cluster",
+  "link-gen": "Print, for the source cluster, the credentials and Link only, for a controller its install renders (Linkerd's link-gen)",
   unlink: "Print, for kubectl delete -f -, everything mc link made for a link, and that cluster's mirrors",
   uninstall: "Print, for kubectl delete -f -, every object of the multicluster extension (refuses while Links exist)",
   check: "Check that the links of this (source) cluster work: credentials, trust, controllers, gateways, mirrors",

@@ -64,6 +64,14 @@ export const HELP: Record<CommandName, CommandHelp> = {
       { command: "mc --context east link --cluster-name east --controller=false > east-link.yaml", comment: "the Secrets and the Link only" },
     ],
   },
+  "link-gen": {
+    about:
+      "The same as mc link --controller=false, under Linkerd 2.18's name: the source's controller for this link is rendered " +
+      "by its install (mc install --controllers NAME), which GitOps applies once; this output is the link itself.",
+    examples: [
+      { command: "mc --context east link-gen --cluster-name east | kubectl --context west apply -f -", comment: "with mc --context west install --controllers east applied on west" },
+    ],
+  },
   unlink: {
     about: "Objects are found by their labels, so it works whichever mc (or Linkerd) version made them. --only-controller keeps the Link, its Secrets and the mirrors.",
     examples: [{ command: "mc --context west unlink --cluster-name east | kubectl --context west delete -f -", comment: "the link and its mirrors" }],
@@ -91,7 +99,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
 };
 
 const GROUPS: ReadonlyArray<readonly [string, readonly CommandName[]]> = [
-  ["Link clusters", ["install", "link", "allow", "unlink", "uninstall"]],
+  ["Link clusters", ["install", "link", "link-gen", "allow", "unlink", "uninstall"]],
   ["Run and inspect", ["serve", "gateways", "check"]],
   ["Try it", ["sandbox", "demo"]],
   ["Shell", ["completion"]],

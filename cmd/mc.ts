@@ -17,6 +17,7 @@ const subCommands = {
   install: () => import("./install.ts").then((m) => m.default),
   allow: () => import("./allow.ts").then((m) => m.default),
   link: () => import("./link.ts").then((m) => m.default),
+  "link-gen": () => import("./link-gen.ts").then((m) => m.default),
   unlink: () => import("./unlink.ts").then((m) => m.default),
   uninstall: () => import("./uninstall.ts").then((m) => m.default),
   check: () => import("./check.ts").then((m) => m.default),

@@ -115,7 +115,7 @@ const ROWS: [string[], string, string][] = [
   [["--kubeconfig", "/nonexistent/kubeconfig", "check"], "kubeconfig /nonexistent/kubeconfig", "no such file"],
   [["--context", "nowhere", "check"], "kubeconfig KUBECONFIG_IN", "context \"nowhere\" not found (contexts: c)"],
   [["demo", "--hold=x"], "--hold", "must be true or false"],
-  [["nosuchcommand"], "unknown command", "\"nosuchcommand\" for \"mc\" (commands: install, link, allow, unlink, unin"],
+  [["nosuchcommand"], "unknown command", "\"nosuchcommand\" for \"mc\" (commands: install, link, link-gen, allow, u"],
   [["install", "--no-such-flag"], "unknown flag", "--no-such-flag (see mc install --help)"],
 ];
 

@@ -80,7 +80,7 @@ describe.skipIf(!hasBashCompletion)("bash, with the script mc completion bash pr
     const [all, li, output, eq, flag, shells, gw] = replies;
     expect(all).toEqual(expect.arrayContaining(["install", "link", "serve", "check", "completion"]));
     expect(all).not.toContain("complete");
-    expect(li).toEqual(["link"]);
+    expect(li?.toSorted()).toEqual(["link", "link-gen"]);
     expect(output?.toSorted()).toEqual(["json", "yaml"]);
     expect(eq).toEqual(["--output=json"]);
     expect(flag).toEqual(["--cluster-name"]);

@@ -47,7 +47,7 @@ describe("every way to ask for help prints to stdout", () => {
 
 describe("a wrong invocation goes to stderr with exit 1", () => {
   test.each<[string[], string]>([
-    [["help", "frobnicate"], 'error: unknown command "frobnicate" for "mc" (commands: install, link, allow, unlink, uninstall, serve, gateways, check, sandbox, demo, completion; see mc --help)\n'],
+    [["help", "frobnicate"], 'error: unknown command "frobnicate" for "mc" (commands: install, link, link-gen, allow, unlink, uninstall, serve, gateways, check, sandbox, demo, completion; see mc --help)\n'],
     [["--bogus"], "error: unknown flag: --bogus (see mc --help)\n"],
     [["unlink", "--bogus"], "error: unknown flag: --bogus (see mc unlink --help)\n"],
   ])("mc %p", async (argv, stderr) => {
