@@ -1,10 +1,11 @@
 // mc install: the manifests for a cluster that will be linked *to* (gateway, remote access, Link
 // CRD) and, for a source, the local service mirror and (`--shared-controller`) the controller
-// that serves every Link.
+// that serves every Link; `--controllers east,north`, a controller per Link (Linkerd 2.18's chart).
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
 import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag, REMOTE_ACCESS_FLAGS, unlessEmpty } from "../src/cli/groups.ts";
+import { CONTROLLER_SETTINGS, installControllers } from "../src/cli/install-controllers.ts";
 import { buildInstall } from "../src/linker/install.ts";
 import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
 import { formatManifests } from "../src/manifests/output.ts";
@@ -31,7 +32,20 @@ const flags = defineFlags(
     },
     "local-service-mirror": { type: "boolean", default: true, description: "Include the local service mirror (this cluster's Services as federated members; --local-service-mirror=false leaves it out)" },
     "shared-controller": { type: "boolean", default: false, description: "Include one controller (mc serve --all) serving every Link of --namespace, for links made with mc link --controller=shared" },
-    image: { type: "string", default: defaultImage(pkg.version), description: "Image of the local mirror and the shared controller (runs mc serve)", schema: V.image },
+    controllers: {
+      type: "string",
+      default: "",
+      value: "LINKS",
+      description: "Render a controller for each of these Links, comma-separated (Linkerd 2.18's controllers[]): the install serves them, for GitOps; give each its Link with mc link-gen",
+      schema: V.clusterNameList,
+    },
+    "controller-set": {
+      type: "string",
+      default: "",
+      value: "LINK.SETTING=VALUE,...",
+      description: `Override one controller of --controllers, e.g. east.log-level=debug,north.ha=true; settings: ${CONTROLLER_SETTINGS.join(", ")}`,
+    },
+    image: { type: "string", default: defaultImage(pkg.version), description: "Image of the local mirror and the controllers (runs mc serve)", schema: V.image },
     ha: { type: "boolean", default: false, description: "3 gateway (and controller) replicas with anti-affinity and a disruption budget" },
     "ignore-cluster": { type: "boolean", default: false, description: "Read nothing from the cluster; use flags and defaults" },
     output: MANIFEST_OUTPUT,
@@ -50,6 +64,7 @@ export default command(meta("install"), flags, async (f, g) => {
     remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
     localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha) } : null,
     sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
+    controllers: installControllers(f.controllers, f.controllerSet, controllerOf(f.image, f.ha)),
     remoteAccess: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
     version: pkg.version,
     ignoreCluster: f.ignoreCluster,

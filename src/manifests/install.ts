@@ -1,12 +1,14 @@
 // `mc install`: everything a cluster that is linked *to* runs
 // (docs/linkerd-compatibility.md#install): the extension namespace, the gateway and its policy, the
 // remote-access account, and the Link CRD (which a source cluster needs too); then, for a source,
-// the local service mirror (as Linkerd's chart) and, with `--shared-controller`, the one controller
-// that serves every Link. Pure: options in, objects out, in apply order.
+// the local service mirror (as Linkerd's chart), with `--shared-controller` the one controller
+// that serves every Link, and with `--controllers` a controller per named Link (Linkerd 2.18's
+// chart). Pure: options in, objects out, in apply order.
 import type { TargetAccessModes } from "../model/access.ts";
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
 import { renderLinkCrd } from "./crd.ts";
 import { renderGateway, type GatewayOptions } from "./gateway.ts";
+import { renderInstallControllers, type InstallController } from "./install-controllers.ts";
 import { renderLocalMirror, type LocalMirrorOptions } from "./local-mirror.ts";
 import { createdBy, extensionLabels, type Manifest } from "./meta.ts";
 import { renderRemoteAccess, type RemoteAccessOptions } from "./remote-access.ts";
@@ -30,6 +32,8 @@ export interface InstallOptions {
   localMirror?: LocalMirrorOptions | null;
   /** The controller serving every Link (`--shared-controller`); absent or null: none. */
   sharedController?: ControllerOptions | null;
+  /** A controller per Link, as Linkerd 2.18's chart `controllers[]` (`--controllers`); absent: none. */
+  controllers?: readonly InstallController[];
 }
 
 export function renderNamespace(name: string): Manifest {
@@ -46,6 +50,7 @@ export function renderInstall(o: InstallOptions): Manifest[] {
     renderLinkCrd(createdBy(o.version)),
     ...(o.localMirror ? renderLocalMirror({ ...o.localMirror, namespace: o.namespace, version: o.version }) : []),
     ...(o.sharedController ? renderSharedController({ controller: o.sharedController, namespace: o.namespace, version: o.version }) : []),
+    ...renderInstallControllers({ controllers: o.controllers ?? [], namespace: o.namespace, version: o.version }),
   ];
 }
 

@@ -114,6 +114,8 @@ export const COMPONENT_GATEWAY = "gateway";
 export const COMPONENT_SERVICE_MIRROR = "service-mirror";
 /** COMPONENT value on the per-link controller's pods and selector (`gateways` looks for it). */
 export const COMPONENT_SERVICE_MIRROR_POD = "linkerd-service-mirror";
+/** COMPONENT value on a controller the install renders (Linkerd 2.18's chart `controllers[]`; `mc install --controllers`): its objects, pods and selector. */
+export const COMPONENT_CONTROLLER = "controller";
 /** COMPONENT value on the local service mirror's objects (federated members of the local cluster). */
 export const COMPONENT_LOCAL_SERVICE_MIRROR = "local-service-mirror";
 /** COMPONENT value on the one controller that serves every Link (`mc install --shared-controller`; mc only). */

@@ -64,6 +64,20 @@ export const LOCAL_MIRROR_ADMIN_PORT_NAME = "locsm-admin";
 /** The name the local mirror goes by where a Link name would be (it has no Link; Linkerd's "local"). */
 export const LOCAL_LINK_NAME = "local";
 
+// A controller the install renders, as Linkerd 2.18's chart names it (`controllers[]`; mc install --controllers).
+/** Its ServiceAccount, Deployment and PodDisruptionBudget. */
+export const installControllerName = (cluster: string): string => `controller-${cluster}`;
+/** The ClusterRole every install-rendered controller is bound to (one for all). */
+export const INSTALL_CONTROLLER_ACCESS_NAME = "linkerd-multicluster-controller-access-local-resources";
+/** Its ClusterRoleBinding to that ClusterRole. */
+export const installControllerAccessName = (cluster: string): string => `${INSTALL_CONTROLLER_ACCESS_NAME}-${cluster}`;
+/** Its Role and RoleBinding for its credentials Secret, its Link and its Lease. */
+export const installControllerCredsName = (cluster: string): string => `controller-read-remote-creds-${cluster}`;
+/** Its probe Service (mc link's controller uses probe-gateway-<cluster>). */
+export const installProbeName = (cluster: string): string => `probe-${cluster}`;
+/** Its admin port's name (the chart's). */
+export const INSTALL_CONTROLLER_ADMIN_PORT_NAME = "ctrl-admin";
+
 /** The one controller serving every Link of a namespace (`mc serve --all`): Deployment and ServiceAccount. mc only. */
 export const SHARED_CONTROLLER_NAME = "mc-shared-controller";
 /** Its ClusterRole and ClusterRoleBinding for local Services, Endpoints and Namespaces. */

@@ -14,6 +14,24 @@ export const clusterName = v.pipe(
   v.maxLength(MAX_CLUSTER_NAME, `must be at most ${MAX_CLUSTER_NAME} characters (probe-gateway-<name> must fit in 63)`),
 );
 
+/** Comma-separated Link (target cluster) names, none twice: `mc install --controllers east,north`. */
+export const clusterNameList = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const list = splitList(dataset.value).filter((n) => n !== "");
+    const bad = list.find((n) => !isDns1123Label(n) || n.length > MAX_CLUSTER_NAME);
+    const twice = list.find((n, i) => list.indexOf(n) !== i);
+    if (bad === undefined && twice === undefined) return list;
+    addIssue({
+      message:
+        bad !== undefined
+          ? `must be comma-separated Link names (DNS-1123 labels, at most ${MAX_CLUSTER_NAME} characters), e.g. east,north; ${JSON.stringify(bad)} is not one`
+          : `names ${twice} twice`,
+    });
+    return NEVER;
+  }),
+);
+
 /** A namespace name. */
 export const namespace = v.pipe(
   v.string(),

@@ -25,6 +25,16 @@ export const installCases: Record<string, InstallOptions> = {
   "install-ha": { ...installBase, gateway: { ...gateway, replicas: 3, ha: true }, localMirror: { controller: { ...installBase.localMirror!.controller, ha: true } } },
   // A source with one controller for every Link (mc install --shared-controller), no gateway.
   "install-shared-controller": { ...installBase, gateway: null, sharedController: installBase.localMirror!.controller },
+  // A source whose install renders its Links' controllers (mc install --controllers east,north
+  // --controller-set north.gateway=false,north.ha=true; Linkerd 2.18's chart controllers[]), no gateway.
+  "install-controllers": {
+    ...installBase,
+    gateway: null,
+    controllers: [
+      { clusterName: "east", controller: installBase.localMirror!.controller, probePort: 4191 },
+      { clusterName: "north", controller: { ...installBase.localMirror!.controller, ha: true }, probePort: null },
+    ],
+  },
 };
 
 /** A kubeconfig as `mc link` builds it, with an obviously fake token. */
