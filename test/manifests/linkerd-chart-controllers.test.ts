@@ -31,7 +31,7 @@ test.each(CHART.filter((o) => o.rules).map((o) => [key(o), o] as const))("%s gra
 
 test("the controller serves the Link its name says, probing through probe-<link>", () => {
   const deployment = MC.find((o) => o.kind === "Deployment")!;
-  const args = (deployment as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+  const args = (deployment as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
   expect(args.at(-1)).toBe("east");
   expect(args).toContain("--probe-service=probe-east");
 });
