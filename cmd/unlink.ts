@@ -30,6 +30,6 @@ export default command(meta("unlink"), flags, async (f, g) => {
   });
   const log = logger("unlink");
   for (const line of plan.leftAlone) log.warn(line);
-  for (const line of plan.membersLeft) log.info(line);
+  for (const line of [...plan.membersLeft, ...plan.installed]) log.info(line);
   process.stdout.write(formatManifests(toStubs(plan.objects), f.output));
 });

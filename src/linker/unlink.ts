@@ -12,7 +12,7 @@ import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
-import { federatedMember, FEDERATED_SUFFIX } from "../model/names.ts";
+import { federatedMember, FEDERATED_SUFFIX, installControllerName } from "../model/names.ts";
 import { linkResource } from "../model/link.ts";
 import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
 
@@ -33,6 +33,8 @@ export interface UnlinkPlan {
   leftAlone: string[];
   /** Federated Services this cluster is one member of among others: kept, one line each. */
   membersLeft: string[];
+  /** The controller the install renders for this link (`mc install --controllers`): never ours to delete; one line. */
+  installed: string[];
 }
 
 /** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
@@ -83,7 +85,16 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
       else if (verdict === "keep") membersLeft.push(`${svc.metadata.namespace}/${svc.metadata.name} keeps its other members; their controllers drop ${c}'s once the Link is deleted`);
     }
   }
-  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort(), membersLeft: membersLeft.sort() };
+  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort(), membersLeft: membersLeft.sort(), installed: await installedController(client, o) };
+}
+
+/** A line about the controller the install renders for this link, if there is one: unlink leaves it to the install. */
+async function installedController(client: KubeClient, o: UnlinkOptions): Promise<string[]> {
+  const c = o.clusterName;
+  const dep = await getOrUndefined(client.get<KubeObject>(resources.deployment, o.namespace, installControllerName(c)));
+  if (dep?.metadata.labels?.[L.COMPONENT] !== L.COMPONENT_CONTROLLER) return [];
+  const then = o.onlyController ? "it serves the Link once mc link's controller is deleted" : `it waits for a Link ${c} again; drop ${c} from mc install --controllers to remove it`;
+  return [`Deployment ${o.namespace}/${installControllerName(c)} is the install's (mc install --controllers), left alone: ${then}`];
 }
 
 /** A federated Service in which `cluster` is the only member is deleted; one it shares is kept; others are not ours to touch. Pure. */
