@@ -2,8 +2,8 @@
 // locked down: every container non-root with a fixed non-zero UID, read-only root filesystem, no
 // privilege escalation, all capabilities dropped and none added, RuntimeDefault seccomp, nothing
 // privileged or on the host's namespaces; and the service-account token is mounted only into
-// the pods that talk to the API server (the controllers: a link's, the local mirror, the shared
-// one), never into the gateway (a pause container the proxy is injected next to).
+// the pods that talk to the API server (the controllers: a link's, the install's, the local
+// mirror, the shared one), never into the gateway (a pause container the proxy is injected next to).
 import { describe, expect, test } from "bun:test";
 import { renderAllow } from "../../src/manifests/install.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
@@ -31,7 +31,10 @@ const renders: [string, Manifest[]][] = [...allCases.map((c) => [c, renderCase(c
 
 /** The pods that call the Kubernetes API, by the Deployment's name: only mc's controllers. */
 const USES_API_TOKEN = (m: Manifest) =>
-  m.metadata.name.startsWith("linkerd-service-mirror-") || m.metadata.name === "linkerd-local-service-mirror" || m.metadata.name === "mc-shared-controller";
+  m.metadata.name.startsWith("linkerd-service-mirror-") ||
+  m.metadata.name.startsWith("controller-") ||
+  m.metadata.name === "linkerd-local-service-mirror" ||
+  m.metadata.name === "mc-shared-controller";
 
 describe("rendered workloads", () => {
   test("every render that has workloads has only Deployments (so the checks below see them all)", () => {
@@ -76,6 +79,6 @@ describe("rendered workloads", () => {
 
   test("the cases cover the gateway and the controllers", () => {
     const names = new Set(renders.flatMap(([, ms]) => ms.filter((m) => m.kind === "Deployment").map((m) => m.metadata.name)));
-    expect([...names].sort()).toEqual(["linkerd-gateway", "linkerd-local-service-mirror", "linkerd-service-mirror-east", "mc-shared-controller"]);
+    expect([...names].sort()).toEqual(["controller-east", "controller-north", "linkerd-gateway", "linkerd-local-service-mirror", "linkerd-service-mirror-east", "mc-shared-controller"]);
   });
 });
