@@ -27,6 +27,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "Its admin server answers /metrics, /ready and /live.",
     examples: [
       { command: "mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
+      { command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0", comment: "outside a cluster, against reachable gateways: probe their addresses themselves" },
       { command: "mc serve --all", comment: "every Link of linkerd-multicluster from one process" },
     ],
   },

@@ -51,4 +51,4 @@ test("from mc link's controller to the install's: check names the kind, fails wh
   expect(Object.values(c.results).every((r) => r === "success")).toBe(true);
   expect(c.details("controller-rbac")).toEqual(["east: controller-east, rendered by the install (mc install --controllers)"]);
   expect(c.details("controller-running")[1]).toMatch(/^east: Deployment linkerd-multicluster\/controller-east \(mc install --controllers\): \d\/1 replicas available$/);
-});
+}, 30_000);
