@@ -42,10 +42,12 @@ export const HELP: Record<CommandName, CommandHelp> = {
   install: {
     about:
       "On a cluster that will be linked to (a target): the gateway and the remote-access account. On a source: the namespace, " +
-      "the Link CRD and the local service mirror. The trust domain is read from linkerd-config unless --ignore-cluster.",
+      "the Link CRD, the local service mirror and, with --controllers, each Link's controller as Linkerd 2.18's chart renders it. " +
+      "The trust domain is read from linkerd-config unless --ignore-cluster.",
     examples: [
       { command: "mc --context east install | kubectl --context east apply -f -", comment: "the target: gateway, remote access, Link CRD" },
       { command: "mc --context west install | kubectl --context west apply -f -", comment: "the source needs the namespace and CRD too" },
+      { command: "mc --context west install --controllers east | kubectl --context west apply -f -", comment: "a source whose install renders east's controller (GitOps; the Link from mc link-gen)" },
     ],
   },
   allow: {
@@ -75,7 +77,13 @@ export const HELP: Record<CommandName, CommandHelp> = {
   },
   unlink: {
     about: "Objects are found by their labels, so it works whichever mc (or Linkerd) version made them. --only-controller keeps the Link, its Secrets and the mirrors.",
-    examples: [{ command: "mc --context west unlink --cluster-name east | kubectl --context west delete -f -", comment: "the link and its mirrors" }],
+    examples: [
+      { command: "mc --context west unlink --cluster-name east | kubectl --context west delete -f -", comment: "the link and its mirrors" },
+      {
+        command: "mc --context west unlink --cluster-name east --only-controller | kubectl --context west delete -f -",
+        comment: "only mc link's controller, once mc install --controllers east runs the install's",
+      },
+    ],
   },
   uninstall: {
     examples: [{ command: "mc --context west uninstall | kubectl --context west delete -f -", comment: "the extension (once no Link is left)" }],
