@@ -73,3 +73,22 @@ test("--watch and --wait together are refused, naming both", async () => {
   const r = await runMc(["gateways", "--watch", "--wait", "10s"]);
   expect(r).toEqual({ code: 1, stdout: "", stderr: "error: --wait and --watch are mutually exclusive: --watch shows each status as it comes\n" });
 });
+
+test("-o json: one JSON row per line, the first for each Link, then one per change", async () => {
+  const clock = new ManualClock(Date.now());
+  const at = () => new Date(clock.now()).toISOString();
+  await t.addLink("south", { status: alive({ at: at() }) });
+  const out = screen();
+  const stop = new AbortController();
+  const watching = watchGateways({ client: t.client, namespace: NS, clusterName: "south", output: "json", write: out.write, signal: stop.signal, clock });
+  await out.until(/"clusterName":"south".*"alive":true/);
+  await t.setStatus("south", dead({ at: at() }));
+  await out.until(/"clusterName":"south".*"alive":false/);
+  stop.abort();
+  await watching;
+  const rows = out.lines.map((l) => JSON.parse(l) as { clusterName: string; alive: boolean });
+  expect(rows.map((r) => [r.clusterName, r.alive])).toEqual([
+    ["south", true],
+    ["south", false],
+  ]);
+});
