@@ -111,7 +111,7 @@ await whole.stop();
 const metrics = createMetrics();
 const reconciles = async () => (await metrics.reconcileDuration.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
 const before = heap();
-const ctl = new MirrorController({ link: parseLink(linkObj), namespace: DEFAULT_NAMESPACE, local: west, remote: east, log: quiet, metrics, resolver: async (h) => [h], enableEndpointSlices: slices });
+const ctl = new MirrorController({ link: parseLink(linkObj), namespace: DEFAULT_NAMESPACE, local: west, remote: east, log: quiet, metrics, resolver: async (h) => [h], settings: { enableEndpointSlices: slices } });
 ctl.start();
 await ctl.synced;
 await ctl.drain();

@@ -75,5 +75,5 @@ export default command(meta("install"), flags, async (f, g) => {
 });
 
 function controllerOf(image: string, ha: boolean) {
-  return { image, logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha };
+  return { image, logLevel: "info", logFormat: "plain" as const, ha };
 }

@@ -8,27 +8,25 @@ import * as v from "valibot";
 import { parseAddr } from "../src/serve/admin.ts";
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
-import { durationFlag, namespaceFlag, unlessEmpty } from "../src/cli/groups.ts";
+import { MIRROR_SETTING_FLAGS, settingsOf } from "../src/cli/serve-flags.ts";
+import { namespaceFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/serve/serve.ts";
-import { formatDuration } from "../src/model/duration.ts";
-import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "../src/model/limits.ts";
+import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
-import { keyList, objectName, oneOf, probeAddressMap, selector, wholeNumber } from "../src/model/values.ts";
+import { periodRow as period } from "../src/model/mirror-settings.ts";
+import { keyList, oneOf, selector } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
 const LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;
 
 const seconds = (ms: number) => `${ms / 1000}s`;
-/** A period of a loop: a Go duration of at least `min` ms (src/model/limits.ts). */
-const period = (def: string, description: string, min: number, why: string) =>
-  durationFlag({ default: def, description, message: "must be a positive Go duration such as 1m or 30s", min, positive: true, tooSmall: `must be at least ${formatDuration(min)} (${why})` });
-
-const flags = defineFlags(
+/** mc serve's table: the process's own flags and the mirroring settings' rows (src/model/mirror-settings.ts). */
+export const SERVE_FLAGS = defineFlags(
   {
     link: { type: "positional", required: false, suggest: "links", description: "Name of the Link to serve (usually the target cluster's name); or --all, or --local" },
     all: { type: "boolean", default: false, description: "Serve every Link in --namespace from this one process, each with its own Lease, as Links appear and go" },
@@ -60,34 +58,17 @@ const flags = defineFlags(
     },
     "log-level": { type: "string", default: "info", description: `Log level: ${LEVELS.join(", ")}`, schema: oneOf(LEVELS) },
     "log-format": { type: "string", default: "plain", description: "Log format: plain or json", schema: oneOf(["plain", "json"] as const) },
-    "event-requeue-limit": { type: "string", default: "3", description: "Retries of a failing Service before it is reported in the Link status", schema: wholeNumber(0, "retries") },
-    "endpoint-refresh-period": period("1m", "How often the gateway address is re-resolved and every mirror re-checked", MIN_REFRESH_PERIOD_MS, "each period re-checks every mirror"),
-    "enable-headless-services": { type: "boolean", default: false, description: "Mirror headless Services pod by pod (StatefulSets)" },
-    "enable-namespace-creation": { type: "boolean", default: false, description: "Create a missing namespace instead of skipping its Services" },
-    "enable-endpoint-slices": { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
     "leader-elect": { type: "boolean", default: true, description: "Hold the Lease service-mirror-write-<link> so only one replica writes (--leader-elect=false to turn off)" },
     identity: { type: "string", description: "Identity in the Lease", defaultText: "$HOSTNAME plus a random per-process suffix, so two processes never share one" },
-    "probe-service": { type: "string", description: "Local probe Service of the gateway", defaultText: "probe-gateway-<cluster>", value: "NAME", schema: unlessEmpty(objectName) },
-    "probe-direct": { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
-    "probe-address": {
-      type: "string",
-      description: "Probe the gateway here instead (a stand-in or a port-forward; the Link's gateway address is then never contacted): host:port, or LINK=host:port,... per Link",
-      schema: v.optional(probeAddressMap, ""),
-    },
-    "status-interval": period("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link"),
     "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)", MIN_LEASE_DURATION_MS, "a standby would take over from a live leader"),
     "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down", MIN_LEASE_RENEW_DEADLINE_MS, "the leader would step down at the first slow answer"),
     "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease", MIN_LEASE_RETRY_PERIOD_MS, "each one writes or reads the Lease"),
-    "fast-failure-detection": {
-      type: "boolean",
-      default: false,
-      description: "After a failed gateway probe, probe again every period/10 until the failure threshold decides (a dead gateway is noticed in ≤ 4 s at 3 s × 3)",
-    },
+    ...MIRROR_SETTING_FLAGS,
   },
   { command: "serve" },
 );
 
-export default command(meta("serve"), flags, async (f, g) => {
+export default command(meta("serve"), SERVE_FLAGS, async (f, g) => {
   const link = f.link ?? "";
   if (f.all && f.local) throw new UserError("--all and --local are mutually exclusive: run one process for the Links and another for the local mirror");
   if (link !== "" && (f.all || f.local)) throw new UserError(`LINK_NAME: ${JSON.stringify(link)} and --${f.all ? "all" : "local"} are mutually exclusive: serve one Link, every Link (--all), or the local mirror (--local)`);
@@ -114,18 +95,7 @@ export default command(meta("serve"), flags, async (f, g) => {
     leaderElect: f.leaderElect,
     identity: f.identity || undefined,
     lease: { leaseDurationMs: f.leaderElectLeaseDuration, renewDeadlineMs: f.leaderElectRenewDeadline, retryPeriodMs: f.leaderElectRetryPeriod },
-    statusIntervalMs: f.statusInterval,
-    fastFailureDetection: f.fastFailureDetection,
-    controller: {
-      requeueLimit: f.eventRequeueLimit,
-      refreshPeriodMs: f.endpointRefreshPeriod,
-      enableHeadless: f.enableHeadlessServices,
-      enableNamespaceCreation: f.enableNamespaceCreation,
-      enableEndpointSlices: f.enableEndpointSlices,
-      probeService: f.probeService || undefined,
-      probeDirect: f.probeDirect,
-      probeAddresses: f.probeAddress,
-    },
+    settings: settingsOf(f),
     log: out,
   });
   await stopped;

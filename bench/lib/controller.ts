@@ -33,7 +33,7 @@ export interface Mirroring extends WestView {
 }
 
 export interface MirroringOptions {
-  refreshPeriodMs?: number;
+  endpointRefreshPeriod?: number;
   prober?: ProberDeps;
   /** Called once the controller exists, before it syncs. */
   onController?: (c: MirrorController) => void;
@@ -90,7 +90,8 @@ export async function startMirroring(pair: Pair, o: MirroringOptions = {}): Prom
     adminAddr: "127.0.0.1:0",
     identity: "mc-bench",
     // The prober runs as in production, but rewrites a steady status.gateway only once an hour.
-    controller: { probeAddresses: { "": `127.0.0.1:${pair.gateway.port}` }, refreshPeriodMs: o.refreshPeriodMs, proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
+    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod },
+    controller: { proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
   });
   const controller = await controllerOf(serving);
   o.onController?.(controller);

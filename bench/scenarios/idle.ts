@@ -28,7 +28,7 @@ export const idle: Scenario = {
     const n = number("mirrors", flags.mirrors!);
     const k = number("periods", flags.periods!);
     const periodMs = number("period-ms", flags["period-ms"]!);
-    return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, { refreshPeriodMs: periodMs }, async (pair, m) => {
+    return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, { endpointRefreshPeriod: periodMs }, async (pair, m) => {
       // The prober's first round writes status.gateway once: let it happen before the window.
       const prober = m.controller.probe!;
       await m.until(() => prober.health().lastProbeTime !== undefined, "the first probe", 30_000);

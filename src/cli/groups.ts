@@ -7,6 +7,8 @@ import { duration, type DurationRule } from "../model/duration.ts";
 import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE } from "../model/names.ts";
 import * as V from "../model/values.ts";
 
+export { unlessEmpty } from "../model/values.ts";
+
 /** `--namespace` (default linkerd-multicluster). */
 export const namespaceFlag = (description = "Namespace of the multicluster extension", alias?: "n") =>
   ({ type: "string", ...(alias && { alias }), default: DEFAULT_NAMESPACE, description, schema: V.namespace }) as const;
@@ -21,10 +23,6 @@ export const outputFlag = <const C extends readonly [string, ...string[]]>(choic
 
 /** The output of commands that print manifests: `-o yaml|json`. */
 export const MANIFEST_OUTPUT = outputFlag(OUTPUT_FORMATS);
-
-/** A string flag whose "" means unset (undefined), else checked by `schema`. */
-export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
-  v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));
 
 /**
  * A Go duration flag (`--wait 30s`), to milliseconds; surrounding spaces are ignored. Every one

@@ -11,6 +11,7 @@ import type { LinkOptions } from "../linker/link.ts";
 import type { OutputFormat } from "../manifests/output.ts";
 import { CONTROLLER_RESOURCES as R, type ContainerResources } from "../manifests/service-mirror.ts";
 import type { LinkSpecOptions } from "../model/link.ts";
+import { MIRROR_SETTINGS as S } from "../model/mirror-settings.ts";
 import * as N from "../model/names.ts";
 import { impossibility, type LabelSelector } from "../model/selector.ts";
 import * as V from "../model/values.ts";
@@ -57,16 +58,16 @@ export const LINK_FLAGS = defineFlags(
     image: { type: "string", default: N.defaultImage(pkg.version), description: "Image of the controller (runs mc serve)", schema: V.image },
     "log-level": { type: "string", default: "info", description: "Controller log level: error, warn, info, debug, trace", schema: V.oneOf(LOG_LEVELS) },
     "log-format": { type: "string", default: "plain", description: "Controller log format: plain or json", schema: V.oneOf(["plain", "json"] as const) },
-    "service-mirror-retry-limit": { type: "string", default: "3", description: "Times the controller retries a failing service before giving up", schema: V.wholeNumber(0, "retries") },
+    // Linkerd's name for the controller's --event-requeue-limit: the same row, default and check.
+    "service-mirror-retry-limit": { ...S.eventRequeueLimit.row, description: "Times the controller retries a failing service before giving up" },
     "controller-cpu-request": { type: "string", default: R.requests.cpu, description: "CPU the controller's container requests (empty: none)", schema: V.quantity("100m") },
     "controller-cpu-limit": { type: "string", default: R.limits.cpu, description: "CPU limit of the controller's container (empty: none)", schema: V.quantity("1") },
     "controller-memory-request": { type: "string", default: R.requests.memory, description: "Memory the controller's container requests (empty: none)", schema: V.quantity("128Mi") },
     "controller-memory-limit": { type: "string", default: R.limits.memory, description: "Memory limit of the controller's container, ~240 MB at 10,000 mirrors (empty: none)", schema: V.quantity("512Mi") },
     ha: { type: "boolean", default: false, description: "3 controller replicas with anti-affinity and a disruption budget" },
-    "enable-endpoint-slices": { type: "boolean", default: false, description: "The controller reads the target's EndpointSlices instead of its Endpoints (mc serve --enable-endpoint-slices)" },
+    "enable-endpoint-slices": { ...S.enableEndpointSlices.row, description: "The controller reads the target's EndpointSlices instead of its Endpoints (mc serve --enable-endpoint-slices)" },
     "fast-failure-detection": {
-      type: "boolean",
-      default: false,
+      ...S.fastFailureDetection.row,
       description: "Controller: confirm a failed gateway probe every period/10 (mc serve --fast-failure-detection; the Link itself stays Linkerd's)",
     },
     output: MANIFEST_OUTPUT,
@@ -96,10 +97,8 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
             image: f.image,
             logLevel: f.logLevel,
             logFormat: f.logFormat,
-            retryLimit: f.serviceMirrorRetryLimit,
             ha: f.ha,
-            enableEndpointSlices: f.enableEndpointSlices,
-            ...(f.fastFailureDetection && { fastFailureDetection: true }),
+            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, fastFailureDetection: f.fastFailureDetection },
             resources: controllerResources(f),
           }
         : f.controller === "shared"

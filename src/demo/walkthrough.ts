@@ -98,7 +98,8 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
     linkName: "east",
     adminAddr: "127.0.0.1:0",
     identity: "mc-demo",
-    controller: { probeAddresses: { "": `127.0.0.1:${gateway.port}` }, proberFactory: proberFactory({ statusIntervalMs: 1000 }) },
+    settings: { probeAddress: { "": `127.0.0.1:${gateway.port}` } },
+    controller: { proberFactory: proberFactory({ statusIntervalMs: 1000 }) },
   });
   const stop = async () => {
     await serving.stop();

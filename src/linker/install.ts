@@ -27,7 +27,7 @@ export function defaultInstallOptions(version: string, kubeconfig?: string): Bui
     linkerdNamespace: DEFAULT_LINKERD_NAMESPACE,
     gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 1, ha: false },
     remoteAccessAccounts: [DEFAULT_REMOTE_ACCESS_SA],
-    localMirror: { controller: { image: defaultImage(version), logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false } },
+    localMirror: { controller: { image: defaultImage(version), logLevel: "info", logFormat: "plain", ha: false } },
     version,
     ignoreCluster: false,
     kubeconfig,

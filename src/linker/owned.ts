@@ -59,7 +59,7 @@ export function linkObjects(o: LinkObjectsOptions): LinkObject[] {
     trustDomain: "cluster.local",
     gateway: { addresses: ["192.0.2.1"], port: 4143, identity: "", probe: { path: "/ready", port: 4191, periodMs: 3000 } },
     spec: noLinkSpecOptions(),
-    controller: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true },
+    controller: { image: "", logLevel: "info", logFormat: "plain", ha: true },
     version: "0",
   });
   const out: LinkObject[] = rendered.map((manifest) => ({
@@ -92,8 +92,8 @@ export function renderedKinds(): KindRef[] {
     trustDomain: "cluster.local",
     gateway: { serviceType: "LoadBalancer", port: 4143, probePort: 4191, probeSeconds: 3, replicas: 3, ha: true },
     remoteAccessAccounts: ["sa"],
-    localMirror: { controller: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true } },
-    sharedController: { image: "", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: true },
+    localMirror: { controller: { image: "", logLevel: "info", logFormat: "plain", ha: true } },
+    sharedController: { image: "", logLevel: "info", logFormat: "plain", ha: true },
     version: "0",
   });
   const link = linkObjects({ clusterName: "c", namespace: "ns", linkerdNamespace: "linkerd" }).map((o) => o.manifest);

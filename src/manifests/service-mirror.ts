@@ -16,6 +16,7 @@ import {
   readRemoteCredsName,
   serviceMirrorName,
 } from "../model/names.ts";
+import { settingsArgs, type DeployedSettings } from "../model/mirror-settings.ts";
 import { LINKERD_UID } from "./gateway.ts";
 import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta.ts";
 
@@ -25,14 +26,10 @@ export interface ControllerOptions {
   image: string;
   logLevel: string;
   logFormat: LogFormat;
-  /** `--event-requeue-limit`: retries of a failing key before giving up. */
-  retryLimit: number;
   /** HA: 3 replicas (one leader), anti-affinity, maxUnavailable 1, PodDisruptionBudget. */
   ha: boolean;
-  /** `--enable-endpoint-slices`: the controller reads the target's EndpointSlices. */
-  enableEndpointSlices?: boolean;
-  /** `mc serve --fast-failure-detection` (mc's own flag; the Link stays Linkerd's). */
-  fastFailureDetection?: boolean;
+  /** The mirroring settings its `mc serve` runs with (the rest take their defaults), as args from the one table. */
+  settings?: DeployedSettings;
   /** The container's requests and limits; default CONTROLLER_RESOURCES. */
   resources?: ContainerResources;
 }
@@ -74,11 +71,8 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
   const subjects = [{ kind: "ServiceAccount", name, namespace: ns }];
   const pods = { [L.COMPONENT]: L.COMPONENT_SERVICE_MIRROR_POD, [L.CLUSTER_NAME]: c };
   const ctl = o.controller;
-  const args = [
-    ...controllerArgs(ns, ctl),
-    ...(o.probePort !== null ? [`--probe-service=${probeGatewayName(c)}`] : []),
-    ...(ctl.fastFailureDetection ? ["--fast-failure-detection"] : []),
-  ];
+  const probeService = o.probePort !== null ? probeGatewayName(c) : undefined;
+  const args = controllerArgs(ns, { ...ctl, settings: { ...ctl.settings, ...(probeService && { probeService }) } });
   const out: Manifest[] = [
     object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
       rules: [
@@ -120,19 +114,9 @@ export function renderProbeService(o: { clusterName: string; namespace: string; 
   });
 }
 
-/** The `mc serve` flag of a controller that reads the target's EndpointSlices (mc check looks for it). */
-export const ENDPOINT_SLICES_FLAG = "--enable-endpoint-slices";
-
-/** `mc serve`'s flags every controller Deployment passes. */
+/** `mc serve`'s flags every controller Deployment passes: where and how it logs, then its mirroring settings (src/model/mirror-settings.ts). */
 export function controllerArgs(namespace: string, ctl: ControllerOptions): string[] {
-  return [
-    "serve",
-    `--namespace=${namespace}`,
-    `--log-level=${ctl.logLevel}`,
-    `--log-format=${ctl.logFormat}`,
-    `--event-requeue-limit=${ctl.retryLimit}`,
-    ...(ctl.enableEndpointSlices ? [ENDPOINT_SLICES_FLAG] : []),
-  ];
+  return ["serve", `--namespace=${namespace}`, `--log-level=${ctl.logLevel}`, `--log-format=${ctl.logFormat}`, ...settingsArgs(ctl.settings ?? {})];
 }
 
 /**

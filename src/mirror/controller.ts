@@ -14,6 +14,7 @@ import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
 import { controllerAccess } from "../model/access.ts";
 import type { Link } from "../model/link.ts";
+import { mirrorSettings, type MirrorSettings } from "../model/mirror-settings.ts";
 import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/names.ts";
 import type { GatewayProber, ProberFactory } from "../prober/types.ts";
 import { eventRecorder } from "./status/events.ts";
@@ -42,28 +43,10 @@ export interface MirrorControllerOptions {
   namespace: string;
   local: KubeClient;
   remote: KubeClient;
-  /** Default `probe-gateway-<cluster>`. */
-  probeService?: string;
-  /** Probe the gateway addresses themselves rather than the probe Service (outside a cluster). */
-  probeDirect?: boolean;
-  /**
-   * `--probe-address`: where the gateway of a Link is probed instead (`host:port`, by Link name;
-   * "" for every Link) — a stand-in gateway, a port-forward. Wins over probeDirect; the mirrors
-   * still point at the Link's gateway address, which is then never contacted.
-   */
-  probeAddresses?: Readonly<Record<string, string>>;
-  enableHeadless?: boolean;
-  enableNamespaceCreation?: boolean;
-  /** `--enable-endpoint-slices`: read the target's EndpointSlices instead of its Endpoints. */
-  enableEndpointSlices?: boolean;
-  /** Retries of a failing key before it is reported (`--event-requeue-limit`, default 3). */
-  requeueLimit?: number;
-  /** Keys reconciled at once (never one key twice at once). Default 4. */
-  workers?: number;
+  /** `mc serve`'s mirroring flags, whole (src/model/mirror-settings.ts); what is not given takes its default. */
+  settings?: Partial<MirrorSettings>;
   /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 16. */
   livenessWorkers?: number;
-  /** `--endpoint-refresh-period`, default 1 min. */
-  refreshPeriodMs?: number;
   resolver?: Resolver;
   proberFactory?: ProberFactory;
   metrics?: Metrics;
@@ -85,7 +68,6 @@ export interface MirrorControllerOptions {
   shared?: SharedLocalInformers;
 }
 
-const DEFAULT_WORKERS = 4;
 /** Measured with `bun run bench flip` (docs/decisions.md#d46). */
 const DEFAULT_LIVENESS_WORKERS = 16;
 
@@ -100,6 +82,8 @@ export class MirrorController {
   readonly outcomes: Outcomes;
   readonly federated: FederatedOutcomes;
   private readonly opts: MirrorControllerOptions;
+  /** The mirroring settings, whole. */
+  readonly settings: MirrorSettings;
   private readonly queue: WorkQueue<MirrorKey>;
   private readonly status: LinkStatusWriter;
   private readonly addresses: GatewayAddresses | undefined;
@@ -128,6 +112,8 @@ export class MirrorController {
 
   constructor(opts: MirrorControllerOptions) {
     this.opts = opts;
+    const settings = mirrorSettings(opts.settings);
+    this.settings = settings;
     this.link = opts.link;
     // The local mirror has no target cluster: its logs and metrics say "local".
     this.cluster = opts.link.targetClusterName || LOCAL_LINK_NAME;
@@ -159,8 +145,8 @@ export class MirrorController {
     this.synced.catch(() => {});
 
     // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
-    const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: opts.enableEndpointSlices }), "src/model/access.ts");
-    this.informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: opts.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
+    const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices }), "src/model/access.ts");
+    this.informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: settings.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
     this.remoteSlices = this.informers.remoteEndpointSlices && new RemoteSlices(this.informers.remoteEndpointSlices);
     const services = new LocalView(this.informers.services, byHeadlessMirror(c));
     const endpoints = new LocalView(this.informers.endpoints);
@@ -170,21 +156,20 @@ export class MirrorController {
     this.federated = new FederatedOutcomes(this.clock, () => this.enqueue(STATUS_KEY));
     this.federated.seed(federatedFromStatus(link.status.federatedServices));
     this.queue = new WorkQueue<MirrorKey>((key) => this.reconcile(key), {
-      requeueLimit: opts.requeueLimit ?? 3,
-      workers: opts.workers ?? DEFAULT_WORKERS,
+      requeueLimit: settings.eventRequeueLimit,
+      workers: settings.workers,
       highWorkers: opts.livenessWorkers ?? DEFAULT_LIVENESS_WORKERS,
       backoff: opts.queueBackoff,
       log: this.log,
       onGiveUp: (key, err) => this.gaveUp(key, err),
     });
-    const probeService = opts.probeService || probeGatewayName(c);
+    const probeService = settings.probeService || probeGatewayName(c);
     this.deps = {
       link: {
         link,
         namespace: opts.namespace,
         probeService,
-        enableHeadless: opts.enableHeadless ?? false,
-        enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
+        settings,
         gateway: () => this.gateway,
         alive: () => this.isAlive,
       },
@@ -207,7 +192,7 @@ export class MirrorController {
     const links: KnownLinks = opts.links ?? onlyLink(link);
     this.federatedDeps = federated && {
       link,
-      enableNamespaceCreation: opts.enableNamespaceCreation ?? false,
+      enableNamespaceCreation: settings.enableNamespaceCreation,
       target: (ns, name) => federated.cache.get(ns, name),
       namespaceExists: (ns) => this.informers.namespaces.cache.get(undefined, ns) !== undefined,
       services,
@@ -229,12 +214,12 @@ export class MirrorController {
     }
     this.health = new TargetHealth(this.informers, this.cluster);
     const probe = opts.link.probe;
-    const override = opts.probeAddresses?.[opts.link.name] ?? opts.probeAddresses?.[""];
+    const override = settings.probeAddress[opts.link.name] ?? settings.probeAddress[""];
     this.prober =
       probe && opts.proberFactory
         ? opts.proberFactory({
             link: opts.link,
-            targets: () => (override ? [override] : opts.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
+            targets: () => (override ? [override] : settings.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
             onLiveness: (alive) => this.setAlive(alive),
             writeStatus: (gateway) => this.status.writeGateway(gateway),
             metrics: this.metrics,
@@ -361,7 +346,7 @@ export class MirrorController {
 
   private scheduleRefresh(): void {
     if (this.stopped) return;
-    const period = this.opts.refreshPeriodMs ?? 60_000;
+    const period = this.settings.endpointRefreshPeriod;
     const delay = this.addresses?.isFailing ? Math.min(RESOLVE_RETRY_MS, period) : period;
     this.cancelRefresh = this.clock.setTimer(delay, () => {
       this.refreshing = this.refresh()

@@ -215,3 +215,7 @@ export const probeAddressMap = v.pipe(
     return out;
   }),
 );
+
+/** A string flag whose "" means unset (undefined), else checked by `schema`. */
+export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
+  v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));

@@ -2,11 +2,12 @@
 // at once when `alive` changed, otherwise at most every `intervalMs`, never when nothing
 // changed. Pure: the caller passes the time and remembers what it last wrote.
 import type { GatewayStatus } from "../model/link.ts";
+import { DEFAULT_MIRROR_SETTINGS } from "../model/mirror-settings.ts";
 import { formatLatency } from "./latency.ts";
 import type { GatewayHealth } from "./types.ts";
 
-/** `--status-interval` default: the fastest a steady status is rewritten. */
-export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
+/** `--status-interval` default: the fastest a steady status is rewritten (its row's default). */
+export const DEFAULT_STATUS_INTERVAL_MS = DEFAULT_MIRROR_SETTINGS.statusInterval;
 
 /**
  * The status for a health snapshot; undefined before the first probe (nothing is known yet).

@@ -8,6 +8,7 @@ import { startAdmin, type AdminServer } from "./admin.ts";
 import type { KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
+import { mirrorSettings, type MirrorSettings } from "../model/mirror-settings.ts";
 import { LOCAL_MIRROR_LEASE, leaseName } from "../model/names.ts";
 import { proberFactory } from "../prober/index.ts";
 import { AllLinks } from "./all-links.ts";
@@ -34,18 +35,10 @@ export interface ServeOptions {
   /** `--identity`; default $HOSTNAME_<8 hex> (a suffix per process). */
   identity?: string;
   lease?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
-  /**
-   * `--status-interval`: the fastest a steady status.gateway is rewritten (default 10 s), bound
-   * into the production prober. Not together with `controller.proberFactory`, which binds its own.
-   */
-  statusIntervalMs?: number;
-  /**
-   * `--fast-failure-detection`: the prober confirms a failed probe at period/10 (bound into the
-   * production prober like `statusIntervalMs`, so also not with `controller.proberFactory`).
-   */
-  fastFailureDetection?: boolean;
-  /** Default: the production prober (`proberFactory({ statusIntervalMs, fastFailureDetection })`). */
-  controller?: ControllerSettings;
+  /** The mirroring settings (`mc serve`'s flags of src/model/mirror-settings.ts); the rest take their defaults. */
+  settings?: Partial<MirrorSettings>;
+  /** What is not a flag (clock, backoffs, workers at a liveness change, a prober for tests); default prober: the production one with the settings' statusInterval and fastFailureDetection. */
+  controller?: Omit<ControllerSettings, "settings">;
   connect?: ConnectRemote;
   metrics?: Metrics;
   log?: Logger;
@@ -132,10 +125,11 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   };
 }
 
-/** The controller settings with the prober bound: the caller's factory, or the production one with `statusIntervalMs` and `fastFailureDetection`. */
+/** The controller settings with the mirroring settings whole and the prober bound: the caller's factory, or the production one with `statusInterval` and `fastFailureDetection`. */
 function controllerSettings(o: ServeOptions): ControllerSettings {
-  for (const bound of ["statusIntervalMs", "fastFailureDetection"] as const) {
-    if (o.controller?.proberFactory && o[bound] !== undefined) throw new Error(`serve: ${bound} is bound by controller.proberFactory; pass one or the other`);
+  for (const bound of ["statusInterval", "fastFailureDetection"] as const) {
+    if (o.controller?.proberFactory && o.settings?.[bound] !== undefined) throw new Error(`serve: settings.${bound} is bound by controller.proberFactory; pass one or the other`);
   }
-  return { ...o.controller, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: o.statusIntervalMs, fastFailureDetection: o.fastFailureDetection }) };
+  const settings = mirrorSettings(o.settings);
+  return { ...o.controller, settings, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: settings.statusInterval, fastFailureDetection: settings.fastFailureDetection }) };
 }

@@ -87,6 +87,7 @@ const ROWS: [string[], string, string][] = [
   [["serve", "--log-level", "x", "east"], "--log-level", "must be one of panic, fatal, error, warn, info, debug, trace"],
   [["serve", "--log-format", "x", "east"], "--log-format", "must be one of plain, json"],
   [["serve", "--event-requeue-limit", "x", "east"], "--event-requeue-limit", "must be a whole number of retries"],
+  [["serve", "--workers", "0", "east"], "--workers", "must be at least 1 (workers)"],
   [["serve", "--endpoint-refresh-period", "0", "east"], "--endpoint-refresh-period", "must be at least 10s (each period re-checks every mirror)"],
   [["serve", "--endpoint-refresh-period", "x", "east"], "--endpoint-refresh-period", "must be a positive Go duration such as 1m or 30s"],
   [["serve", "--status-interval", "x", "east"], "--status-interval", "must be a positive Go duration such as 1m or 30s"],

@@ -102,7 +102,7 @@ async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "b
   const written: string[] = [];
   const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
   const log = recordingLog();
-  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
+  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, settings: { probeAddress: { "": "127.0.0.1:1" } }, controller: { proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
   await untilStatus(serving.supervisor!, until);
   await serving.supervisor!.settle();
   return {

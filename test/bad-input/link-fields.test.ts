@@ -55,7 +55,7 @@ async function attempt(link: KubeObject): Promise<Outcome> {
   const written: string[] = [];
   const off = west.store.onCommit((e) => written.push(`${e.type} ${e.key} ${e.object.metadata.name}`));
   const log = recordingLog();
-  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory() } });
+  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, settings: { probeAddress: { "": "127.0.0.1:1" } }, controller: { proberFactory: proberFactory() } });
   let ready: { status?: string; reason?: string; message?: string } | undefined;
   let events: Array<{ type?: string; reason?: string; message?: string }>;
   try {
@@ -130,7 +130,7 @@ describe("each Link field invalid in turn", () => {
 
   test("after all that, a valid Link mirrors at once (nothing was left behind to block it)", async () => {
     await westClient.create(linkResource, badLink({}));
-    const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log: recordingLog(), controller: { probeAddresses: { "": "127.0.0.1:1" }, proberFactory: proberFactory() } });
+    const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log: recordingLog(), settings: { probeAddress: { "": "127.0.0.1:1" } }, controller: { proberFactory: proberFactory() } });
     try {
       await untilStatus(serving.supervisor!, "running");
       await serving.supervisor!.controller!.synced;

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "many", ports: manyPorts.map((p) => ({ name: p.name, port: p.port })) }));
   await svc("uni", { ports: [{ name: "http", port: 80 }] }, { annotations: { note: "日本語の説明 ✓", "example.com/owner": "Zoë" } });
   log = recordingLog();
-  ctl = await startController(pair, {}, { log, requeueLimit: 1 });
+  ctl = await startController(pair, {}, { log, settings: { eventRequeueLimit: 1 } });
 }, 20_000);
 afterAll(() => pair?.stop());
 

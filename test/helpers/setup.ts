@@ -243,7 +243,8 @@ async function runController(west: KubeClient, cluster: string, gatewayPort: num
     linkName: cluster,
     adminAddr: "127.0.0.1:0",
     identity: `test-${cluster}`,
-    controller: { probeAddresses: { [cluster]: `127.0.0.1:${gatewayPort}` }, proberFactory: proberFactory() },
+    settings: { probeAddress: { [cluster]: `127.0.0.1:${gatewayPort}` } },
+    controller: { proberFactory: proberFactory() },
   });
   const running = { cluster, serving, stop: () => serving.stop() };
   try {

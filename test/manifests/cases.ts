@@ -14,7 +14,7 @@ export const installBase: InstallOptions = {
   trustDomain: "cluster.local",
   gateway,
   remoteAccessAccounts: ["linkerd-service-mirror-remote-access-default"],
-  localMirror: { controller: { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain", retryLimit: 3, ha: false } },
+  localMirror: { controller: { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain", ha: false } },
   version: VERSION,
 };
 
@@ -58,7 +58,7 @@ current-context: east
 preferences: {}
 `;
 
-const controller = { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha: false };
+const controller = { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain" as const, ha: false };
 
 export const linkBase: LinkBundleOptions = {
   clusterName: "east",

@@ -206,7 +206,7 @@ describe("gateway liveness and addresses", () => {
     await exportService();
     const clock = new ManualClock();
     const resolver = fakeResolver({ "gw.east.example": ["192.0.2.20", "192.0.2.10"] });
-    const ctl = await startController(pair, { gatewayAddress: "gw.east.example" }, { resolver, clock, refreshPeriodMs: 60_000 });
+    const ctl = await startController(pair, { gatewayAddress: "gw.east.example" }, { resolver, clock, settings: { endpointRefreshPeriod: 60_000 } });
     expect(mirrorEndpoints()!.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.10" }, { ip: "192.0.2.20" }]);
     resolver.table["gw.east.example"] = ["198.51.100.7"];
     clock.advance(60_000);
@@ -243,7 +243,7 @@ describe("what the mirror will not do", () => {
   test("with namespace creation on, a missing namespace is created with the mirror's labels", async () => {
     await pair.eastClient.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ns8" } });
     await exportService({ namespace: "ns8" });
-    await startController(pair, {}, { enableNamespaceCreation: true });
+    await startController(pair, {}, { settings: { enableNamespaceCreation: true } });
     expect(read(pair.west, "namespaces", undefined, "ns8")?.metadata.labels).toEqual(
       expect.objectContaining({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east" }),
     );
@@ -273,14 +273,14 @@ describe("what the mirror will not do", () => {
     // annotations added the mirror is over it, and west answers 422.
     const big = "x".repeat(256 * 1024 - 40);
     await exportService({ name: "big", annotations: { note: big } });
-    const ctl = await startController(pair, {}, { requeueLimit: 1 });
+    const ctl = await startController(pair, {}, { settings: { eventRequeueLimit: 1 } });
     expect(ctl.outcome("ns1/big")).toBe("failed");
     const status = readLink(pair.west)?.status as { mirrorServices: Array<{ remoteRef: { name: string }; conditions: Array<{ reason: string; message: string }> }> };
     expect(status.mirrorServices.map((m) => [m.remoteRef.name, m.conditions[0]?.reason])).toEqual([["big", "Error"]]);
     expect(status.mirrorServices[0]?.conditions[0]?.message).toContain("422");
   });
   test("a write that keeps failing is retried up to the requeue limit, reported as failed, and repaired by the next refresh", async () => {
-    const ctl = await startController(pair, {}, { requeueLimit: 2 });
+    const ctl = await startController(pair, {}, { settings: { eventRequeueLimit: 2 } });
     const { svc } = await exportService();
     await cached(ctl.informers.remoteServices, svc);
     pair.west.control.faults.failRate = 1;

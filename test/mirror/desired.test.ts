@@ -6,7 +6,7 @@ import type { ResolvedGateway } from "../../src/mirror/types.ts";
 import { EXPORT, link, remoteEndpoints, remoteService } from "./fixtures.ts";
 
 const gateway: ResolvedGateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
-const opts: DesiredOptions = { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true };
+const opts: DesiredOptions = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };
 const key = { namespace: "ns1", name: "service-one" };
 
 describe("desiredMirror for a gateway-mode target Service", () => {
@@ -124,7 +124,7 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   test("a headless target is mirrored as a regular ClusterIP Service when headless support is off", () => {
     const svc = remoteService({ headless: true });
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }] });
-    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, enableHeadless: false, key });
+    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, enableHeadlessServices: false, key });
     expect(d.service?.spec?.clusterIP).toBeUndefined();
     expect(d.headless).toBeNull();
     expect(d.endpoints?.subsets?.[0]?.ports?.[0]?.port).toBe(888);

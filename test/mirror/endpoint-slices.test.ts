@@ -17,7 +17,7 @@ beforeEach(async () => {
 });
 afterEach(() => pair.stop());
 
-const slices = { enableEndpointSlices: true };
+const slices = { settings: { enableEndpointSlices: true } };
 const mirrorEndpoints = (name = "service-one-east") => read(pair.west, "endpoints", "ns1", name) as EndpointsObject | undefined;
 const sliceType = () => pair.east.api.registry.find("discovery.k8s.io", "v1", "endpointslices")!;
 const podsType = () => pair.east.api.registry.find("", "v1", "pods")!;
@@ -113,7 +113,7 @@ describe("--enable-endpoint-slices", () => {
   });
 
   test("a headless export gets endpoint mirrors from its slices' hostnames, labelled like the exported Service's mirror", async () => {
-    const ctl = await startController(pair, { gatewayAddress: "192.0.2.129", gatewayPort: "889" }, { ...slices, enableHeadless: true });
+    const ctl = await startController(pair, { gatewayAddress: "192.0.2.129", gatewayPort: "889" }, { settings: { ...slices.settings, enableHeadlessServices: true } });
     pods("db", 2, { hostnames: "service-one" });
     const svc = await pair.eastClient.create(resources.service, {
       ...remoteService({ headless: true, labels: { ...EXPORT, lk: "lv" } }),

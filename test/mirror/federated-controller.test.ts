@@ -61,7 +61,7 @@ function controller(which: "east" | "north" | "local", link?: Link, log: Recordi
     local: clients.west,
     remote: local ? clients.west : clients[which],
     links: directory,
-    requeueLimit: 0,
+    settings: { eventRequeueLimit: 0 },
     log,
     queueBackoff: { initialMs: 5, maxMs: 20 },
   });

@@ -37,7 +37,7 @@ describe("headless mirrors", () => {
   test("a headless target with a pod gets a headless mirror, an endpoint mirror through the gateway, and Endpoints naming the pod (Linkerd: create headless service and endpoints)", async () => {
     await exportHeadless();
     const before = writes(pair.west);
-    await startController(pair, gateway, { enableHeadless: true });
+    await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     expect(names("ns1")).toEqual(["pod-0-east", "service-one-east"]);
     expect(clusterIP("ns1", "service-one-east")).toBe("None");
     const podMirror = read(pair.west, "services", "ns1", "pod-0-east")!;
@@ -59,7 +59,7 @@ describe("headless mirrors", () => {
   test("endpoint mirrors and their Endpoints carry the exported Service's mirror labels, its own included, plus headless-mirror-svc-name, and follow a relabel (Linkerd: createEndpointMirrorService)", async () => {
     const svc = await pair.eastClient.create(resources.service, remoteService({ headless: true, labels: { "mirror.linkerd.io/exported": "true", lk: "lv" } }));
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: pods("pod-0"), headless: true }));
-    const ctl = await startController(pair, gateway, { enableHeadless: true });
+    const ctl = await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     const want = { lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": ctl.link.uid!, "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east" };
     expect(read(pair.west, "services", "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
     expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
@@ -74,7 +74,7 @@ describe("headless mirrors", () => {
 
   test("new pods in the target's Endpoints get endpoint mirrors and appear in the headless Endpoints; gone pods lose theirs (Linkerd: updates headless mirror service with new remote Endpoints hosts)", async () => {
     await exportHeadless();
-    const ctl = await startController(pair, gateway, { enableHeadless: true });
+    const ctl = await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     await setPods(ctl, "ns1", pods("pod-0", "pod-1"));
     expect(names("ns1")).toEqual(["pod-0-east", "pod-1-east", "service-one-east"]);
     const hosts = readEndpoints(pair.west, "ns1", "service-one-east")!.subsets?.[0]?.addresses as Array<{ hostname: string; ip: string }>;
@@ -92,7 +92,7 @@ describe("headless mirrors", () => {
   test("endpoint-mirror cleanup is scoped to the target's namespace, on update and on unexport (Linkerd: TestHeadlessEndpointMirrorCleanupRespectsNamespaces)", async () => {
     await exportHeadless("ns1", pods("pod-0"));
     await exportHeadless("ns2", pods("pod-0"));
-    const ctl = await startController(pair, gateway, { enableHeadless: true });
+    const ctl = await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     expect(names("ns2")).toEqual(["pod-0-east", "service-one-east"]);
     await setPods(ctl, "ns1", pods("pod-1"));
     expect(names("ns1")).toEqual(["pod-1-east", "service-one-east"]);
@@ -108,12 +108,12 @@ describe("headless mirrors", () => {
   test("a restart keeps a headless mirror and its endpoint mirrors whose target still exists (Linkerd: TestGcOrphanedServicesMirroring, linkerd/linkerd2#12499)", async () => {
     await exportHeadless("ns1");
     await exportHeadless("ns2");
-    const first = await startController(pair, gateway, { enableHeadless: true });
+    const first = await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     await first.stop();
     await pair.eastClient.delete(resources.service, "ns2", "service-one");
     await pair.westClient.delete(linkResource, "linkerd-multicluster", "east");
     const before = writes(pair.west);
-    await startController(pair, gateway, { enableHeadless: true });
+    await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     expect(names("ns1")).toEqual(["pod-0-east", "service-one-east"]);
     expect(names("ns2")).toEqual([]);
     // the Link, then two deletes per mirror in ns2 — nothing for ns1
@@ -123,7 +123,7 @@ describe("headless mirrors", () => {
   test("a headless target whose pods have no hostnames is mirrored as a ClusterIP Service through the gateway", async () => {
     await pair.eastClient.create(resources.service, remoteService({ headless: true }));
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: ["10.1.0.1"], headless: true }));
-    await startController(pair, gateway, { enableHeadless: true });
+    await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
     expect(names("ns1")).toEqual(["service-one-east"]);
     expect(clusterIP("ns1", "service-one-east")).not.toBe("None");
     expect(readEndpoints(pair.west, "ns1", "service-one-east")!.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.129" }]);

@@ -54,7 +54,7 @@ describe("liveness flips", () => {
       await pair.eastClient.create(resources.service, remoteService({ name }));
       await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name }));
     }
-    const ctl = await startController(pair, {}, { workers: 1, livenessWorkers: 3 });
+    const ctl = await startController(pair, {}, { settings: { workers: 1 }, livenessWorkers: 3 });
     for (const name of names.map((n) => `${n}-east`)) {
       await cached(ctl.informers.services, read(pair.west, "services", "ns1", name)!);
       await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", name)!);

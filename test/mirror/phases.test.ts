@@ -11,7 +11,7 @@ import type { ServiceObject } from "../../src/mirror/types.ts";
 import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
 
 const gateway = { addresses: ["192.0.2.127"], port: 888, identity: "" };
-const opts: DesiredOptions = { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true };
+const opts: DesiredOptions = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };
 const NOW = Date.parse("2026-12-03T10:00:00Z");
 
 function snapshot(over: Partial<Snapshot> = {}): Snapshot {

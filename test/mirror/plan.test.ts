@@ -5,7 +5,7 @@ import type { EndpointsObject, ServiceObject } from "../../src/mirror/types.ts";
 import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
 
 const gateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
-const opts = { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true };
+const opts = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };
 const key = { namespace: "ns1", name: "service-one" };
 
 /** What the API server would hand back for a desired object: defaults filled, uid and resourceVersion set. */

@@ -14,7 +14,7 @@ import { EXPORT, link, REMOTE_DISCOVERY, remoteEndpoints, remoteService, type Li
 import { cached, quiet, read, startController, startPair, writes, type Pair } from "./harness.ts";
 
 const gateway: ResolvedGateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
-const opts: DesiredOptions = { enableHeadless: true, enableNamespaceCreation: false, namespaceExists: true };
+const opts: DesiredOptions = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };
 const key = { namespace: "ns1", name: "service-one" };
 const RD_LINK: LinkFixture = { cluster: "remote", remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY } };
 

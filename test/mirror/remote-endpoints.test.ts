@@ -60,7 +60,7 @@ describe("compact target Endpoints", () => {
           remote: { service: remoteService({ headless, resourceVersion: "3" }), endpoints },
           gateway,
           alive: true,
-          enableHeadless: true,
+          enableHeadlessServices: true,
           enableNamespaceCreation: false,
           namespaceExists: true,
           currentMirror: current,

@@ -40,7 +40,8 @@ async function startAll(): Promise<Serving> {
     lease,
     identity: "shared",
     log: quiet,
-    controller: { resolver: fakeResolver({}), log: quiet, probeDirect: true, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 20 } },
+    settings: { probeDirect: true },
+    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 20 } },
   });
   return serving;
 }

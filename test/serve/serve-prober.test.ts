@@ -104,7 +104,7 @@ describe("--status-interval", () => {
       return writes.length >= 4;
     };
     const watching = waitFor(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", seen, "4 status.gateway writes", 15_000);
-    await start({ leaderElect: false, statusIntervalMs: intervalMs, controller: { probeAddresses: { "": `127.0.0.1:${gateway.port}` } } });
+    await start({ leaderElect: false, settings: { statusInterval: intervalMs, probeAddress: { "": `127.0.0.1:${gateway.port}` } } });
     await watching;
     const gaps = writes.slice(1).map((w, i) => Math.round(w.at - writes[i]!.at));
     for (const gap of gaps) {
@@ -114,14 +114,14 @@ describe("--status-interval", () => {
   }, 20_000);
 
   test("together with a prober factory of the caller's own is a programming error", async () => {
-    await expect(start({ statusIntervalMs: 1000, controller: { proberFactory: proberFactory() } })).rejects.toThrow(
-      "serve: statusIntervalMs is bound by controller.proberFactory; pass one or the other",
+    await expect(start({ settings: { statusInterval: 1000 }, controller: { proberFactory: proberFactory() } })).rejects.toThrow(
+      "serve: settings.statusInterval is bound by controller.proberFactory; pass one or the other",
     );
   });
 
   test("so is fastFailureDetection with a prober factory of the caller's own", async () => {
-    await expect(start({ fastFailureDetection: true, controller: { proberFactory: proberFactory() } })).rejects.toThrow(
-      "serve: fastFailureDetection is bound by controller.proberFactory; pass one or the other",
+    await expect(start({ settings: { fastFailureDetection: true }, controller: { proberFactory: proberFactory() } })).rejects.toThrow(
+      "serve: settings.fastFailureDetection is bound by controller.proberFactory; pass one or the other",
     );
   });
 });

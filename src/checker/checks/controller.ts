@@ -22,7 +22,7 @@ async function rbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
   return problemsOf(ctx, wanted);
 }
 
-const ANY_CONTROLLER = { image: "", logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha: false };
+const ANY_CONTROLLER = { image: "", logLevel: "info", logFormat: "plain" as const, ha: false };
 
 /** The RBAC objects `mc install --controllers <c>` renders for this link, compared with what the cluster has. */
 function installRbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {

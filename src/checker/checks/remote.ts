@@ -4,7 +4,7 @@
 import { formatError } from "../../errors.ts";
 import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import { readLinkerdConfig } from "../../linker/target.ts";
-import { ENDPOINT_SLICES_FLAG } from "../../manifests/service-mirror.ts";
+import { ENDPOINT_SLICES_FLAG } from "../../model/mirror-settings.ts";
 import { accessAttributes, TARGET_ACCESS, type AccessAttributes } from "../../model/access.ts";
 import type { Link } from "../../model/link.ts";
 import { serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";

@@ -3,6 +3,7 @@
 // remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
 // objects in, plain objects out (docs/linkerd-compatibility.md#controller).
 import { isSelectedBy, type Link } from "../../model/link.ts";
+import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../../model/names.ts";
 import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
@@ -18,9 +19,7 @@ export interface RemoteState {
 }
 
 /** The controller's flags, and what the source cluster holds that changes the decision. */
-export interface DesiredOptions {
-  enableHeadless: boolean;
-  enableNamespaceCreation: boolean;
+export interface DesiredOptions extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation"> {
   /** Whether the Service's namespace exists in the source cluster. */
   namespaceExists: boolean;
   /** Kind of the mirror that exists now, if any: a headless mirror stays headless while its target has no endpoints. */
@@ -135,7 +134,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     return out;
   }
 
-  const kind = opts.enableHeadless && isHeadlessService(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
+  const kind = opts.enableHeadlessServices && isHeadlessService(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
   if (kind === "wait") {
     out.createNamespace = null;
     out.waiting = true;

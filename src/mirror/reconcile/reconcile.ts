@@ -14,6 +14,7 @@ import type { Outcomes } from "./outcomes.ts";
 import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
 import { planGatewayMirror } from "./plan.ts";
 import { readSnapshot, type MirrorCaches } from "./read.ts";
+import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import type { EndpointsObject, ResolvedGateway } from "../types.ts";
 
 /** What the controller knows of its Link right now: the Link, its flags, its gateway and liveness. */
@@ -21,9 +22,9 @@ export interface LinkView {
   link: Link;
   /** The Link's namespace (the gateway mirror lives there). */
   namespace: string;
+  /** The resolved probe Service (its setting, or `probe-gateway-<cluster>`). */
   probeService: string;
-  enableHeadless: boolean;
-  enableNamespaceCreation: boolean;
+  settings: MirrorSettings;
   /** null: the Link has no gateway. */
   gateway(): ResolvedGateway | null;
   alive(): boolean;
@@ -47,7 +48,7 @@ export interface ReconcileDeps {
 }
 
 export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<void> {
-  const { link, enableHeadless, enableNamespaceCreation } = d.link;
+  const { link, settings } = d.link;
   const cluster = link.targetClusterName;
   const snapshot = readSnapshot(d.caches, cluster, key);
   const gateway = d.link.gateway();
@@ -57,8 +58,8 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
     remote: snapshot.remote,
     gateway,
     alive: d.link.alive(),
-    enableHeadless,
-    enableNamespaceCreation,
+    enableHeadlessServices: settings.enableHeadlessServices,
+    enableNamespaceCreation: settings.enableNamespaceCreation,
     namespaceExists: snapshot.namespaceExists,
     ...(snapshot.currentMirror && { currentMirror: snapshot.currentMirror }),
   });

@@ -28,7 +28,7 @@ const decide = (service: ReturnType<typeof serviceFixture>, slices: EndpointSlic
     remote: { service, endpoints: endpointsFromSlices("ns1", "service-one", slices) },
     gateway: { addresses: ["192.0.2.127"], port: 888, identity: "" },
     alive: true,
-    enableHeadless: true,
+    enableHeadlessServices: true,
     enableNamespaceCreation: false,
     namespaceExists: true,
   });
@@ -101,7 +101,7 @@ describe("TestEndpointSliceHeadlessServiceMirroring", () => {
       localNamespaces: ["ns1"],
       remote: [remoteService("service-one", "ns1", EXPORTED, servicePorts, true), sliceOf("service-one-abc", "service-one", "ns1", ["pod-0"])],
       link: { gatewayAddress: "192.0.2.129", gatewayPort: "889" },
-      options: { enableEndpointSlices: true },
+      options: { settings: { enableEndpointSlices: true } },
     });
     pair = env.pair;
     expect((read(pair.west, "services", "ns1", "service-one-remote")?.spec as { clusterIP?: string }).clusterIP).toBe("None");
@@ -118,7 +118,7 @@ describe("TestEndpointSliceUpdateEvent", () => {
         localEndpoints(endpointMirrorEndpoints("service-one-remote", "ns1", {}, "pod-0", GATEWAY_IP, IDENTITY, [])),
       ],
       remote: [remoteService("service-one", "ns1", EXPORTED, servicePorts, true), sliceOf("service-one-abc", "service-one", "ns1", ["pod-0", "pod-1"])],
-      options: { enableEndpointSlices: true },
+      options: { settings: { enableEndpointSlices: true } },
     });
     pair = env.pair;
     expect(mirrorNames(pair, "ns1")).toEqual(["ns1/pod-0-remote", "ns1/pod-1-remote", "ns1/service-one-remote"]);
@@ -152,7 +152,7 @@ describe("TestIsEmptyServiceDispatch", () => {
         remoteService("test-svc", "test-ns", EXPORTED, ports(["port1", 8080])),
         { ...sliceOf("test-svc-abc", "test-svc", "test-ns", []), endpoints: [{ addresses: ["10.0.0.1"], conditions: { ready: true } }] } as KubeObject,
       ],
-      options: { enableEndpointSlices: true },
+      options: { settings: { enableEndpointSlices: true } },
     });
     pair = env.pair;
     expect(env.ctl.informers.remoteEndpoints).toBeUndefined();
@@ -160,7 +160,7 @@ describe("TestIsEmptyServiceDispatch", () => {
   });
 
   test("uses Endpoints when enableEndpointSlices is false", async () => {
-    const env = await runEnvironment({ localNamespaces: ["test-ns"], remote: [remoteService("test-svc", "test-ns", EXPORTED, ports(["port1", 8080])), remoteEndpointsOf("test-svc", "test-ns", "10.0.0.1")], options: { enableEndpointSlices: false } });
+    const env = await runEnvironment({ localNamespaces: ["test-ns"], remote: [remoteService("test-svc", "test-ns", EXPORTED, ports(["port1", 8080])), remoteEndpointsOf("test-svc", "test-ns", "10.0.0.1")], options: { settings: { enableEndpointSlices: false } } });
     pair = env.pair;
     expect(env.ctl.informers.remoteEndpointSlices).toBeUndefined();
     expect(subsetsOf()).toHaveLength(1);
@@ -183,7 +183,7 @@ describe("TestEndpointSliceNonHeadlessService", () => {
     const env = await runEnvironment({
       localNamespaces: ["test-ns"],
       remote: [remoteService("svc", "test-ns", EXPORTED, ports(["http", 80])), { ...sliceOf("svc-abc", "svc", "test-ns", []), metadata: { name: "svc-abc", namespace: "test-ns", labels: { "kubernetes.io/service-name": "svc", ...EXPORTED } }, endpoints: [ready(true)] } as KubeObject],
-      options: { enableEndpointSlices: true },
+      options: { settings: { enableEndpointSlices: true } },
     });
     pair = env.pair;
     expect(read(pair.west, "endpoints", "test-ns", "svc-remote")).toMatchObject({ subsets: [{ addresses: [{ ip: GATEWAY_IP }] }] });
@@ -209,12 +209,12 @@ describe("TestEndpointSliceEmptyHostname", () => {
 
 describe("TestWatcherEnableEndpointSlicesField", () => {
   test("watcher correctly stores enableEndpointSlices flag", async () => {
-    const withSlices = await runEnvironment({ options: { enableEndpointSlices: true } });
+    const withSlices = await runEnvironment({ options: { settings: { enableEndpointSlices: true } } });
     pair = withSlices.pair;
     expect(withSlices.ctl.informers.remoteEndpointSlices).toBeDefined();
     expect(withSlices.ctl.informers.remoteEndpoints).toBeUndefined();
     await pair.stop();
-    const without = await runEnvironment({ options: { enableEndpointSlices: false } });
+    const without = await runEnvironment({ options: { settings: { enableEndpointSlices: false } } });
     pair = without.pair;
     expect(without.ctl.informers.remoteEndpointSlices).toBeUndefined();
     expect(without.ctl.informers.remoteEndpoints).toBeDefined();

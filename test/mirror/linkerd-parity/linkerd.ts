@@ -161,7 +161,7 @@ export async function runEnvironment(env: Environment): Promise<{ pair: Pair; ct
     await ensureNamespaces(pair.westClient, [obj.metadata.namespace!]);
     await pair.westClient.create(obj.kind === "Service" ? resources.service : resources.endpoints, obj);
   }
-  const ctl = await startController(pair, { ...LINK, ...env.link }, { enableHeadless: true, ...env.options }, env.beforeStart);
+  const ctl = await startController(pair, { ...LINK, ...env.link }, { ...env.options, settings: { enableHeadlessServices: true, ...env.options?.settings } }, env.beforeStart);
   return { pair, ctl, remote };
 }
 
