@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import type { InstallController } from "../manifests/install-controllers.ts";
 import type { ControllerOptions } from "../manifests/service-mirror.ts";
+import { MIRROR_SETTINGS as S, type DeployedSettings } from "../model/mirror-settings.ts";
 import * as V from "../model/values.ts";
 
 const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
@@ -16,15 +17,20 @@ const bool = v.pipe(
   v.transform((s) => V.TRUE_WORDS.has(s)),
 );
 
+/** A mirroring setting of the controller's `mc serve` (src/model/mirror-settings.ts), checked by `schema`. */
+function setting<K extends keyof DeployedSettings>(field: K, schema: v.GenericSchema<string, DeployedSettings[K]>) {
+  return { schema, set: (c: InstallController, x: DeployedSettings[K]) => void (c.controller.settings = { ...c.controller.settings, [field]: x }) };
+}
+
 /** What a controller may override, by flag name, and where the value goes. */
 const SETTINGS = {
   image: { schema: V.image, set: (c, x: string) => void (c.controller.image = x) },
   "log-level": { schema: V.oneOf(LOG_LEVELS), set: (c, x: string) => void (c.controller.logLevel = x) },
   "log-format": { schema: V.oneOf(["plain", "json"] as const), set: (c, x: "plain" | "json") => void (c.controller.logFormat = x) },
-  "event-requeue-limit": { schema: V.wholeNumber(0, "retries"), set: (c, x: number) => void (c.controller.retryLimit = x) },
+  "event-requeue-limit": setting("eventRequeueLimit", S.eventRequeueLimit.row.schema),
   ha: { schema: bool, set: (c, x: boolean) => void (c.controller.ha = x) },
-  "enable-endpoint-slices": { schema: bool, set: (c, x: boolean) => void (c.controller.enableEndpointSlices = x) },
-  "fast-failure-detection": { schema: bool, set: (c, x: boolean) => void (c.controller.fastFailureDetection = x) },
+  "enable-endpoint-slices": setting("enableEndpointSlices", bool),
+  "fast-failure-detection": setting("fastFailureDetection", bool),
   gateway: { schema: bool, set: (c, x: boolean) => void (c.probePort = x ? (c.probePort ?? DEFAULT_PROBE_PORT) : null) },
   "probe-port": { schema: V.port, set: (c, x: number) => void (c.probePort = x) },
 } satisfies Record<string, { schema: v.GenericSchema<string, any>; set: (c: InstallController, x: never) => void }>;

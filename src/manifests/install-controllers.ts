@@ -54,12 +54,8 @@ function renderOne(o: InstallController, ns: string, version: string): Manifest[
   const labels = { [L.COMPONENT]: L.COMPONENT_CONTROLLER, [L.CLUSTER_NAME]: c };
   const meta = (n: string, namespaced = true) => ({ name: n, ...(namespaced && { namespace: ns }), labels, version });
   const subjects = [{ kind: "ServiceAccount", name, namespace: ns }];
-  const args = [
-    ...controllerArgs(ns, o.controller),
-    ...(o.probePort !== null ? [`--probe-service=${installProbeName(c)}`] : []),
-    ...(o.controller.fastFailureDetection ? ["--fast-failure-detection"] : []),
-    c,
-  ];
+  const probeService = o.probePort !== null ? installProbeName(c) : undefined;
+  const args = [...controllerArgs(ns, { ...o.controller, settings: { ...o.controller.settings, ...(probeService && { probeService }) } }), c];
   const out: Manifest[] = [
     object(RBAC, "ClusterRoleBinding", meta(installControllerAccessName(c), false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: INSTALL_CONTROLLER_ACCESS_NAME },

@@ -5,13 +5,13 @@ import { DEFAULT_PROBE_PORT, installControllers } from "../../src/cli/install-co
 import { parseManifests } from "../../src/manifests/output.ts";
 import { runMc } from "../cmd/run-mc.ts";
 
-const defaults = { image: "img:1", logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha: false };
+const defaults = { image: "img:1", logLevel: "info", logFormat: "plain" as const, ha: false };
 
 describe("the controllers an install renders", () => {
   test("each from the defaults, then its own overrides", () => {
     const [east, north] = installControllers(["east", "north"], "east.log-level=debug, north.ha=true,north.gateway=false,east.probe-port=30191,north.event-requeue-limit=5", defaults);
     expect(east).toEqual({ clusterName: "east", controller: { ...defaults, logLevel: "debug" }, probePort: 30191 });
-    expect(north).toEqual({ clusterName: "north", controller: { ...defaults, ha: true, retryLimit: 5 }, probePort: null });
+    expect(north).toEqual({ clusterName: "north", controller: { ...defaults, ha: true, settings: { eventRequeueLimit: 5 } }, probePort: null });
     expect(installControllers(["east"], "", defaults)).toEqual([{ clusterName: "east", controller: defaults, probePort: DEFAULT_PROBE_PORT }]);
   });
 

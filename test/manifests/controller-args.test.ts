@@ -1,11 +1,12 @@
 // The args a controller Deployment runs `mc serve` with come from the table `mc serve` parses
 // (src/model/mirror-settings.ts): every Deployment mc renders — a Link's, the shared controller,
-// the local mirror — parses back, through mc serve's own flags, to the settings it was given.
+// the install's controllers, the local mirror — parses back, through mc serve's own flags, to the settings it was given.
 import { describe, expect, test } from "bun:test";
 import { parseArgs } from "citty";
 import { SERVE_FLAGS } from "../../cmd/serve.ts";
 import { settingsOf } from "../../src/cli/serve-flags.ts";
 import { linkOptions } from "../../src/cli/link-flags.ts";
+import { renderInstallControllers } from "../../src/manifests/install-controllers.ts";
 import { renderLocalMirror } from "../../src/manifests/local-mirror.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import { renderServiceMirror, type ControllerOptions } from "../../src/manifests/service-mirror.ts";
@@ -62,6 +63,13 @@ describe("controller Deployments carry mc serve's settings from its own table", 
     expect(parsed).toEqual(mirrorSettings(settings));
     expect(flags.all).toBe(true);
     expect(args).toContain("--fast-failure-detection");
+  });
+
+  test("a controller the install renders (mc install --controllers) too", () => {
+    const settings = everySettingChanged();
+    const args = containerArgs(renderInstallControllers({ controllers: [{ clusterName: "east", controller: { ...base, settings }, probePort: null }], namespace: NS, version: "0" }));
+    expect(serveParses(args).settings).toEqual(mirrorSettings(settings));
+    expect(args.at(-1)).toBe("east");
   });
 
   test("the local mirror (mc serve --local) too", () => {

@@ -9,7 +9,7 @@ import { renderInstallControllers } from "../../src/manifests/install-controller
 import type { Manifest } from "../../src/manifests/meta.ts";
 
 const CHART = parseAllDocuments(await Bun.file(new URL("../golden/linkerd/chart-controllers-east.yaml", import.meta.url)).text()).map((d) => d.toJS() as Manifest);
-const controller = { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain" as const, retryLimit: 3, ha: false };
+const controller = { image: "ghcr.io/mc-project/mc:0.1.0-test", logLevel: "info", logFormat: "plain" as const, ha: false };
 const MC = renderInstallControllers({ controllers: [{ clusterName: "east", controller, probePort: 4191 }], namespace: "linkerd-multicluster", version: "0.1.0-test" });
 const key = (o: Manifest) => `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`;
 const withoutRules = ({ rules: _rules, ...o }: Manifest) => o;
