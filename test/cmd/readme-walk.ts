@@ -15,6 +15,7 @@ export interface Step {
 
 export const SANDBOX_SECTION = "Try it on two sandboxes";
 export const REAL_SECTION = "Using it on real clusters";
+export const KUBE_SECTION = "Try it on two real Kubernetes clusters";
 
 /** The text under `## title`, up to the next `## ` heading. */
 export function section(markdown: string, title: string): string {
@@ -53,10 +54,10 @@ export function commands(block: string, from: Step["from"]): Step[] {
 /** `--context east` → `--kubeconfig east.kubeconfig`, as the sandbox section says. */
 export const withKubeconfigs = (command: string): string => command.replace(/--context[ =](\S+)/g, "--kubeconfig $1.kubeconfig");
 
-/** The whole walk, in the order the README gives it. */
-export function readmeWalk(markdown: string): Step[] {
-  const blocks = shellBlocks(section(markdown, SANDBOX_SECTION));
-  if (blocks.length !== 3) throw new Error(`"${SANDBOX_SECTION}" should have 3 sh blocks (start, a Service, the controller), has ${blocks.length}`);
+/** The whole walk, in the order the README gives it; `around` names the section of the three blocks around the real-cluster one. */
+export function readmeWalk(markdown: string, around = SANDBOX_SECTION): Step[] {
+  const blocks = shellBlocks(section(markdown, around));
+  if (blocks.length !== 3) throw new Error(`"${around}" should have 3 sh blocks (start, a Service, the controller), has ${blocks.length}`);
   const [start, service, controller] = blocks.map((b) => commands(b, "sandbox")) as [Step[], Step[], Step[]];
   const realBlocks = shellBlocks(section(markdown, REAL_SECTION));
   if (realBlocks.length !== 1) throw new Error(`"${REAL_SECTION}" should have 1 sh block, has ${realBlocks.length}`);

@@ -75,6 +75,7 @@ async function up(): Promise<void> {
   rmSync(failedPath, { force: true });
   if (values.foreground || values.supervise) return supervise();
   const log = join(dir, "up.log");
+  rmSync(log, { force: true });
   const args = [process.execPath, import.meta.path, "up", "--supervise", "--dir", dir];
   Bun.spawn(["setsid", "-f", ...args], { stdin: "ignore", stdout: Bun.file(log), stderr: Bun.file(log) });
   const deadline = performance.now() + 120_000;
