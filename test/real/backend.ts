@@ -24,9 +24,11 @@ const SANDBOX_LB_IP = "192.0.2.1";
 
 export type BackendKind = "sandbox" | "real";
 export const BACKEND: BackendKind = process.env.MC_BACKEND === "real" ? "real" : "sandbox";
-/** Why the real backend cannot run here, if it cannot (for a skipped test's name). */
-export const realUnavailable =
-  BACKEND !== "real" ? undefined : !kubeBinariesReady() ? `Kubernetes ${KUBE_VERSION} is not built (bun run kube:build)` : process.getuid?.() !== 0 ? "not root (the gateway host needs ip netns)" : undefined;
+/** Why real clusters cannot start here, if they cannot. */
+export const whyNoRealClusters = (): string | undefined =>
+  !kubeBinariesReady() ? `Kubernetes ${KUBE_VERSION} is not built (bun run kube:build)` : process.getuid?.() !== 0 ? "not root (the gateway host needs ip netns)" : undefined;
+/** With MC_BACKEND=real: why the real backend cannot run here, if it cannot (for a skipped test's name). */
+export const realUnavailable = BACKEND === "real" ? whyNoRealClusters() : undefined;
 
 export interface TestCluster {
   name: string;
@@ -57,8 +59,8 @@ export interface Backend {
   stop(): Promise<void>;
 }
 
-export function startBackend(): Promise<Backend> {
-  return BACKEND === "real" ? realBackend() : sandboxBackend();
+export function startBackend(kind: BackendKind = BACKEND): Promise<Backend> {
+  return kind === "real" ? realBackend() : sandboxBackend();
 }
 
 function withToken(kubeconfig: string, token: string): string {
@@ -68,7 +70,8 @@ function withToken(kubeconfig: string, token: string): string {
 }
 
 async function realBackend(): Promise<Backend> {
-  if (realUnavailable) throw new Error(`MC_BACKEND=real: ${realUnavailable}`);
+  const why = whyNoRealClusters();
+  if (why) throw new Error(`real clusters: ${why}`);
   const clusters = await startRealClusters();
   const backups: string[] = [];
   const wrap = (c: RealCluster): TestCluster => ({

@@ -1,4 +1,4 @@
-// One test, two backends (issue 23): two clusters, east and west, on sandboxes by default or on
+// One test, two backends: two clusters, east and west, on sandboxes by default or on
 // real Kubernetes with MC_BACKEND=real (backend.ts), driven the same way — kubectl, `mc` as a
 // process, the controller as `mc serve` running as the ServiceAccount `mc link` renders. First the
 // README's walk on real clusters, read from README.md; then, linked again, each behaviour a user
