@@ -1,4 +1,4 @@
-// MirrorController: one Link's service mirror, wired. Remote informers (exported Services,
+// MirrorController: one Link's service mirror: its lifecycle over the parts wiring.ts wires. Remote informers (exported Services,
 // selected by the Link, and every Endpoints object — or EndpointSlice — kept compact), local
 // informers (Services, our Endpoints, Namespaces)
 // and the gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest. Start
@@ -8,68 +8,23 @@
 // (federated-reconcile.ts) when the Link has a federatedServiceSelector; a Link with no target
 // cluster (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
 import { formatError } from "../errors.ts";
-import { createWriter, getIfExists, resources, type Informer, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
-import { systemClock, WorkQueue, type BackoffOptions, type Clock, type Priority } from "../runtime/index.ts";
-import { logger, type Logger } from "../log.ts";
-import { createMetrics, type Metrics, type MirrorState } from "../metrics.ts";
-import { controllerAccess } from "../model/access.ts";
+import type { Informer, KubeObject } from "../kube/index.ts";
+import type { Priority } from "../runtime/index.ts";
+import type { MirrorState } from "../metrics.ts";
 import type { Link } from "../model/link.ts";
-import { mirrorSettings, type MirrorSettings } from "../model/mirror-settings.ts";
-import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/names.ts";
-import type { GatewayProber, ProberFactory } from "../prober/types.ts";
-import { eventRecorder } from "./status/events.ts";
-import { createExecutor } from "./reconcile/execute.ts";
-import { federatedKeyOf, onlyLink, type KnownLinks } from "./federated/federated.ts";
-import { reconcileFederated, type FederatedDeps } from "./federated/federated-reconcile.ts";
-import { federatedFromStatus, FederatedOutcomes } from "./federated/federated-status.ts";
-import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
-import type { LinkDirectory } from "./federated/link-directory.ts";
-import { LinkStatusWriter } from "./status/link-status.ts";
-import { keyOfLocal, serviceKey, type MirrorKey, type ServiceKey } from "./sources/keys.ts";
-import { failuresFromStatus } from "./status/status.ts";
-import { Outcomes } from "./reconcile/outcomes.ts";
-import { byHeadlessMirror, type Svc } from "./reconcile/read.ts";
-import { reconcileGatewayMirror, reconcileService, type ReconcileDeps } from "./reconcile/reconcile.ts";
-import { RemoteSlices } from "./sources/remote-slices.ts";
-import { TargetHealth, type ControllerHealth } from "./sources/target-health.ts";
-import { allInformers, allKeys, createSources, federatedKeys, liveKeys, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
-import { sweepRenamed } from "./renamed.ts";
-import { GATEWAY_KEY, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
-import { LocalView } from "./reconcile/view.ts";
+import type { MirrorSettings } from "../model/mirror-settings.ts";
+import type { GatewayProber } from "../prober/types.ts";
+import { reconcileFederated } from "./federated/federated-reconcile.ts";
+import type { FederatedOutcomes } from "./federated/federated-status.ts";
+import { serviceKey, type MirrorKey, type ServiceKey } from "./sources/keys.ts";
+import type { Outcomes } from "./reconcile/outcomes.ts";
+import { reconcileService } from "./reconcile/reconcile.ts";
+import type { ControllerHealth } from "./sources/target-health.ts";
+import { allInformers, allKeys, federatedKeys, liveKeys, type Sources } from "./sources/sources.ts";
+import { isSpecialKey, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
+import { wireController, type ControllerParts, type MirrorControllerOptions } from "./wiring.ts";
 
-export interface MirrorControllerOptions {
-  link: Link;
-  /** The Link's namespace: the probe Service's Endpoints and the Link status are written there. */
-  namespace: string;
-  local: KubeClient;
-  remote: KubeClient;
-  /** `mc serve`'s mirroring flags, whole (src/model/mirror-settings.ts); what is not given takes its default. */
-  settings?: Partial<MirrorSettings>;
-  /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 16. */
-  livenessWorkers?: number;
-  resolver?: Resolver;
-  proberFactory?: ProberFactory;
-  metrics?: Metrics;
-  /** Drives the refresh timer and status times; default the system clock. */
-  clock?: Clock;
-  log?: Logger;
-  /** Tests: keys wait for `drain()` / `processNext()` instead of running as they arrive. */
-  manual?: boolean;
-  informerBackoff?: Partial<BackoffOptions>;
-  queueBackoff?: Partial<BackoffOptions>;
-  statusCap?: number;
-  /**
-   * The namespace's Links (started and stopped by the caller): federated Services take their
-   * metadata from the member with the oldest Link and drop members whose Link was deleted.
-   * Default: only this Link is known.
-   */
-  links?: LinkDirectory;
-  /** Local informers shared with other controllers (started and stopped by the caller). */
-  shared?: SharedLocalInformers;
-}
-
-/** Measured with `bun run bench flip` (docs/decisions.md#d46). */
-const DEFAULT_LIVENESS_WORKERS = 16;
+export type { MirrorControllerOptions } from "./wiring.ts";
 
 /** After a failed gateway resolution, try again this soon (or at the refresh period, if shorter). */
 const RESOLVE_RETRY_MS = 5_000;
@@ -84,21 +39,8 @@ export class MirrorController {
   private readonly opts: MirrorControllerOptions;
   /** The mirroring settings, whole. */
   readonly settings: MirrorSettings;
-  private readonly queue: WorkQueue<MirrorKey>;
-  private readonly status: LinkStatusWriter;
-  private readonly addresses: GatewayAddresses | undefined;
-  private readonly metrics: Metrics;
-  private readonly clock: Clock;
-  private readonly log: Logger;
-  private readonly deps: ReconcileDeps;
-  private readonly federatedDeps: FederatedDeps | undefined;
-  private readonly unsubscribe: Array<() => void> = [];
-  private readonly writer: Writer;
-  private readonly gatewayRef: { namespace: string; name: string };
-  private readonly views: Array<LocalView<KubeObject>>;
-  /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
-  private readonly remoteSlices: RemoteSlices | undefined;
-  private readonly prober: GatewayProber | undefined;
+  /** Its parts, wired (wiring.ts). */
+  private readonly w: ControllerParts;
   private resolveSynced!: () => void;
   private rejectSynced!: (err: Error) => void;
   private isAlive = true;
@@ -106,126 +48,33 @@ export class MirrorController {
   private stopped = false;
   private cancelRefresh = () => {};
   private running: Promise<void> | undefined;
-  private readonly health: TargetHealth;
   /** The refresh in progress (or the last one), for tests that advance the clock. */
   refreshing: Promise<void> = Promise.resolve();
 
   constructor(opts: MirrorControllerOptions) {
     this.opts = opts;
-    const settings = mirrorSettings(opts.settings);
-    this.settings = settings;
     this.link = opts.link;
-    // The local mirror has no target cluster: its logs and metrics say "local".
-    this.cluster = opts.link.targetClusterName || LOCAL_LINK_NAME;
-    const c = this.cluster;
-    this.metrics = opts.metrics ?? createMetrics();
-    this.clock = opts.clock ?? systemClock;
-    this.log = opts.log ?? logger(`mirror:${c}`);
-    const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
-    this.writer = writer;
-    const { link } = opts;
-    this.status = new LinkStatusWriter({
-      writer,
-      namespace: opts.namespace,
-      name: link.name,
-      cluster: c,
-      metrics: this.metrics,
-      log: this.log,
-      current: link.status.mirrorServices,
-      currentFederated: link.status.federatedServices,
-      cap: opts.statusCap,
-      // The local mirror has no Link to write to.
-      disabled: link.targetClusterName === "",
+    const w = wireController(opts, {
+      reconcile: (key) => this.reconcile(key),
+      gaveUp: (key, err) => this.gaveUp(key, err),
+      enqueue: (key) => this.enqueue(key),
+      enqueueFederated: () => this.enqueueFederated(),
+      setAlive: (alive) => this.setAlive(alive),
+      gateway: () => this.gateway,
+      gatewayAddresses: () => this.gatewayAddresses,
+      alive: () => this.isAlive,
     });
-    this.addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, this.log) : undefined;
+    this.w = w;
+    this.settings = w.settings;
+    this.cluster = w.cluster;
+    this.informers = w.informers;
+    this.outcomes = w.outcomes;
+    this.federated = w.federated;
     this.synced = new Promise<void>((resolve, reject) => {
       this.resolveSynced = resolve;
       this.rejectSynced = reject;
     });
     this.synced.catch(() => {});
-
-    // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
-    const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices }), "src/model/access.ts");
-    this.informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: settings.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
-    this.remoteSlices = this.informers.remoteEndpointSlices && new RemoteSlices(this.informers.remoteEndpointSlices);
-    const services = new LocalView(this.informers.services, byHeadlessMirror(c));
-    const endpoints = new LocalView(this.informers.endpoints);
-    this.views = [services, endpoints] as Array<LocalView<KubeObject>>;
-    this.outcomes = new Outcomes(c, this.clock, this.metrics, () => this.enqueue(STATUS_KEY));
-    this.outcomes.seed(failuresFromStatus(link.status.mirrorServices));
-    this.federated = new FederatedOutcomes(this.clock, () => this.enqueue(STATUS_KEY));
-    this.federated.seed(federatedFromStatus(link.status.federatedServices));
-    this.queue = new WorkQueue<MirrorKey>((key) => this.reconcile(key), {
-      requeueLimit: settings.eventRequeueLimit,
-      workers: settings.workers,
-      highWorkers: opts.livenessWorkers ?? DEFAULT_LIVENESS_WORKERS,
-      backoff: opts.queueBackoff,
-      log: this.log,
-      onGiveUp: (key, err) => this.gaveUp(key, err),
-    });
-    const probeService = settings.probeService || probeGatewayName(c);
-    this.deps = {
-      link: {
-        link,
-        namespace: opts.namespace,
-        probeService,
-        settings,
-        gateway: () => this.gateway,
-        alive: () => this.isAlive,
-      },
-      caches: {
-        remoteServices: this.informers.remoteServices?.cache ?? null,
-        remoteEndpoints: this.remoteSlices ?? this.informers.remoteEndpoints?.cache ?? null,
-        services,
-        endpoints,
-        namespaces: this.informers.namespaces.cache,
-      },
-      writer: {
-        execute: createExecutor({ writer, services, endpoints, metrics: this.metrics, cluster: c }),
-        remoteEvent: eventRecorder(createWriter(remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), this.clock, this.log),
-        localEvent: eventRecorder(writer, serviceMirrorName(c), this.clock, this.log),
-      },
-      outcomes: this.outcomes,
-      log: this.log,
-    };
-    const federated = this.informers.remoteFederated;
-    const links: KnownLinks = opts.links ?? onlyLink(link);
-    this.federatedDeps = federated && {
-      link,
-      enableNamespaceCreation: settings.enableNamespaceCreation,
-      target: (ns, name) => federated.cache.get(ns, name),
-      namespaceExists: (ns) => this.informers.namespaces.cache.get(undefined, ns) !== undefined,
-      services,
-      readLive: (ns, name) => getIfExists<Svc>(opts.local, resources.service, ns, name),
-      execute: this.deps.writer.execute,
-      links,
-      outcomes: this.federated,
-      log: this.log,
-    };
-    if (federated && opts.links) this.unsubscribe.push(opts.links.onChange(() => this.enqueueFederated()));
-    this.gatewayRef = { namespace: opts.namespace, name: probeService };
-    // The views subscribed to the local informers first, so they know an echo before wireSources asks.
-    this.unsubscribe.push(...wireSources(this.informers, c, this.gatewayRef, (k) => this.enqueue(k), this.metrics, (e) => services.isEcho(e) || endpoints.isEcho(e)));
-    for (const view of this.views) {
-      view.onMissed((e) => {
-        const k = keyOfLocal(e.object.metadata, c, this.gatewayRef) ?? (this.informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
-        if (k) this.enqueue(k);
-      });
-    }
-    this.health = new TargetHealth(this.informers, this.cluster);
-    const probe = opts.link.probe;
-    const override = settings.probeAddress[opts.link.name] ?? settings.probeAddress[""];
-    this.prober =
-      probe && opts.proberFactory
-        ? opts.proberFactory({
-            link: opts.link,
-            targets: () => (override ? [override] : settings.probeDirect ? this.gatewayAddresses.map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
-            onLiveness: (alive) => this.setAlive(alive),
-            writeStatus: (gateway) => this.status.writeGateway(gateway),
-            metrics: this.metrics,
-            log: logger(`probe:${c}`),
-          })
-        : undefined;
   }
 
   private get allInformers(): Array<Informer<KubeObject>> {
@@ -243,10 +92,10 @@ export class MirrorController {
     return g ? { addresses: this.gatewayAddresses, port: g.port, identity: g.identity } : null;
   }
   get gatewayAddresses(): string[] {
-    return this.addresses?.addresses ?? [];
+    return this.w.addresses?.addresses ?? [];
   }
   get probe(): GatewayProber | undefined {
-    return this.prober;
+    return this.w.prober;
   }
 
   /** What became of a target Service (`ns/name`). */
@@ -256,7 +105,7 @@ export class MirrorController {
 
   /** Told what the watches of the target say, when the caches synced, and whether the selector selects anything. */
   onHealth(listener: (h: ControllerHealth) => void): () => void {
-    return this.health.on(listener);
+    return this.w.health.on(listener);
   }
 
   /** Starts the informers; keys run once every cache has synced (`synced`). Returns at once. */
@@ -269,7 +118,7 @@ export class MirrorController {
 
   private async run(): Promise<void> {
     try {
-      await this.addresses?.refresh();
+      await this.w.addresses?.refresh();
       await Promise.all([...this.allInformers.map((i) => i.synced), this.opts.links?.synced]);
     } catch (err) {
       this.rejectSynced(err instanceof Error ? err : new Error(String(err)));
@@ -278,17 +127,17 @@ export class MirrorController {
     if (this.stopped) return;
     this.hasSynced = true;
     const exported = this.informers.remoteServices?.cache.size ?? 0;
-    if (this.link.selector && !this.link.gateway) this.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
-    this.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
-    this.health.markSynced();
+    if (this.link.selector && !this.link.gateway) this.w.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
+    this.w.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
+    this.w.health.markSynced();
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
     for (const k of this.federated.keys()) this.enqueue(k);
     this.enqueue(STATUS_KEY);
     this.enqueue(RENAMED_KEY);
-    if (!this.opts.manual) this.queue.start();
-    this.prober?.start();
+    if (!this.opts.manual) this.w.queue.start();
+    this.w.prober?.start();
     this.scheduleRefresh();
     this.resolveSynced();
   }
@@ -298,31 +147,31 @@ export class MirrorController {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelRefresh();
-    for (const off of this.unsubscribe) off();
-    await this.prober?.stop();
-    await this.queue.stop();
+    for (const off of this.w.unsubscribe) off();
+    await this.w.prober?.stop();
+    await this.w.queue.stop();
     const shared = new Set<Informer<KubeObject>>(Object.values(this.opts.shared ?? {}));
     await Promise.all(this.allInformers.filter((i) => !shared.has(i)).map((i) => i.stop()));
-    for (const v of this.views) v.close();
-    this.remoteSlices?.close();
+    for (const v of this.w.views) v.close();
+    this.w.remoteSlices?.close();
     this.rejectSynced(new Error(`mirror of ${this.cluster} stopped`));
     await this.running;
   }
 
   /** Processes every queued key (retries included) until none is left. */
   drain(): Promise<void> {
-    return this.queue.drain();
+    return this.w.queue.drain();
   }
 
   processNext(): Promise<boolean> {
-    return this.queue.processNext();
+    return this.w.queue.processNext();
   }
 
   /** What the refresh timer does: re-resolve the gateway, count a repair, requeue every key. */
   async refresh(): Promise<void> {
     if (this.stopped) return;
-    this.metrics.endpointRepairs.inc({ target_cluster_name: this.cluster });
-    await this.addresses?.refresh();
+    this.w.metrics.endpointRepairs.inc({ target_cluster_name: this.cluster });
+    await this.w.addresses?.refresh();
     if (!this.hasSynced) return;
     this.enqueueAll();
     this.enqueue(STATUS_KEY); // a status write that failed for good gets another chance
@@ -337,27 +186,27 @@ export class MirrorController {
   setAlive(alive: boolean): void {
     if (alive === this.isAlive) return;
     this.isAlive = alive;
-    if (alive) this.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
-    else this.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
+    if (alive) this.w.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
+    else this.w.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
     if (!this.hasSynced) return;
-    for (const k of liveKeys(this.informers, this.cluster, this.gatewayRef)) this.queue.add(k, "high");
+    for (const k of liveKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k, "high");
     this.enqueueAll(); // sets the depth gauge once
   }
 
   private scheduleRefresh(): void {
     if (this.stopped) return;
     const period = this.settings.endpointRefreshPeriod;
-    const delay = this.addresses?.isFailing ? Math.min(RESOLVE_RETRY_MS, period) : period;
-    this.cancelRefresh = this.clock.setTimer(delay, () => {
+    const delay = this.w.addresses?.isFailing ? Math.min(RESOLVE_RETRY_MS, period) : period;
+    this.cancelRefresh = this.w.clock.setTimer(delay, () => {
       this.refreshing = this.refresh()
-        .catch((err: unknown) => this.log.error(`refresh failed: ${formatError(err)}`))
+        .catch((err: unknown) => this.w.log.error(`refresh failed: ${formatError(err)}`))
         .finally(() => this.scheduleRefresh());
     });
   }
 
   private enqueue(key: MirrorKey, priority: Priority = "normal"): void {
-    this.queue.add(key, priority);
-    this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
+    this.w.queue.add(key, priority);
+    this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
 
   /** Every local federated Service's key (a Link appeared or went: members may change). */
@@ -367,30 +216,26 @@ export class MirrorController {
 
   /** Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost). */
   private enqueueAll(): void {
-    for (const k of allKeys(this.informers, this.cluster, this.gatewayRef)) this.queue.add(k);
-    this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
+    for (const k of allKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k);
+    this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
 
   private async reconcile(key: MirrorKey): Promise<void> {
-    const end = this.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
+    const end = this.w.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
     try {
-      if (key === GATEWAY_KEY) await reconcileGatewayMirror(this.deps);
-      else if (key === STATUS_KEY) {
-        await this.status.writeFailures(this.outcomes.failures(), this.outcomes.failureCount);
-        await this.status.writeFederated(this.federated.all());
-      } else if (key === RENAMED_KEY) await sweepRenamed({ local: this.opts.local, writer: this.writer, link: this.link, metrics: this.metrics, log: this.log });
+      if (isSpecialKey(key)) await this.w.special[key]();
       else {
-        await reconcileService(this.deps, key);
-        if (this.federatedDeps) await reconcileFederated(this.federatedDeps, key);
+        await reconcileService(this.w.deps, key);
+        if (this.w.federatedDeps) await reconcileFederated(this.w.federatedDeps, key);
       }
     } finally {
       end();
-      this.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.queue.length);
+      this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
     }
   }
 
   private gaveUp(key: MirrorKey, err: unknown): void {
-    if (key === GATEWAY_KEY || key === STATUS_KEY || key === RENAMED_KEY) return;
+    if (isSpecialKey(key)) return;
     this.outcomes.record(key, { state: "problem", problem: { reason: "Error", message: formatError(err) } });
   }
 }

@@ -84,3 +84,11 @@ export const GATEWAY_KEY = "@gateway";
 export const STATUS_KEY = "@status";
 /** Mirrors this Link made under an earlier target name (renamed.ts). */
 export const RENAMED_KEY = "@renamed";
+
+/** The keys that are no Service; what each runs is one table (wiring.ts). */
+export const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY] as const;
+export type SpecialKey = (typeof SPECIAL_KEYS)[number];
+
+export function isSpecialKey(key: string): key is SpecialKey {
+  return (SPECIAL_KEYS as readonly string[]).includes(key);
+}

@@ -2,10 +2,10 @@
 // local view (so the next read sees it, and the view knows the write's echo) and into the write
 // counter. A failure stops the rest and propagates to the queue, which retries the key
 // (reconcile re-plans from scratch).
-import { isAlreadyExists, resources, type KubeObject, type Writer } from "../../kube/index.ts";
+import { isAlreadyExists, type KubeObject, type Writer } from "../../kube/index.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { MirrorOp } from "./plan.ts";
-import type { EndpointsObject, ServiceObject } from "../types.ts";
+import { OUTPUT_KINDS, type OutputKind, type OwnedKind } from "./kinds.ts";
 import type { LocalView } from "./view.ts";
 
 export interface OpResult {
@@ -16,19 +16,19 @@ export interface OpResult {
 
 export interface ExecutorDeps {
   writer: Writer;
-  services: LocalView<ServiceObject & KubeObject>;
-  endpoints: LocalView<EndpointsObject & KubeObject>;
+  /** The local view of each kind the mirror owns (OUTPUT_KINDS). */
+  views: { readonly [K in OwnedKind]: LocalView<KubeObject> };
   metrics: Metrics;
   cluster: string;
 }
 
-export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
+const isOwned = (kind: OutputKind): kind is OwnedKind => OUTPUT_KINDS[kind].owned;
 
-const RESOURCE = { Service: resources.service, Endpoints: resources.endpoints, Namespace: resources.namespace } as const;
+export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
 
 export function createExecutor(d: ExecutorDeps): Execute {
   const count = (verb: "create" | "update" | "delete") => d.metrics.apiWrites.inc({ target_cluster_name: d.cluster, verb });
-  const view = (kind: MirrorOp["kind"]): LocalView<KubeObject> | undefined => (kind === "Service" ? d.services : kind === "Endpoints" ? d.endpoints : undefined) as LocalView<KubeObject> | undefined;
+  const view = (kind: OutputKind): LocalView<KubeObject> | undefined => (isOwned(kind) ? d.views[kind] : undefined);
 
   return async (ops) => {
     const results: OpResult[] = [];
@@ -40,7 +40,7 @@ export function createExecutor(d: ExecutorDeps): Execute {
         results.push(await run(op, v));
       } catch (err) {
         v?.failed(namespace, name);
-        if (op.kind === "Namespace" && op.verb === "create" && isAlreadyExists(err)) continue;
+        if (!isOwned(op.kind) && op.verb === "create" && isAlreadyExists(err)) continue; // created by someone else meanwhile: it exists
         throw err;
       }
     }
@@ -50,21 +50,21 @@ export function createExecutor(d: ExecutorDeps): Execute {
   /** One op through the writer; its result goes into the view (which releases the events it held). */
   async function run(op: MirrorOp, v: LocalView<KubeObject> | undefined): Promise<OpResult> {
     if (op.verb === "create") {
-      const object = await d.writer.create(RESOURCE[op.kind], op.object as KubeObject);
+      const object = await d.writer.create(OUTPUT_KINDS[op.kind].resource, op.object as KubeObject);
       count("create");
       v?.wrote(object);
       return { op, object };
     }
     if (op.verb === "update") {
       const before = op.object.metadata.resourceVersion ?? "";
-      const object = await d.writer.update(RESOURCE[op.kind], op.object as KubeObject);
+      const object = await d.writer.update(OUTPUT_KINDS[op.kind].resource, op.object as KubeObject);
       count("update");
       v?.wrote(object, before);
       return { op, object };
     }
     const before = v?.get(op.namespace, op.name)?.metadata.resourceVersion ?? "";
     const preconditions = { ...(op.uid && { uid: op.uid }), ...(op.resourceVersion && { resourceVersion: op.resourceVersion }) };
-    const removed = await d.writer.delete(RESOURCE[op.kind], op.namespace, op.name, op.uid || op.resourceVersion ? { preconditions } : {});
+    const removed = await d.writer.delete(OUTPUT_KINDS[op.kind].resource, op.namespace, op.name, op.uid || op.resourceVersion ? { preconditions } : {});
     if (removed) count("delete");
     v?.deleted(op.namespace, op.name, before);
     return { op };

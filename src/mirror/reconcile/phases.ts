@@ -18,8 +18,9 @@ export interface PhaseInput {
   cluster: string;
 }
 
+/** One step of the plan; a new kind of output (reconcile/kinds.ts) is a new phase, planned from its desired function's result. */
 export interface Phase {
-  name: "namespace" | "endpoint mirrors" | "mirror";
+  name: string;
   /** This phase's writes, given what the phases before it wrote. */
   plan(input: PhaseInput, written: readonly OpResult[]): MirrorOp[];
 }

@@ -5,17 +5,18 @@
 import { jsonCopy } from "../../lib/json-copy.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, LINK_UID, REMOTE_RESOURCE_VERSION } from "../../model/labels.ts";
 import type { EndpointMirror } from "./headless.ts";
+import type { OutputKind, OwnedKind } from "./kinds.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProblem, ServiceObject, ServicePort } from "../types.ts";
 
 export type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
 
 export type MirrorOp =
-  | { verb: "create"; kind: "Service" | "Endpoints" | "Namespace"; object: MirrorObject }
+  | { verb: "create"; kind: OutputKind; object: MirrorObject }
   /** A full replacement (PUT) of the cached object, conditional on its resourceVersion. */
-  | { verb: "update"; kind: "Service" | "Endpoints"; object: MirrorObject; changed: string[] }
+  | { verb: "update"; kind: OwnedKind; object: MirrorObject; changed: string[] }
   /** Conditional on the uid we saw, so a re-created object is never deleted by mistake (and, given, on its resourceVersion: nobody changed it since). */
-  | { verb: "delete"; kind: "Service" | "Endpoints"; namespace: string; name: string; uid?: string; resourceVersion?: string };
+  | { verb: "delete"; kind: OwnedKind; namespace: string; name: string; uid?: string; resourceVersion?: string };
 
 export interface Plan {
   ops: MirrorOp[];
@@ -113,7 +114,7 @@ export function planEndpointMirrors(
   return ops;
 }
 
-function deleteIfOwned(kind: "Service" | "Endpoints", obj: { metadata: Meta } | undefined, owned: Owned): MirrorOp[] {
+function deleteIfOwned(kind: OwnedKind, obj: { metadata: Meta } | undefined, owned: Owned): MirrorOp[] {
   if (!obj || !owned(obj.metadata)) return [];
   const m = obj.metadata;
   return [{ verb: "delete", kind, namespace: m.namespace ?? "", name: m.name ?? "", ...(m.uid && { uid: m.uid }) }];

@@ -3,13 +3,13 @@
 // the gateway mirror's key. One type from the informers through the queue to reconcile and the
 // outcomes: a ServiceKey is split into namespace and name only where an object is read. Pure.
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../../model/labels.ts";
-import { GATEWAY_KEY, type Meta, type RENAMED_KEY, type STATUS_KEY } from "../types.ts";
+import { GATEWAY_KEY, type Meta, type SpecialKey } from "../types.ts";
 
 /** A target Service: `ns/name`. */
 export type ServiceKey = `${string}/${string}`;
 
 /** What the mirror's queue holds: target Services, the gateway mirror, the Link status, the mirrors of earlier target names. */
-export type MirrorKey = ServiceKey | typeof GATEWAY_KEY | typeof STATUS_KEY | typeof RENAMED_KEY;
+export type MirrorKey = ServiceKey | SpecialKey;
 
 export function serviceKey(namespace: string, name: string): ServiceKey {
   return `${namespace}/${name}`;

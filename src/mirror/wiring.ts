@@ -1,0 +1,219 @@
+// The parts of one Link's MirrorController and how they are wired: the Link status writer, the
+// gateway's addresses, the sources (informers) and the local views of what the mirror owns, the
+// outcomes, the queue, the reconcile and federated dependencies, the prober, and what each key
+// that is no Service runs (SPECIAL_KEYS, dispatched from one table). The controller keeps the
+// lifecycle (start, sync, refresh, liveness, stop); `hooks` is how the parts call back into it.
+import { createWriter, getIfExists, resources, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
+import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
+import { logger, type Logger } from "../log.ts";
+import { createMetrics, type Metrics } from "../metrics.ts";
+import { controllerAccess } from "../model/access.ts";
+import type { Link } from "../model/link.ts";
+import { mirrorSettings, type MirrorSettings } from "../model/mirror-settings.ts";
+import { LOCAL_LINK_NAME, probeGatewayName, serviceMirrorName } from "../model/names.ts";
+import type { GatewayProber, ProberFactory } from "../prober/types.ts";
+import { eventRecorder } from "./status/events.ts";
+import { createExecutor, type ExecutorDeps } from "./reconcile/execute.ts";
+import { federatedKeyOf, onlyLink, type KnownLinks } from "./federated/federated.ts";
+import type { FederatedDeps } from "./federated/federated-reconcile.ts";
+import { federatedFromStatus, FederatedOutcomes } from "./federated/federated-status.ts";
+import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
+import type { LinkDirectory } from "./federated/link-directory.ts";
+import { LinkStatusWriter } from "./status/link-status.ts";
+import { keyOfLocal, type MirrorKey } from "./sources/keys.ts";
+import { failuresFromStatus } from "./status/status.ts";
+import { Outcomes } from "./reconcile/outcomes.ts";
+import { byHeadlessMirror, type Svc } from "./reconcile/read.ts";
+import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcile.ts";
+import { RemoteSlices } from "./sources/remote-slices.ts";
+import { TargetHealth } from "./sources/target-health.ts";
+import { createSources, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
+import { sweepRenamed } from "./renamed.ts";
+import { GATEWAY_KEY, RENAMED_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
+import { LocalView } from "./reconcile/view.ts";
+
+export interface MirrorControllerOptions {
+  link: Link;
+  /** The Link's namespace: the probe Service's Endpoints and the Link status are written there. */
+  namespace: string;
+  local: KubeClient;
+  remote: KubeClient;
+  /** `mc serve`'s mirroring flags, whole (src/model/mirror-settings.ts); what is not given takes its default. */
+  settings?: Partial<MirrorSettings>;
+  /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 16. */
+  livenessWorkers?: number;
+  resolver?: Resolver;
+  proberFactory?: ProberFactory;
+  metrics?: Metrics;
+  /** Drives the refresh timer and status times; default the system clock. */
+  clock?: Clock;
+  log?: Logger;
+  /** Tests: keys wait for `drain()` / `processNext()` instead of running as they arrive. */
+  manual?: boolean;
+  informerBackoff?: Partial<BackoffOptions>;
+  queueBackoff?: Partial<BackoffOptions>;
+  statusCap?: number;
+  /**
+   * The namespace's Links (started and stopped by the caller): federated Services take their
+   * metadata from the member with the oldest Link and drop members whose Link was deleted.
+   * Default: only this Link is known.
+   */
+  links?: LinkDirectory;
+  /** Local informers shared with other controllers (started and stopped by the caller). */
+  shared?: SharedLocalInformers;
+}
+
+/** Measured with `bun run bench flip` (docs/decisions.md#d46). */
+const DEFAULT_LIVENESS_WORKERS = 16;
+
+/** How the parts call back into the controller that owns them. */
+export interface ControllerHooks {
+  reconcile(key: MirrorKey): Promise<void>;
+  gaveUp(key: MirrorKey, err: unknown): void;
+  enqueue(key: MirrorKey): void;
+  enqueueFederated(): void;
+  setAlive(alive: boolean): void;
+  gateway(): ResolvedGateway | null;
+  gatewayAddresses(): string[];
+  alive(): boolean;
+}
+
+export interface ControllerParts {
+  settings: MirrorSettings;
+  /** The target cluster's name; "local" for the local mirror. */
+  cluster: string;
+  metrics: Metrics;
+  clock: Clock;
+  log: Logger;
+  writer: Writer;
+  status: LinkStatusWriter;
+  addresses: GatewayAddresses | undefined;
+  informers: Sources;
+  /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
+  remoteSlices: RemoteSlices | undefined;
+  views: Array<LocalView<KubeObject>>;
+  outcomes: Outcomes;
+  federated: FederatedOutcomes;
+  queue: WorkQueue<MirrorKey>;
+  deps: ReconcileDeps;
+  federatedDeps: FederatedDeps | undefined;
+  gatewayRef: { namespace: string; name: string };
+  health: TargetHealth;
+  prober: GatewayProber | undefined;
+  /** What each key that is no Service runs. */
+  special: Record<SpecialKey, () => Promise<void>>;
+  unsubscribe: Array<() => void>;
+}
+
+export function wireController(opts: MirrorControllerOptions, hooks: ControllerHooks): ControllerParts {
+  const settings = mirrorSettings(opts.settings);
+  const { link } = opts;
+  // The local mirror has no target cluster: its logs and metrics say "local".
+  const c = link.targetClusterName || LOCAL_LINK_NAME;
+  const metrics = opts.metrics ?? createMetrics();
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? logger(`mirror:${c}`);
+  const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
+  const status = new LinkStatusWriter({
+    writer,
+    namespace: opts.namespace,
+    name: link.name,
+    cluster: c,
+    metrics,
+    log,
+    current: link.status.mirrorServices,
+    currentFederated: link.status.federatedServices,
+    cap: opts.statusCap,
+    // The local mirror has no Link to write to.
+    disabled: link.targetClusterName === "",
+  });
+  const addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, log) : undefined;
+
+  // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
+  const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices }), "src/model/access.ts");
+  const informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: settings.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
+  const remoteSlices = informers.remoteEndpointSlices && new RemoteSlices(informers.remoteEndpointSlices);
+  const services = new LocalView(informers.services, byHeadlessMirror(c));
+  const endpoints = new LocalView(informers.endpoints);
+  /** The views of the kinds the mirror owns (reconcile/kinds.ts), by kind. */
+  const viewOf = { Service: services, Endpoints: endpoints } as ExecutorDeps["views"];
+  const views = Object.values(viewOf);
+  const outcomes = new Outcomes(c, clock, metrics, () => hooks.enqueue(STATUS_KEY));
+  outcomes.seed(failuresFromStatus(link.status.mirrorServices));
+  const federated = new FederatedOutcomes(clock, () => hooks.enqueue(STATUS_KEY));
+  federated.seed(federatedFromStatus(link.status.federatedServices));
+  const queue = new WorkQueue<MirrorKey>((key) => hooks.reconcile(key), {
+    requeueLimit: settings.eventRequeueLimit,
+    workers: settings.workers,
+    highWorkers: opts.livenessWorkers ?? DEFAULT_LIVENESS_WORKERS,
+    backoff: opts.queueBackoff,
+    log,
+    onGiveUp: (key, err) => hooks.gaveUp(key, err),
+  });
+  const probeService = settings.probeService || probeGatewayName(c);
+  const deps: ReconcileDeps = {
+    link: { link, namespace: opts.namespace, probeService, settings, gateway: hooks.gateway, alive: hooks.alive },
+    caches: {
+      remoteServices: informers.remoteServices?.cache ?? null,
+      remoteEndpoints: remoteSlices ?? informers.remoteEndpoints?.cache ?? null,
+      services,
+      endpoints,
+      namespaces: informers.namespaces.cache,
+    },
+    writer: {
+      execute: createExecutor({ writer, views: viewOf, metrics, cluster: c }),
+      remoteEvent: eventRecorder(createWriter(remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), clock, log),
+      localEvent: eventRecorder(writer, serviceMirrorName(c), clock, log),
+    },
+    outcomes,
+    log,
+  };
+  const members = informers.remoteFederated;
+  const links: KnownLinks = opts.links ?? onlyLink(link);
+  const federatedDeps: FederatedDeps | undefined = members && {
+    link,
+    enableNamespaceCreation: settings.enableNamespaceCreation,
+    target: (ns, name) => members.cache.get(ns, name),
+    namespaceExists: (ns) => informers.namespaces.cache.get(undefined, ns) !== undefined,
+    services,
+    readLive: (ns, name) => getIfExists<Svc>(opts.local, resources.service, ns, name),
+    execute: deps.writer.execute,
+    links,
+    outcomes: federated,
+    log,
+  };
+  const unsubscribe: Array<() => void> = [];
+  if (members && opts.links) unsubscribe.push(opts.links.onChange(() => hooks.enqueueFederated()));
+  const gatewayRef = { namespace: opts.namespace, name: probeService };
+  // The views subscribed to the local informers first, so they know an echo before wireSources asks.
+  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => services.isEcho(e) || endpoints.isEcho(e)));
+  for (const view of views) {
+    view.onMissed((e) => {
+      const k = keyOfLocal(e.object.metadata, c, gatewayRef) ?? (informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
+      if (k) hooks.enqueue(k);
+    });
+  }
+  const health = new TargetHealth(informers, c);
+  const probe = link.probe;
+  const override = settings.probeAddress[link.name] ?? settings.probeAddress[""];
+  const prober =
+    probe && opts.proberFactory
+      ? opts.proberFactory({
+          link,
+          targets: () => (override ? [override] : settings.probeDirect ? hooks.gatewayAddresses().map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
+          onLiveness: (alive) => hooks.setAlive(alive),
+          writeStatus: (gateway) => status.writeGateway(gateway),
+          metrics,
+          log: logger(`probe:${c}`),
+        })
+      : undefined;
+  const special: Record<SpecialKey, () => Promise<void>> = {
+    [GATEWAY_KEY]: () => reconcileGatewayMirror(deps),
+    [STATUS_KEY]: async () => {
+      await status.writeFailures(outcomes.failures(), outcomes.failureCount);
+      await status.writeFederated(federated.all());
+    },
+    [RENAMED_KEY]: async () => void (await sweepRenamed({ local: opts.local, writer, link, metrics, log })),
+  };
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, prober, special, unsubscribe };
+}
