@@ -1,13 +1,14 @@
 // `mc install --controllers east,north --controller-set east.log-level=debug,north.ha=true`: the
 // controllers the install renders (Linkerd 2.18's chart `controllers[]`), each with the install's
 // defaults (`controllerDefaults`) and its own overrides, as helm's `--set` spells a value but
-// with mc's flag names: LINK.SETTING=VALUE, comma-separated. Each value is checked by the same
-// schema as the flag of that name. Pure.
+// with mc's flag names: LINK.SETTING=VALUE, comma-separated. A setting is one of the Deployment's
+// own (image, log level and format, HA, the gateway's probe) or any mirroring setting a Deployment
+// carries (src/model/mirror-settings.ts), checked by the same schema as `mc serve`'s flag. Pure.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import type { InstallController } from "../manifests/install-controllers.ts";
 import type { ControllerOptions } from "../manifests/service-mirror.ts";
-import { MIRROR_SETTINGS as S, type DeployedSettings } from "../model/mirror-settings.ts";
+import { MIRROR_SETTINGS, type MirrorSettings } from "../model/mirror-settings.ts";
 import * as V from "../model/values.ts";
 
 const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
@@ -17,26 +18,38 @@ const bool = v.pipe(
   v.transform((s) => V.TRUE_WORDS.has(s)),
 );
 
-/** A mirroring setting of the controller's `mc serve` (src/model/mirror-settings.ts), checked by `schema`. */
-function setting<K extends keyof DeployedSettings>(field: K, schema: v.GenericSchema<string, DeployedSettings[K]>) {
-  return { schema, set: (c: InstallController, x: DeployedSettings[K]) => void (c.controller.settings = { ...c.controller.settings, [field]: x }) };
+interface Setting {
+  schema: v.GenericSchema<string, unknown>;
+  set(c: InstallController, value: unknown): void;
 }
-
-/** What a controller may override, by flag name, and where the value goes. */
-const SETTINGS = {
-  image: { schema: V.image, set: (c, x: string) => void (c.controller.image = x) },
-  "log-level": { schema: V.oneOf(LOG_LEVELS), set: (c, x: string) => void (c.controller.logLevel = x) },
-  "log-format": { schema: V.oneOf(["plain", "json"] as const), set: (c, x: "plain" | "json") => void (c.controller.logFormat = x) },
-  "event-requeue-limit": setting("eventRequeueLimit", S.eventRequeueLimit.row.schema),
-  ha: { schema: bool, set: (c, x: boolean) => void (c.controller.ha = x) },
-  "enable-endpoint-slices": setting("enableEndpointSlices", bool),
-  "fast-failure-detection": setting("fastFailureDetection", bool),
-  gateway: { schema: bool, set: (c, x: boolean) => void (c.probePort = x ? (c.probePort ?? DEFAULT_PROBE_PORT) : null) },
-  "probe-port": { schema: V.port, set: (c, x: number) => void (c.probePort = x) },
-} satisfies Record<string, { schema: v.GenericSchema<string, any>; set: (c: InstallController, x: never) => void }>;
 
 /** The chart's `controllerDefaults.gateway.probe.port`: the target gateway's probe (proxy admin) port. */
 export const DEFAULT_PROBE_PORT = 4191;
+
+/** The Deployment's own settings. */
+const OWN: Record<string, Setting> = {
+  image: { schema: V.image, set: (c, x) => void (c.controller.image = x as string) },
+  "log-level": { schema: V.oneOf(LOG_LEVELS), set: (c, x) => void (c.controller.logLevel = x as string) },
+  "log-format": { schema: V.oneOf(["plain", "json"] as const), set: (c, x) => void (c.controller.logFormat = x as "plain" | "json") },
+  ha: { schema: bool, set: (c, x) => void (c.controller.ha = x as boolean) },
+  gateway: { schema: bool, set: (c, x) => void (c.probePort = x ? (c.probePort ?? DEFAULT_PROBE_PORT) : null) },
+  "probe-port": { schema: V.port, set: (c, x) => void (c.probePort = x as number) },
+};
+
+/** The mirroring settings a Deployment carries, by flag (the probe Service is the install's: probe-<link>). */
+const MIRRORING: Record<string, Setting> = Object.fromEntries(
+  Object.entries(MIRROR_SETTINGS)
+    .filter(([field, s]) => s.carried.when !== "never" && field !== "probeService")
+    .map(([field, s]) => [
+      s.flag,
+      {
+        schema: (s.row.type === "boolean" ? bool : s.row.schema) as v.GenericSchema<string, unknown>,
+        set: (c: InstallController, x: unknown) => void (c.controller.settings = { ...c.controller.settings, [field as keyof MirrorSettings]: x }),
+      },
+    ]),
+);
+
+const SETTINGS: Record<string, Setting> = { ...OWN, ...MIRRORING };
 
 export const CONTROLLER_SETTINGS = Object.keys(SETTINGS);
 
@@ -51,11 +64,11 @@ export function installControllers(names: readonly string[], set: string, defaul
     const [, link, setting, value] = m as unknown as [string, string, string, string];
     const controller = controllers.find((c) => c.clusterName === link);
     if (!controller) throw new UserError(`--controller-set: ${JSON.stringify(link)} is not in --controllers (${names.join(",") || "empty"}); add it there, or fix the name`);
-    const row = SETTINGS[setting as keyof typeof SETTINGS];
+    const row = SETTINGS[setting];
     if (!row) throw new UserError(`--controller-set: ${link}.${setting}: no such setting; one of ${CONTROLLER_SETTINGS.join(", ")}`);
-    const parsed = v.safeParse(row.schema as v.GenericSchema<string, unknown>, value);
+    const parsed = v.safeParse(row.schema, value);
     if (!parsed.success) throw new UserError(`--controller-set: ${link}.${setting}: ${parsed.issues[0].message}, got ${JSON.stringify(value)}`);
-    (row.set as (c: InstallController, x: unknown) => void)(controller, parsed.output);
+    row.set(controller, parsed.output);
   }
   return controllers;
 }

@@ -15,10 +15,18 @@ describe("the controllers an install renders", () => {
     expect(installControllers(["east"], "", defaults)).toEqual([{ clusterName: "east", controller: defaults, probePort: DEFAULT_PROBE_PORT }]);
   });
 
+  test("every mirroring setting a Deployment carries, checked by mc serve's flag schema", () => {
+    const [east] = installControllers(["east"], "east.endpoint-refresh-period=2m,east.enable-headless-services=true,east.status-interval=30s,east.workers=8", defaults);
+    expect(east!.controller.settings).toEqual({ endpointRefreshPeriod: 120_000, enableHeadlessServices: true, statusInterval: 30_000, workers: 8 });
+    expect(() => installControllers(["east"], "east.status-interval=1ms", defaults)).toThrow("--controller-set: east.status-interval: must be at least");
+    // The probe Service is the install's own (probe-<link>), and a process outside the cluster's settings are not a Deployment's.
+    for (const setting of ["probe-service", "probe-direct", "probe-address"]) expect(() => installControllers(["east"], `east.${setting}=x`, defaults)).toThrow("no such setting");
+  });
+
   test.each<[string, string[], string, string]>([
     ["an entry that is not LINK.SETTING=VALUE", ["east"], "east=debug", '--controller-set: each entry is LINK.SETTING=VALUE, e.g. --controller-set east.log-level=debug,north.ha=true; got "east=debug"'],
     ["a Link not in --controllers", ["east"], "west.ha=true", '--controller-set: "west" is not in --controllers (east); add it there, or fix the name'],
-    ["an unknown setting", ["east"], "east.replicas=3", "--controller-set: east.replicas: no such setting; one of image, log-level, log-format, event-requeue-limit, ha, enable-endpoint-slices, fast-failure-detection, gateway, probe-port"],
+    ["an unknown setting", ["east"], "east.replicas=3", "--controller-set: east.replicas: no such setting; one of image, log-level, log-format, ha, gateway, probe-port, event-requeue-limit, endpoint-refresh-period, enable-headless-services, enable-namespace-creation, enable-endpoint-slices, status-interval, fast-failure-detection, workers"],
     ["a bad value", ["east"], "east.log-level=loud", '--controller-set: east.log-level: must be one of error, warn, info, debug, trace, got "loud"'],
     ["a bad boolean", ["east"], "east.ha=yes", '--controller-set: east.ha: must be true or false, got "yes"'],
   ])("%s is refused", (_what, names, set, message) => {
