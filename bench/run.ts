@@ -29,13 +29,17 @@ function usage(): string {
 function parse(argv: string[]): { selected: Scenario[]; flags: Map<Scenario, Record<string, string>> } {
   const names: string[] = [];
   const given: Array<[string | undefined, string, string]> = [];
-  for (const arg of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
     if (arg === "--list" || arg === "--help" || arg === "-h") {
       console.log(usage());
       process.exit(0);
     }
     const m = /^--(?:([a-z]+)\.)?([a-z][a-z-]*)(?:=(.*))?$/.exec(arg);
-    if (m) given.push([m[1], m[2]!, m[3] ?? "true"]);
+    // `--flag value` as well as `--flag=value`: a next word that names no scenario is the value.
+    const next = argv[i + 1];
+    const value = m?.[3] ?? (next !== undefined && !next.startsWith("-") && !SCENARIOS.some((s) => s.name === next) ? (i++, next) : "true");
+    if (m) given.push([m[1], m[2]!, value]);
     else if (!arg.startsWith("-")) names.push(arg);
     else throw new Error(`unknown argument ${arg} (see --list)`);
   }
@@ -69,11 +73,12 @@ for (const s of parsed.selected) {
   const started = performance.now();
   try {
     const result = await s.run(flags);
-    const stored = await saveResult(s, given, result, { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") }, performance.now() - started);
+    const as = s.resultName ? { ...s, name: s.resultName(flags) } : s;
+    const stored = await saveResult(as, given, result, { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") }, performance.now() - started);
     for (const t of result.tables) console.log(`\n${markdownTable(t)}`);
     for (const t of result.targets) console.log(`  ${t.met === undefined ? " " : t.met ? "✓" : "✗"} ${t.name}: ${t.got} (goal ${t.want})`);
     for (const n of result.notes ?? []) console.log(`  note: ${n}`);
-    console.log(`  (${(stored.wallMs / 1000).toFixed(0)} s; bench/results/${s.name}.md)`);
+    console.log(`  (${(stored.wallMs / 1000).toFixed(0)} s; bench/results/${as.name}.md)`);
   } catch (err) {
     failed = true;
     console.log(`  FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -36,6 +36,8 @@ export interface Scenario {
   title: string;
   flags: Record<string, Flag>;
   run(flags: Record<string, string>): Promise<ScenarioResult>;
+  /** Where a run with these flags is stored, when not under `name` (e.g. `sync-real` for `--backend real`). */
+  resultName?(flags: Record<string, string>): string;
 }
 
 /** `"1000,10000"` → [1000, 10000]; each must be a positive integer. */

@@ -15,9 +15,9 @@ async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<unknown>): P
   }));
 }
 
-/** Resolves once `done(cache size)` holds for an informer on east's mirrors in west (in `namespace`, or all). */
-export function counting(client: KubeClient, res: typeof resources.service | typeof resources.endpoints, done: (size: number) => boolean, what: string, timeoutMs: number, namespace: string | undefined = NAMESPACE): { informer: Informer<KubeObject>; reached: Promise<void> } {
-  const informer = new Informer<KubeObject>({ client, resource: res, namespace, labelSelector: "mirror.linkerd.io/cluster-name=east" });
+/** Resolves once `done(cache size)` holds for an informer on east's mirrors in west (in one namespace, or those a field selector picks). */
+export function counting(client: KubeClient, res: typeof resources.service | typeof resources.endpoints, done: (size: number) => boolean, what: string, timeoutMs: number, scope: { namespace?: string; fieldSelector?: string } = { namespace: NAMESPACE }): { informer: Informer<KubeObject>; reached: Promise<void> } {
+  const informer = new Informer<KubeObject>({ client, resource: res, ...scope, labelSelector: "mirror.linkerd.io/cluster-name=east" });
   const reached = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what} (${informer.cache.size} now)`)), timeoutMs);
     const check = () => {
