@@ -73,12 +73,11 @@ for (const s of parsed.selected) {
   const started = performance.now();
   try {
     const result = await s.run(flags);
-    const as = s.resultName ? { ...s, name: s.resultName(flags) } : s;
-    const stored = await saveResult(as, given, result, { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") }, performance.now() - started);
+    const stored = await saveResult(s, given, result, { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") }, performance.now() - started);
     for (const t of result.tables) console.log(`\n${markdownTable(t)}`);
     for (const t of result.targets) console.log(`  ${t.met === undefined ? " " : t.met ? "✓" : "✗"} ${t.name}: ${t.got} (goal ${t.want})`);
     for (const n of result.notes ?? []) console.log(`  note: ${n}`);
-    console.log(`  (${(stored.wallMs / 1000).toFixed(0)} s; bench/results/${as.name}.md)`);
+    console.log(`  (${(stored.wallMs / 1000).toFixed(0)} s; bench/results/${stored.scenario}.md)`);
   } catch (err) {
     failed = true;
     console.log(`  FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -12,7 +12,10 @@ const START = "<!-- bench:start (bun run bench rewrites this table) -->";
 const END = "<!-- bench:end -->";
 
 export interface StoredResult extends ScenarioResult {
+  /** The result's name (the scenario's, or its resultName). */
   scenario: string;
+  /** The scenario that ran, when its result is stored under another name. */
+  command?: string;
   title: string;
   flags: Record<string, string>;
   machine: Machine;
@@ -32,7 +35,7 @@ export function markdownResult(r: StoredResult): string {
     .join(" ");
   const parts = [
     `# ${r.title}`,
-    `\`bun run bench ${r.scenario}${flags ? ` ${flags}` : ""}\` — ${machineLine(r.machine)}; took ${(r.wallMs / 1000).toFixed(0)} s.`,
+    `\`bun run bench ${r.command ?? r.scenario}${flags ? ` ${flags}` : ""}\` — ${machineLine(r.machine)}; took ${(r.wallMs / 1000).toFixed(0)} s.`,
     ...r.tables.map(markdownTable),
   ];
   if (r.targets.length > 0) parts.push(markdownTable({ title: "Targets", headers: ["target", "goal", "measured", ""], rows: r.targets.map((t) => [t.name, t.want, t.got, verdict(t)]) }));
@@ -41,9 +44,10 @@ export function markdownResult(r: StoredResult): string {
 }
 
 export async function saveResult(s: Scenario, flags: Record<string, string>, result: ScenarioResult, machine: Machine, wallMs: number): Promise<StoredResult> {
-  const stored: StoredResult = { scenario: s.name, title: s.title, flags, machine, wallMs: Math.round(wallMs), ...result };
-  await Bun.write(join(RESULTS_DIR, `${s.name}.json`), `${JSON.stringify(stored, null, 2)}\n`);
-  await Bun.write(join(RESULTS_DIR, `${s.name}.md`), markdownResult(stored));
+  const name = s.resultName?.(flags) ?? s.name;
+  const stored: StoredResult = { scenario: name, ...(name !== s.name && { command: s.name }), title: s.title, flags, machine, wallMs: Math.round(wallMs), ...result };
+  await Bun.write(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(stored, null, 2)}\n`);
+  await Bun.write(join(RESULTS_DIR, `${name}.md`), markdownResult(stored));
   return stored;
 }
 
