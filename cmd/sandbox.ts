@@ -16,7 +16,7 @@ import { logger } from "../src/log.ts";
 import { durationFlag } from "../src/cli/groups.ts";
 import { formatDuration } from "../src/model/duration.ts";
 import { MIN_FAULT_PERIOD_MS } from "../src/model/limits.ts";
-import { fraction } from "../src/model/values.ts";
+import { fraction, wholeNumber } from "../src/model/values.ts";
 import { DurableStoreError, startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
 
@@ -75,6 +75,12 @@ const flags = defineFlags(
     "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
     "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
     latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", min: 0, bareNumber: "plain" }),
+    "max-requests-inflight": {
+      type: "string",
+      default: "0",
+      description: "Fault: API requests served at once (kube-apiserver's flag); more are shed with 429 and Retry-After as priority and fairness sheds them (0 = no limit)",
+      schema: wholeNumber(0, "requests"),
+    },
     "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
     kubeconfig: { type: "string", value: "FILE", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
@@ -106,6 +112,7 @@ export default command(meta("sandbox"), flags, async (f, g) => {
       forgetHistory: f.forgetHistory,
       failRate: f.failRate,
       delayMs: f.latency,
+      maxInflight: f.maxRequestsInflight,
       conflictRate: f.conflictRate,
       seed: seed === undefined ? undefined : Number(seed),
     },

@@ -70,6 +70,8 @@ export const LINK_FLAGS = defineFlags(
       ...S.fastFailureDetection.row,
       description: "Controller: confirm a failed gateway probe every period/10 (mc serve --fast-failure-detection; the Link itself stays Linkerd's)",
     },
+    "kube-api-qps": { ...S.kubeApiQps.row, description: "Controller: requests per second to each API server, client-side (mc serve --kube-api-qps; 0: none)" },
+    "kube-api-burst": { ...S.kubeApiBurst.row, description: "Controller: requests sent at once above --kube-api-qps (mc serve --kube-api-burst)" },
     output: MANIFEST_OUTPUT,
   },
   { command: "link" },
@@ -98,7 +100,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
             logLevel: f.logLevel,
             logFormat: f.logFormat,
             ha: f.ha,
-            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, fastFailureDetection: f.fastFailureDetection },
+            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, fastFailureDetection: f.fastFailureDetection, kubeApiQps: f.kubeApiQps, kubeApiBurst: f.kubeApiBurst },
             resources: controllerResources(f),
           }
         : f.controller === "shared"

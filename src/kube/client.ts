@@ -3,6 +3,7 @@
 // KubeError naming verb and target. No discovery round-trips: callers say what they mean.
 import { allows, type AccessRule } from "../model/access.ts";
 import { describeTarget, kubeError, type KubeVerb } from "./kube-error.ts";
+import { tokenBucket, type ClientLimits } from "./throttle.ts";
 import { requestJson, requestStream, type Query, type RawRequest, type Transport } from "./transport.ts";
 import type { KubeList, KubeObject, ResourceType, WatchEvent } from "./types.ts";
 
@@ -104,6 +105,17 @@ export class KubeClient {
   /** The same connection under another display name (e.g. the Link's target cluster name). */
   named(cluster: string): KubeClient {
     return new KubeClient(cluster, this.namespace, this.transport, this.timeoutMs, this.access);
+  }
+
+  /**
+   * The same connection with its own client-side limit (`--kube-api-qps`, `--kube-api-burst`): a
+   * token bucket every request of it and of the clients made from it waits on. qps 0: no limit.
+   */
+  limited(limits: ClientLimits): KubeClient {
+    if (!(limits.qps > 0)) return this;
+    const t = this.transport;
+    const limited: Transport = { server: t.server, fetchOptions: () => t.fetchOptions(), invalidate: () => t.invalidate?.(), limiter: tokenBucket(limits) };
+    return new KubeClient(this.cluster, this.namespace, limited, this.timeoutMs, this.access);
   }
 
   /**

@@ -31,6 +31,7 @@ export type { LeaseSpec } from "./lease-record.ts";
 export { mergeKubeconfigs, parseKubeconfig, selectContext } from "./kubeconfig.ts";
 export type { Kubeconfig, SelectedContext } from "./kubeconfig.ts";
 export { resources } from "./resources.ts";
+export type { ClientLimits } from "./throttle.ts";
 export { objectKey, splitKey } from "./types.ts";
 export type { KubeList, KubeObject, ObjectMeta, ResourceType, WatchEvent, WatchEventType } from "./types.ts";
 export { followObject, getIfExists, waitForObject } from "./wait-object.ts";

@@ -5,6 +5,7 @@
 // KubeErrors; nothing from a response's headers reaches them.
 import fetch from "node-fetch";
 import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
+import { RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type RequestLimiter } from "./throttle.ts";
 
 /** What a request needs from a connection: where, and how to authenticate. */
 export interface Transport {
@@ -14,6 +15,8 @@ export interface Transport {
   fetchOptions(): Promise<{ agent?: unknown; headers: Record<string, string> }>;
   /** Drops cached credentials (after a 401: a rotated token, an expired exec credential). */
   invalidate?(): void;
+  /** The client-side limit every request (and retry) waits on (`--kube-api-qps`); none when absent. */
+  readonly limiter?: RequestLimiter;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -38,31 +41,62 @@ export interface StreamResponse {
   cancel(): void;
 }
 
-/** Sends a request and returns the parsed JSON body of a 2xx response; anything else throws KubeError. */
+/**
+ * Sends a request and returns the parsed JSON body of a 2xx response; anything else throws
+ * KubeError. A 429 with Retry-After is sent again after that wait (throttle.ts).
+ */
 export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> {
-  const deadline = abortAfter(req.timeoutMs, req.signal, t.server);
-  try {
-    const res = await send(t, req, deadline.signal);
-    const text = await res.text();
-    if (res.status < 200 || res.status >= 300) {
-      if (res.status === 401) t.invalidate?.();
-      throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
-    }
-    if (!text) return undefined as T;
+  for (let attempt = 0; ; attempt++) {
+    await admitted(t, req);
+    const deadline = abortAfter(req.timeoutMs, req.signal, t.server);
+    let wait: number | undefined;
     try {
-      return JSON.parse(text) as T;
-    } catch {
-      throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });
+      const res = await send(t, req, deadline.signal);
+      const text = await res.text();
+      if (res.status < 200 || res.status >= 300) {
+        if (res.status === 401) t.invalidate?.();
+        wait = attempt < RETRY_AFTER_ATTEMPTS ? retryAfterMs(res.status, res.headers.get("retry-after")) : undefined;
+        if (wait === undefined) throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
+      } else {
+        if (!text) return undefined as T;
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });
+        }
+      }
+    } catch (err) {
+      throw deadline.explain(err, req);
+    } finally {
+      deadline.release();
     }
-  } catch (err) {
-    throw deadline.explain(err, req);
-  } finally {
-    deadline.release();
+    await pause(sleep(wait!, req.signal), req);
+  }
+}
+
+/** Waits for the client-side limit's token; a caller's abort meanwhile fails as Aborted. */
+const admitted = (t: Transport, req: RawRequest): Promise<void> => (t.limiter ? pause(t.limiter.take(req.signal), req) : Promise.resolve());
+
+async function pause(wait: Promise<void>, req: RawRequest): Promise<void> {
+  try {
+    await wait;
+  } catch {
+    throw kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Aborted" });
   }
 }
 
 /** Opens a streaming GET (a watch); a non-2xx status throws KubeError before any chunk. */
 export async function requestStream(t: Transport, req: RawRequest): Promise<StreamResponse> {
+  for (let attempt = 0; ; attempt++) {
+    await admitted(t, req);
+    const opened = await openStream(t, req, attempt < RETRY_AFTER_ATTEMPTS);
+    if (typeof opened !== "number") return opened;
+    await pause(sleep(opened, req.signal), req);
+  }
+}
+
+/** One attempt at a stream: the stream, or the wait a retryable refusal asked for. */
+async function openStream(t: Transport, req: RawRequest, mayRetry: boolean): Promise<StreamResponse | number> {
   const controller = new AbortController();
   const deadline = abortAfter(req.timeoutMs, req.signal, t.server, controller);
   try {
@@ -70,6 +104,11 @@ export async function requestStream(t: Transport, req: RawRequest): Promise<Stre
     if (res.status < 200 || res.status >= 300) {
       if (res.status === 401) t.invalidate?.();
       const text = await res.text();
+      const wait = mayRetry ? retryAfterMs(res.status, res.headers.get("retry-after")) : undefined;
+      if (wait !== undefined) {
+        deadline.release();
+        return wait;
+      }
       throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
     }
     deadline.clear(); // the timeout covers the wait for headers only; the caller watches for silence

@@ -31,6 +31,10 @@ export interface MirrorSettings {
   fastFailureDetection: boolean;
   /** Keys reconciled at once. */
   workers: number;
+  /** Requests per second to each API server, client-side (a token bucket); 0: no client-side limit. */
+  kubeApiQps: number;
+  /** Requests the bucket lets through at once before --kube-api-qps paces them. */
+  kubeApiBurst: number;
 }
 
 /**
@@ -48,6 +52,9 @@ export const periodRow = (def: string, description: string, min: number, why: st
     description,
     schema: v.pipe(v.string(), v.trim(), duration({ message: "must be a positive Go duration such as 1m or 30s", min, positive: true, tooSmall: `must be at least ${formatDuration(min)} (${why})` })),
   }) as const;
+
+/** A non-negative number of requests per second (`20`, `2.5`). */
+const rate = v.pipe(v.string(), v.trim(), v.regex(/^\d{1,6}(\.\d+)?$/, "must be a number of requests per second such as 50 (0: no client-side limit)"), v.transform(Number));
 
 const asDuration = { text: (ms: number) => formatDuration(ms) };
 
@@ -114,6 +121,18 @@ export const MIRROR_SETTINGS = {
   workers: {
     flag: "workers",
     row: { type: "string", default: "4", description: "Services reconciled at once (never one Service twice at once)", schema: wholeNumber(1, "workers") },
+    carried: { when: "changed", text: (n: number) => String(n) },
+  },
+  // Off by default (docs/decisions.md): the workers bound what is in flight, and the server's
+  // priority and fairness sheds the rest with 429s that mc waits out.
+  kubeApiQps: {
+    flag: "kube-api-qps",
+    row: { type: "string", default: "0", description: "Requests per second to each API server, client-side (kube's --kube-api-qps; 0: no client-side limit, the server's 429s pace mc)", schema: rate },
+    carried: { when: "changed", text: (n: number) => String(n) },
+  },
+  kubeApiBurst: {
+    flag: "kube-api-burst",
+    row: { type: "string", default: "100", description: "Requests sent at once above --kube-api-qps before it paces them (kube's --kube-api-burst)", schema: wholeNumber(1, "requests") },
     carried: { when: "changed", text: (n: number) => String(n) },
   },
 } as const satisfies { [K in keyof MirrorSettings]: { flag: string; row: SettingRow; carried: Carried } };

@@ -3,6 +3,7 @@
 // Every fault is off by default and can be switched while the sandbox runs:
 // - latency, added to every response but health checks (`latencyFault`), and a fraction of API
 //   requests failed with 500, 503 or 429 + Retry-After after authentication (`requestFault`);
+// - a limit of API requests in flight, beyond which they are shed with 429 (`inflightFault`);
 // - a fraction of writes that carry a resourceVersion answered 409 Conflict (`conflictFault`);
 // - "forget history": every watch or list resumed from a resourceVersion answered 410 Gone
 //   (`historyFault`), or the one-shot `forgetHistory()` that drops the retained events;
@@ -20,6 +21,12 @@ export interface Faults {
   failWith: readonly FailStatus[];
   /** Extra latency added to every response, in ms. */
   delayMs: number;
+  /**
+   * API requests served at once (0 = no limit); one more is shed with 429 and Retry-After as
+   * kube-apiserver's priority and fairness (and --max-requests-inflight) sheds load. Watches
+   * are long-running and not counted.
+   */
+  maxInflight: number;
   /** Fraction of writes (0..1) carrying a resourceVersion that are answered 409 Conflict. */
   conflictRate: number;
   /** While true, every watch or list resumed from a resourceVersion is answered 410 Gone. */
@@ -39,6 +46,8 @@ export type FaultSettings = Partial<Omit<Faults, "random">> & { seed?: number };
 /** How many faults were injected, by kind (a suite's summary reads them). */
 export interface InjectedFaults {
   failures: number;
+  /** Requests shed by maxInflight. */
+  throttled: number;
   conflicts: number;
   gone: number;
   drops: number;
@@ -74,7 +83,7 @@ export function seededRandom(seed: number): () => number {
 
 /** The controls of a sandbox, with the faults it starts with (none by default). */
 export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">, initial: FaultSettings = {}): SandboxControl {
-  const injected: InjectedFaults = { failures: 0, conflicts: 0, gone: 0, drops: 0 };
+  const injected: InjectedFaults = { failures: 0, throttled: 0, conflicts: 0, gone: 0, drops: 0 };
   let timer: ReturnType<typeof setInterval> | undefined;
   let everyMs = 0;
   const drop = () => {
@@ -85,6 +94,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     failRate: 0,
     failWith: FAIL_STATUSES,
     delayMs: 0,
+    maxInflight: 0,
     conflictRate: 0,
     forgetHistory: false,
     random: initial.seed === undefined ? Math.random : seededRandom(initial.seed),
@@ -106,7 +116,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     faults,
     injected,
     clear() {
-      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
+      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
     },
     openWatches: () => watches.open,
     stop() {
@@ -115,8 +125,28 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
   };
 }
 
-/** Seconds a 429 asks the client to wait, as kube-apiserver's priority and fairness does. */
+/** Seconds a 429 asks the client to wait: what kube-apiserver's priority and fairness starts at (it doubles under sustained shedding, up to 32). */
 export const RETRY_AFTER_SECONDS = 1;
+
+/** A request shed as priority and fairness sheds it (answered by http/codec.ts's throttledResponse). */
+export class Throttled {
+  constructor(readonly retryAfterSeconds: number) {}
+}
+
+/** Takes a seat for one API request: a release function, or Throttled when maxInflight are already served. */
+export function inflightFault(control: Pick<SandboxControl, "faults" | "injected">, seats: { inflight: number }): (() => void) | Throttled {
+  const max = control.faults.maxInflight;
+  if (max > 0 && seats.inflight >= max) {
+    control.injected.throttled++;
+    return new Throttled(RETRY_AFTER_SECONDS);
+  }
+  seats.inflight++;
+  let held = true;
+  return () => {
+    if (held) seats.inflight--;
+    held = false;
+  };
+}
 
 /** Waits the added latency (every response but health checks). */
 export async function latencyFault(control: Pick<SandboxControl, "faults">): Promise<void> {
@@ -124,7 +154,7 @@ export async function latencyFault(control: Pick<SandboxControl, "faults">): Pro
 }
 
 /** Perhaps fails one API request at the fail rate: the error to answer with, or undefined. */
-export function requestFault(control: Pick<SandboxControl, "faults" | "injected">): ApiError | undefined {
+export function requestFault(control: Pick<SandboxControl, "faults" | "injected">): ApiError | Throttled | undefined {
   const f = control.faults;
   if (!(f.failRate > 0) || f.random() >= f.failRate) return undefined;
   control.injected.failures++;
@@ -133,7 +163,7 @@ export function requestFault(control: Pick<SandboxControl, "faults" | "injected"
   const status = statuses[Math.min(statuses.length - 1, Math.floor(f.random() * statuses.length))]!;
   if (status === 500) return new ApiError(500, "InternalError", "Internal error occurred: the sandbox is injecting failures");
   if (status === 503) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
-  return new ApiError(429, "TooManyRequests", "Too many requests, please try again later.", { retryAfterSeconds: RETRY_AFTER_SECONDS });
+  return new Throttled(RETRY_AFTER_SECONDS);
 }
 
 /** A 409 for a write that carries a resourceVersion, at the conflict rate; undefined to let it through. */

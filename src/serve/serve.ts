@@ -5,7 +5,7 @@
 // the local Service and Namespace informers), or the local mirror (`mc serve --local`: Lease
 // `local-service-mirror-write`). stop() stops mirroring first, then releases the Leases.
 import { startAdmin, type AdminServer } from "./admin.ts";
-import type { KubeClient } from "../kube/index.ts";
+import { connectFromSecret, type KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { mirrorSettings, type MirrorSettings } from "../model/mirror-settings.ts";
@@ -70,6 +70,12 @@ export interface Serving {
 export async function serve(o: ServeOptions): Promise<Serving> {
   const modes = [o.linkName !== undefined, o.all === true, o.localMirror !== undefined].filter(Boolean).length;
   if (modes !== 1) throw new Error("serve: pass exactly one of linkName, all and localMirror");
+  // The client-side limit (--kube-api-qps/--kube-api-burst): a bucket for this cluster's client and one per target's; the Leases keep an unlimited client, as kube's leader election has its own.
+  const settings = mirrorSettings(o.settings);
+  const limits = { qps: settings.kubeApiQps, burst: settings.kubeApiBurst };
+  const leaseClient = o.local;
+  const connectRemote = o.connect ?? connectFromSecret;
+  o = { ...o, local: o.local.limited(limits), connect: async (...args) => (await connectRemote(...args)).limited(limits) };
   const name = o.linkName ?? (o.all ? "all" : "local");
   const log = o.log ?? logger(`mirror:${name}`);
   const metrics = o.metrics ?? createMetrics();
@@ -78,7 +84,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   for (const i of Object.values(shared ?? {})) i.start();
   const controller: ControllerSettings = { ...controllerSettings(o), links, ...(shared && { shared }) };
   const unitFor = <R extends Runner>(lease: string, create: () => R, unitLog: Logger) =>
-    new LeaderUnit<R>({ local: o.local, namespace: o.namespace, leaseName: lease, leaderElect: o.leaderElect, identity: o.identity, lease: o.lease, create, log: unitLog });
+    new LeaderUnit<R>({ local: leaseClient, namespace: o.namespace, leaseName: lease, leaderElect: o.leaderElect, identity: o.identity, lease: o.lease, create, log: unitLog });
   const supervisorUnit = (linkName: string, unitLog: Logger) =>
     unitFor(leaseName(linkName), () => new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName, metrics, controller, connect: o.connect, log: unitLog }), unitLog);
 

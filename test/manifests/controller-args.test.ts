@@ -79,11 +79,13 @@ describe("controller Deployments carry mc serve's settings from its own table", 
   });
 
   test("mc link's flags reach the Link's controller under mc serve's names (--service-mirror-retry-limit is --event-requeue-limit)", () => {
-    const { options } = linkOptions({ "cluster-name": "east", "service-mirror-retry-limit": "7", "enable-endpoint-slices": true, "fast-failure-detection": true }, { verbose: false });
+    const { options } = linkOptions({ "cluster-name": "east", "service-mirror-retry-limit": "7", "enable-endpoint-slices": true, "fast-failure-detection": true, "kube-api-qps": "50", "kube-api-burst": "200" }, { verbose: false });
     const controller = options.controller;
     if (controller === null || controller === "shared") throw new Error("expected a dedicated controller");
     const args = containerArgs(renderServiceMirror({ clusterName: "east", namespace: NS, probePort: 4191, controller, version: "0" }));
-    expect(serveParses(args).settings).toEqual(mirrorSettings({ eventRequeueLimit: 7, enableEndpointSlices: true, fastFailureDetection: true, probeService: "probe-gateway-east" }));
+    expect(serveParses(args).settings).toEqual(mirrorSettings({ eventRequeueLimit: 7, enableEndpointSlices: true, fastFailureDetection: true, kubeApiQps: 50, kubeApiBurst: 200, probeService: "probe-gateway-east" }));
+    expect(args).toContain("--kube-api-qps=50");
+    expect(args).toContain("--kube-api-burst=200");
   });
 
   test("defaults are not written, save the always-carried --event-requeue-limit (Linkerd's Deployment has it)", () => {

@@ -17,7 +17,8 @@ afterEach(() => sb.control.clear());
 async function call(method: string, path: string, body?: unknown, contentType = "application/json") {
   const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": contentType } });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  // A shed request's body is plain text, as kube's; every other answer is JSON.
+  return { status: res.status, headers: res.headers, body: text ? (res.status === 429 ? text : JSON.parse(text)) : undefined };
 }
 
 const configMap = (name: string, data: Record<string, string> = {}) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "f" }, data });
@@ -48,20 +49,48 @@ async function watchEvents(path: string, done: (events: { type: string; object: 
   return { status: res.status, events, ended };
 }
 
+describe("max in flight", () => {
+  test("requests beyond the limit are shed as kube-apiserver's priority and fairness sheds them: 429, Retry-After, the PF headers, a plain-text body; watches and health hold no seat", async () => {
+    sb.control.faults.delayMs = 300;
+    sb.control.faults.maxInflight = 2;
+    const before = sb.control.injected.throttled;
+    // A watch is long-running: open while the limit is full, it is neither shed nor counted.
+    const watch = await fetch(`${sb.url}/api/v1/namespaces/f/configmaps?watch=true&timeoutSeconds=1`);
+    expect(watch.status).toBe(200);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => fetch(`${sb.url}/api/v1/namespaces/f/configmaps`)));
+    await watch.body?.cancel();
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 429, 429, 429]);
+    const shed = answers.find((r) => r.status === 429)!;
+    expect(await shed.text()).toBe("Too many requests, please try again later.\n");
+    expect(shed.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(shed.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(shed.headers.get("retry-after")).toBe("1");
+    expect(shed.headers.get("x-kubernetes-pf-flowschema-uid")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(shed.headers.get("x-kubernetes-pf-prioritylevel-uid")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sb.control.injected.throttled - before).toBe(3);
+    expect((await fetch(`${sb.url}/healthz`)).status).toBe(200);
+    // The seats come back: one at a time, every request is served.
+    for (let i = 0; i < 3; i++) expect((await fetch(`${sb.url}/api/v1/namespaces/f/configmaps`)).status).toBe(200);
+  });
+});
+
 describe("fail rate", () => {
   test("fails that fraction of API requests with a mix of 500, 503 and 429 + Retry-After; discovery and health stay up", async () => {
     sb.control.faults.random = seededRandom(7);
     sb.control.faults.failRate = 1;
     const before = sb.control.injected.failures;
-    const seen = new Map<number, { reason: string; retryAfter: string | null; details: unknown }>();
+    const seen = new Map<number, { reason?: string; retryAfter: string | null; text?: string }>();
     for (let i = 0; i < 30; i++) {
-      const r = await call("GET", "/api/v1/namespaces/f/configmaps");
-      seen.set(r.status, { reason: r.body.reason, retryAfter: r.headers.get("retry-after"), details: r.body.details });
+      const res = await fetch(`${sb.url}/api/v1/namespaces/f/configmaps`);
+      const text = await res.text();
+      const body = res.status === 429 ? { text } : { reason: JSON.parse(text).reason };
+      seen.set(res.status, { ...body, retryAfter: res.headers.get("retry-after") });
     }
     expect([...seen.keys()].sort()).toEqual([429, 500, 503]);
     expect(seen.get(500)).toMatchObject({ reason: "InternalError", retryAfter: null });
     expect(seen.get(503)).toMatchObject({ reason: "ServiceUnavailable", retryAfter: null });
-    expect(seen.get(429)).toEqual({ reason: "TooManyRequests", retryAfter: "1", details: { retryAfterSeconds: 1 } });
+    // Shed as priority and fairness sheds: plain text, not a Status (see "max in flight" below).
+    expect(seen.get(429)).toEqual({ text: "Too many requests, please try again later.\n", retryAfter: "1" });
     expect(sb.control.injected.failures - before).toBe(30);
     expect((await call("GET", "/api/v1")).status).toBe(200);
     expect((await fetch(`${sb.url}/healthz`)).status).toBe(200);

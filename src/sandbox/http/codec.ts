@@ -11,6 +11,27 @@ export const json = (body: unknown, status = 200, headers: Record<string, string
 export const statusResponse = (err: ApiError) =>
   json(err.toStatus(), err.code, err.details?.retryAfterSeconds ? { "retry-after": String(err.details.retryAfterSeconds) } : {});
 
+/**
+ * A request shed by priority and fairness, as kube-apiserver answers it (k8s.io/apiserver
+ * filters/priority-and-fairness.go → maxinflight.go tooManyRequests → net/http's http.Error): 429,
+ * Retry-After, the flow schema's and priority level's UIDs, and a plain-text body — not a Status.
+ */
+export const throttledResponse = (retryAfterSeconds: number) =>
+  new Response("Too many requests, please try again later.\n", {
+    status: 429,
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "retry-after": String(retryAfterSeconds),
+      "x-kubernetes-pf-flowschema-uid": PF_FLOWSCHEMA_UID,
+      "x-kubernetes-pf-prioritylevel-uid": PF_PRIORITYLEVEL_UID,
+    },
+  });
+
+/** The UIDs the sandbox names for the flow schema and priority level of every request (kube's `global-default` ones have their own). */
+export const PF_FLOWSCHEMA_UID = "5a1c2c47-1f0e-4c7e-9f4a-0d6c2b7e0a01";
+export const PF_PRIORITYLEVEL_UID = "9b3e6d15-7c2a-4d8e-b1f5-3a4c9e8d7b02";
+
 export function warningHeaders(warnings: string[]): Record<string, string> {
   return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") } : {};
 }

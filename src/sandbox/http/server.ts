@@ -2,14 +2,14 @@
 // authentication by bearer token, authorization by RBAC when enforced, the request faults, and
 // Status bodies for every failure. One resource's verbs are served by resource.ts.
 import type { Api } from "../api.ts";
-import { latencyFault, requestFault } from "../faults.ts";
+import { inflightFault, latencyFault, requestFault, Throttled } from "../faults.ts";
 import { openapiDocument, openapiIndex } from "../openapi/v3.ts";
 import { serveOpenapiV2 } from "../openapi/v2.ts";
 import { authenticate, type Authenticator } from "../auth/tokens.ts";
 import { authorizePath, authorizeResource } from "../auth/authorize.ts";
 import { SelectorError } from "../selector.ts";
 import { ApiError, errors } from "../types.ts";
-import { json, statusResponse } from "./codec.ts";
+import { json, statusResponse, throttledResponse } from "./codec.ts";
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from "./discovery.ts";
 import { serveResource, type ResourceContext, type Route } from "./resource.ts";
 
@@ -44,11 +44,28 @@ function route(api: Api, segments: string[]): Route | undefined {
   return { type, namespace, name: rest[1], subresource: rest[2] };
 }
 
+/** API requests being served now (the maxInflight fault's seats). */
+const seatsOf = new WeakMap<object, { inflight: number }>();
+
 export async function handle(ctx: HandlerContext, req: Request): Promise<Response> {
+  const url = new URL(req.url);
+  if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
+  // Watches are long-running: priority and fairness does not hold a seat for their stream.
+  if (url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1") return serve(ctx, req, url);
+  let seats = seatsOf.get(ctx.control);
+  if (!seats) seatsOf.set(ctx.control, (seats = { inflight: 0 }));
+  const seat = inflightFault(ctx.control, seats);
+  if (seat instanceof Throttled) return throttledResponse(seat.retryAfterSeconds);
   try {
-    const url = new URL(req.url);
+    return await serve(ctx, req, url);
+  } finally {
+    seat();
+  }
+}
+
+async function serve(ctx: HandlerContext, req: Request, url: URL): Promise<Response> {
+  try {
     const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
-    if (["/healthz", "/livez", "/readyz"].includes(url.pathname)) return new Response("ok");
     await latencyFault(ctx.control);
     const user = authenticate({ adminTokens: ctx.adminTokens, certVerified: ctx.certVerified, tokens: ctx.api.tokens }, req.headers.get("authorization"));
     if (!user) return statusResponse(errors.unauthorized());
@@ -61,7 +78,7 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
     const discovery = serveDiscovery(ctx, segments, url, req);
     if (discovery) return discovery;
     const fault = requestFault(ctx.control);
-    if (fault) return statusResponse(fault);
+    if (fault) return fault instanceof Throttled ? throttledResponse(fault.retryAfterSeconds) : statusResponse(fault);
     if (!r) return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
     return await serveResource(ctx, req, url, r, user);
   } catch (err) {
