@@ -7,6 +7,7 @@ import { describeMachine, machineLine } from "./lib/machine.ts";
 import { latestResults, markdownTable, saveResult, updateReadme } from "./lib/report.ts";
 import type { Scenario } from "./lib/scenario.ts";
 import { cli } from "./scenarios/cli.ts";
+import { blackbox } from "./scenarios/blackbox.ts";
 import { churn } from "./scenarios/churn.ts";
 import { failure } from "./scenarios/failure.ts";
 import { flip } from "./scenarios/flip.ts";
@@ -15,7 +16,7 @@ import { memory } from "./scenarios/memory.ts";
 import { sandbox } from "./scenarios/sandbox.ts";
 import { sync } from "./scenarios/sync.ts";
 
-const SCENARIOS: readonly Scenario[] = [sandbox, sync, idle, churn, flip, memory, failure, cli];
+const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, memory, failure, cli];
 
 function usage(): string {
   const lines = ["usage: bun run bench [scenario …] [--flag=value …] [--scenario.flag=value …] [--list]", "", "scenarios:"];
@@ -83,5 +84,5 @@ for (const s of parsed.selected) {
     console.log(`  FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
 }
-if (await updateReadme(await latestResults(SCENARIOS.map((s) => s.name)))) console.log("\nREADME.md: performance table updated");
+if (await updateReadme(await latestResults(SCENARIOS.map((s) => s.name)), new Set(SCENARIOS.filter((s) => s.diagnostic).map((s) => s.name)))) console.log("\nREADME.md: performance table updated");
 process.exit(failed ? 1 : 0);

@@ -59,16 +59,17 @@ export async function latestResults(order: readonly string[]): Promise<StoredRes
   return Promise.all(sorted.map(async (n) => (await Bun.file(join(RESULTS_DIR, `${n}.json`)).json()) as StoredResult));
 }
 
-/** The README table: one row per target of every scenario's latest result. */
-export async function updateReadme(results: readonly StoredResult[]): Promise<boolean> {
+/** The README table: one row per target of every scenario's latest result; `diagnostic` scenarios (in-process) are labelled so. */
+export async function updateReadme(results: readonly StoredResult[], diagnostic: ReadonlySet<string> = new Set()): Promise<boolean> {
   const text = await Bun.file(README).text();
   const from = text.indexOf(START);
   const to = text.indexOf(END);
   if (from < 0 || to < from) return false;
-  const rows = results.flatMap((r) => r.targets.map((t) => [`[${r.scenario}](bench/results/${r.scenario}.md)`, t.name, t.want, t.got, verdict(t), `${r.machine.date.slice(0, 10)}, ${r.machine.commit}`]));
+  const rows = results.flatMap((r) => r.targets.map((t) => [`[${r.scenario}](bench/results/${r.scenario}.md)${diagnostic.has(r.scenario) ? " (in-process, diagnostic)" : ""}`, t.name, t.want, t.got, verdict(t), `${r.machine.date.slice(0, 10)}, ${r.machine.commit}, load ${r.machine.loadAtStart}`]));
   const machines = [...new Set(results.map((r) => `${r.machine.cores} cores (${r.machine.cpu}), bun ${r.machine.bun}`))];
-  const table = markdownTable({ headers: ["scenario", "measure", "goal", "latest", "", "run (date, commit)"], rows });
-  const body = `${START}\n${table}\n\nMeasured on ${machines.join("; ")}. Each scenario's figures, machine and flags: \`bench/results/\`.\n${END}`;
+  const table = markdownTable({ headers: ["scenario", "measure", "goal", "latest", "", "run (date, commit, load at start)"], rows });
+  const explained = diagnostic.size > 0 ? ` The black-box rows are the figures a user meets (every API server, the controller and the limit client as processes); the ${[...diagnostic].join(", ")} rows run all of them in one process and stay as a diagnostic.` : "";
+  const body = `${START}\n${table}\n\nMeasured on ${machines.join("; ")}. Each scenario's figures, machine and flags: \`bench/results/\`.${explained}\n${END}`;
   await Bun.write(README, text.slice(0, from) + body + text.slice(to + END.length));
   return true;
 }

@@ -35,6 +35,8 @@ export interface Scenario {
   name: string;
   title: string;
   flags: Record<string, Flag>;
+  /** In-process (controller, sandboxes and limit in one process): a diagnostic, not what a user meets (the README says so). */
+  diagnostic?: boolean;
   run(flags: Record<string, string>): Promise<ScenarioResult>;
   /** Where a run with these flags is stored, when not under `name` (e.g. `sync-real` for `--backend real`). */
   resultName?(flags: Record<string, string>): string;

@@ -113,7 +113,8 @@ async function churnAt(pair: Pair, n: number, rate: number, durationMs: number, 
 
 export const churn: Scenario = {
   name: "churn",
-  title: "Churn latency: target change → mirror updated",
+  diagnostic: true,
+  title: "In-process diagnostic. Churn latency: target change → mirror updated",
   flags: {
     mirrors: { default: "1000", description: "exported Services mirrored" },
     rates: { default: "10,100,1000", description: "changes per second" },

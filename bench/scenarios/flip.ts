@@ -123,7 +123,8 @@ async function behindBacklog(pair: Pair, m: Awaited<Parameters<Parameters<typeof
 
 export const flip: Scenario = {
   name: "flip",
-  title: "Gateway flip: every mirror's Endpoints not ready and back, against raw updates",
+  diagnostic: true,
+  title: "In-process diagnostic. Gateway flip: every mirror's Endpoints not ready and back, against raw updates",
   flags: {
     sizes: { default: "1000,10000", description: "mirrors" },
     rounds: { default: "5", description: "rounds of (raw updates, flip down, flip up); medians reported" },

@@ -106,7 +106,8 @@ async function measure(n: number): Promise<SyncFigures> {
 
 export const sync: Scenario = {
   name: "sync",
-  title: "Initial sync: controller against the limit of a plain client",
+  diagnostic: true,
+  title: "In-process diagnostic. Initial sync: controller against the limit of a plain client",
   flags: {
     sizes: { default: "1000,10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
     large: { default: "false", description: "also 50,000 (--large)" },

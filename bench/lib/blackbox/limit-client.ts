@@ -1,0 +1,82 @@
+// The limit, as its own process: a plain client (mc's kube layer and nothing else: no informer,
+// queue or reconcile) writing a list of objects to west with `c` requests in flight, at the best
+// `c` of a search on a sample. `bun bench/lib/blackbox/limit-client.ts JOB.json`; prints one JSON
+// line (LimitResult) on stdout. Modes: `create` writes the objects (the mirrors a sync wrote, under
+// new names); `toggle` creates the Endpoints first (untimed), then moves every one's addresses
+// between ready and not ready once (what a gateway flip writes). The API servers' CPU over the
+// timed run is read from /proc by pid, as this process's own is.
+import { connect, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
+import { sampleAll, since, type ProcSample } from "../proc.ts";
+
+export interface LimitJob {
+  kubeconfig: string;
+  mode: "create" | "toggle";
+  objectsFile: string;
+  /** Objects written per candidate concurrency in the search. */
+  sample: number;
+  candidates: number[];
+  /** Processes whose CPU is read over the timed run (the API servers). */
+  pids: Record<string, number>;
+}
+
+export interface LimitResult {
+  concurrency: number;
+  /** Objects per second of each candidate in the search. */
+  search: Record<number, number>;
+  count: number;
+  ms: number;
+  /** Over the timed run: this process ("limit") and every pid of the job. */
+  procs: Record<string, ProcSample>;
+}
+
+type Obj = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[]; ports?: unknown[] }> };
+
+async function writeAll(count: number, concurrency: number, write: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) await write(next++);
+  }));
+  return performance.now() - t;
+}
+
+const renamed = (o: Obj, prefix: string): Obj => ({ ...o, metadata: { ...o.metadata, name: `${prefix}${o.metadata.name}` } });
+const create = (client: KubeClient, o: Obj) => client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
+const flipped = (e: Obj): Obj => ({ ...e, subsets: (e.subsets ?? []).map((s) => ({ ports: s.ports, ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }) })) });
+
+async function main(job: LimitJob): Promise<LimitResult> {
+  const objects = (await Bun.file(job.objectsFile).json()) as Obj[];
+  const client = await connect({ kubeconfig: job.kubeconfig, name: "west" });
+  let write: (i: number, pass: string) => Promise<unknown>;
+  if (job.mode === "create") {
+    write = (i, pass) => create(client, renamed(objects[i % objects.length]!, pass));
+  } else {
+    const current: Obj[] = [];
+    await writeAll(objects.length, 16, async (i) => (current[i] = (await create(client, objects[i]!)) as Obj));
+    write = async (i) => {
+      const k = i % current.length;
+      current[k] = await client.update(resources.endpoints, flipped(current[k]!));
+    };
+  }
+  const search: Record<number, number> = {};
+  let offset = 0;
+  for (const c of job.candidates) {
+    const from = offset;
+    search[c] = (job.sample / (await writeAll(job.sample, c, (i) => write(from + i, `s${c}-`)))) * 1000;
+    offset += job.sample;
+  }
+  const concurrency = Number(Object.entries(search).sort(([, a], [, b]) => b - a)[0]![0]);
+  // The timed run starts where the search left off (toggle: every object moves once more).
+  const pids = { limit: process.pid, ...job.pids };
+  Bun.gc(true);
+  const before = sampleAll(pids);
+  const ms = await writeAll(objects.length, concurrency, (i) => write(job.mode === "create" ? i : offset + i, "l-"));
+  return { concurrency, search, count: objects.length, ms, procs: since(before, pids) };
+}
+
+if (import.meta.main) {
+  const job = (await Bun.file(process.argv[2]!).json()) as LimitJob;
+  const result = await main(job);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}

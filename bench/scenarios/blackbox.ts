@@ -1,0 +1,304 @@
+// The benchmarks as a user meets mc: every API server, the controller and the limit client are
+// separate processes, each measured alone, CPU and RSS read from /proc (bench/lib/proc.ts).
+// East and west are `mc sandbox` processes, or real kube-apiservers (`--backend=real`). N exported
+// Services (two ports, ready Endpoints) in east, then:
+// - sync: `mc serve east` started as a process; the time until a watch on west has seen every
+//   mirror with ready Endpoints. Then, the controller stopped, the limit: a plain client as its own
+//   process (bench/lib/blackbox/limit-client.ts) writing the same 2N objects under new names at its
+//   best concurrency. Target: controller / limit ≥ 0.8 at 10k.
+// - churn: `mc serve` running again, east's Services relabelled at a steady rate; the time from the
+//   write's answer to a watch on west seeing the mirror carry it (p50, p99).
+// - flip: east's gateway stops answering its probe (and then again); from the first to the last
+//   mirror Endpoints written not ready (ready), against the limit client moving N copies of those
+//   Endpoints once, at its best concurrency (controller stopped). Target: each flip ≤ 1.25 × raw.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
+import * as L from "../../src/model/labels.ts";
+import { startClusters, startServe, whyNoReal, type BackendName, type BlackBoxClusters } from "../lib/blackbox/clusters.ts";
+import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
+import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
+import { eastEndpoints, eastService } from "../lib/pair.ts";
+import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
+import { number, numbers, say, size, type Scenario, type Table, type Target } from "../lib/scenario.ts";
+import { mb, median, ms, quantile, ratio } from "../lib/stats.ts";
+import type { Until } from "../../test/helpers/mc.ts";
+
+const NAMESPACES = 50;
+const LIMIT_SAMPLE = 200;
+const CANDIDATES = [4, 16, 64];
+
+async function pool(count: number, n: number, fn: (i: number) => Promise<unknown>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < count) await fn(i++);
+  }));
+}
+
+async function seed(east: KubeClient, n: number): Promise<void> {
+  await pool(n, 32, async (i) => {
+    await east.create(resources.service, eastService(i, NAMESPACES));
+    await east.create(resources.endpoints, eastEndpoints(i, NAMESPACES));
+  });
+}
+
+/** West's mirrors as a plain client would write them: server fields stripped, the cluster label set to `limit` (so no controller takes them for its own), named `prefix<name>`. */
+async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoints">): Promise<KubeObject[]> {
+  const out: KubeObject[] = [];
+  for (const kind of kinds) {
+    const list = await west.list(kind === "Service" ? resources.service : resources.endpoints, { labelSelector: `${L.CLUSTER_NAME}=east` });
+    for (const o of list.items) {
+      if (!o.metadata.namespace?.startsWith("ns-")) continue;
+      const metadata = { name: o.metadata.name, namespace: o.metadata.namespace, labels: { ...o.metadata.labels, [L.CLUSTER_NAME]: "limit" }, annotations: o.metadata.annotations };
+      if (kind === "Service") {
+        const { clusterIP: _c, clusterIPs: _cs, ...spec } = (o as KubeObject & { spec: Record<string, unknown> }).spec;
+        out.push({ apiVersion: "v1", kind, metadata, spec } as KubeObject);
+      } else out.push({ apiVersion: "v1", kind, metadata: { ...metadata, name: `raw-${o.metadata.name}` }, subsets: (o as KubeObject & { subsets?: unknown }).subsets } as KubeObject);
+    }
+  }
+  return out;
+}
+
+async function runLimit(c: BlackBoxClusters, mode: LimitJob["mode"], objects: KubeObject[]): Promise<LimitResult> {
+  const objectsFile = join(c.dir, `limit-${mode}.json`);
+  writeFileSync(objectsFile, JSON.stringify(objects));
+  const job: LimitJob = { kubeconfig: c.west.kubeconfigPath, mode, objectsFile, sample: LIMIT_SAMPLE, candidates: CANDIDATES, pids: c.westPids };
+  const jobFile = join(c.dir, `limit-${mode}.job.json`);
+  writeFileSync(jobFile, JSON.stringify(job));
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "blackbox", "limit-client.ts"), jobFile], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`limit client (${mode}) exited ${code}: ${err.trim().split("\n").slice(-3).join(" ")}`);
+  const r = JSON.parse(out.trim().split("\n").at(-1)!) as LimitResult;
+  say(`limit client (${mode}): ${Object.entries(r.search).map(([k, v]) => `${k} in flight ${v.toFixed(0)}/s`).join(", ")} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}`);
+  return r;
+}
+
+async function stopServe(p: Until): Promise<void> {
+  p.proc.kill("SIGTERM");
+  await p.proc.exited;
+}
+
+/** mc serve's pid with the servers', for /proc readings. */
+const withServe = (c: BlackBoxClusters, p: Until) => ({ "mc serve": p.proc.pid, ...c.pids });
+
+interface SyncFigures {
+  n: number;
+  mirrorMs: number;
+  procs: Record<string, ProcSample>;
+  limit: LimitResult;
+  ratio: number;
+}
+
+async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<SyncFigures> {
+  const before = sampleAll(c.pids);
+  const t0 = performance.now();
+  const serving = await startServe(c);
+  try {
+    await view.until(() => view.mirrors.size >= n && view.ready.size >= n, `${n} mirrors with ready Endpoints`, 120_000 + n * 60);
+  } catch (err) {
+    await stopServe(serving);
+    throw err;
+  }
+  const mirrorMs = performance.now() - t0;
+  const procs = { "mc serve": sample(serving.proc.pid), ...since(before, c.pids) };
+  await stopServe(serving);
+  say(`sync ${size(n)}: mc serve mirrored in ${ms(mirrorMs)}, ${ms(procs["mc serve"]!.cpuMs)} CPU, peak RSS ${mb(procs["mc serve"]!.peakRssBytes)}`);
+  const limit = await runLimit(c, "create", await mirrorCopies(c.west.client, ["Service", "Endpoints"]));
+  return { n, mirrorMs, procs, limit, ratio: limit.ms / mirrorMs };
+}
+
+interface ChurnFigures {
+  rate: number;
+  changes: number;
+  p50: number;
+  p99: number;
+  max: number;
+  unseen: number;
+  serveCpuMs: number;
+}
+
+async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: number, rate: number, durationMs: number, firstSeq: number): Promise<ChurnFigures> {
+  const total = Math.max(20, Math.round((rate * durationMs) / 1000));
+  const acked = new Map<number, number>();
+  const pending = new Map<string, number[]>();
+  const latencies: number[] = [];
+  let outstanding = total;
+  let allSeen = () => {};
+  const done = new Promise<void>((resolve) => (allSeen = resolve));
+  const off = view.onService((key, obj, at) => {
+    const seq = Number(obj.metadata.labels?.churn);
+    const waiting = pending.get(key);
+    if (!waiting || !Number.isFinite(seq)) return;
+    while (waiting.length > 0 && waiting[0]! <= seq) {
+      const s = waiting.shift()!;
+      const a = acked.get(s);
+      if (a !== undefined) latencies.push(at - a);
+      if (--outstanding === 0) allSeen();
+    }
+  });
+  const cpu0 = sample(serving.proc.pid).cpuMs;
+  const writes: Promise<unknown>[] = [];
+  const t0 = performance.now();
+  for (let j = 0; j < total; ) {
+    const now = performance.now();
+    while (j < total && t0 + (j * 1000) / rate <= now) {
+      const seq = firstSeq + j;
+      const i = seq % n;
+      const namespace = `ns-${i % NAMESPACES}`;
+      const key = `${namespace}/svc-${i}-east`;
+      pending.set(key, [...(pending.get(key) ?? []), seq]);
+      writes.push(c.east.client.patch(resources.service, namespace, `svc-${i}`, { metadata: { labels: { churn: String(seq) } } }, { type: "merge" }).then(() => acked.set(seq, performance.now())));
+      j++;
+    }
+    if (j < total) await Bun.sleep(Math.max(0, t0 + (j * 1000) / rate - performance.now()));
+  }
+  await Promise.all(writes);
+  await Promise.race([done, Bun.sleep(60_000)]);
+  off();
+  const f: ChurnFigures = { rate, changes: total, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: Math.max(...latencies), unseen: outstanding, serveCpuMs: sample(serving.proc.pid).cpuMs - cpu0 };
+  say(`churn ${rate}/s: ${total} changes, p50 ${ms(f.p50)} p99 ${ms(f.p99)} max ${ms(f.max)}${f.unseen ? `, ${f.unseen} never seen` : ""}; mc serve ${ms(f.serveCpuMs)} CPU`);
+  return f;
+}
+
+interface FlipFigures {
+  direction: "down" | "up";
+  /** Gateway killed (started) → first mirror Endpoints written not ready (ready): the probe's part. */
+  noticeMs: number;
+  /** First → last mirror Endpoints written: the controller's part, compared with the raw updates. */
+  writeMs: number;
+  serveCpuMs: number;
+}
+
+async function flipOnce(c: BlackBoxClusters, view: WestView, serving: Until, n: number, alive: boolean): Promise<FlipFigures> {
+  let first = Number.NaN;
+  let last = Number.NaN;
+  // Only writes that put a mirror in the new state count (not a refresh, not a straggler of the last flip).
+  const target = alive ? view.ready : view.notReady;
+  const off = view.onEndpoints((key, obj, at) => {
+    if (!obj || !target.has(key)) return;
+    if (Number.isNaN(first)) first = at;
+    last = at;
+  });
+  const cpu0 = sample(serving.proc.pid).cpuMs;
+  const t0 = performance.now();
+  if (alive) await c.startGateway();
+  else await c.killGateway();
+  await view.until(() => (alive ? view.ready : view.notReady).size >= n, `${n} mirror Endpoints ${alive ? "" : "not "}ready`, 120_000 + n * 30);
+  off();
+  const f: FlipFigures = { direction: alive ? "up" : "down", noticeMs: first - t0, writeMs: last - first, serveCpuMs: sample(serving.proc.pid).cpuMs - cpu0 };
+  say(`flip ${f.direction}: noticed after ${ms(f.noticeMs)}, ${n} Endpoints written in ${ms(f.writeMs)}; mc serve ${ms(f.serveCpuMs)} CPU`);
+  return f;
+}
+
+const procRows = (procs: Record<string, ProcSample>): string[][] =>
+  Object.entries(procs).map(([name, p]) => [name, ms(p.cpuMs), mb(p.rssBytes), mb(p.peakRssBytes)]);
+
+export const blackbox: Scenario = {
+  name: "blackbox",
+  title: "Black box: sync, churn and flip with every API server, the controller and the limit client as processes",
+  flags: {
+    backend: { default: "sandbox", description: "sandbox (mc sandbox processes) or real (kube-apiservers, `bun run kube:build` first)" },
+    mirrors: { default: "10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
+    parts: { default: "sync,churn,flip", description: "which of sync, churn and flip to run (sync always seeds)" },
+    rates: { default: "10,100", description: "churn: changes per second" },
+    "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
+    rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
+  },
+  async run(flags) {
+    const backend = flags.backend as BackendName;
+    if (backend !== "sandbox" && backend !== "real") throw new Error(`--backend: sandbox or real, got ${JSON.stringify(flags.backend)}`);
+    if (backend === "real") {
+      const why = whyNoReal();
+      if (why) throw new Error(`--backend real is not usable here: ${why}`);
+    }
+    const n = number("mirrors", flags.mirrors!);
+    const parts = new Set(flags.parts!.split(",").map((p) => p.trim()));
+    for (const p of parts) if (!["sync", "churn", "flip"].includes(p)) throw new Error(`--parts: one or more of sync, churn, flip, got ${JSON.stringify(p)}`);
+    const rates = numbers("rates", flags.rates!);
+    const durationMs = number("duration-ms", flags["duration-ms"]!);
+    const rounds = number("rounds", flags.rounds!);
+    const load = loadNow();
+    say(`load at start ${load}; backend ${backend}, ${size(n)} mirrors`);
+    const c = await startClusters(backend, NAMESPACES);
+    const tables: Table[] = [];
+    const targets: Target[] = [];
+    const figures: Record<string, unknown> = { backend, mirrors: n, loadAtStart: load };
+    const notes = [`Load average at start: ${load} (1, 5, 15 min). Figures measured on a loaded machine are not results.`];
+    try {
+      await seed(c.east.client, n);
+      say(`${size(n)} exported Services seeded in east`);
+      const view = await watchWest(c.west.client);
+      try {
+        // Sync runs first in any case: churn and flip need the mirrors.
+        const s = await sync(c, view, n);
+        figures.sync = s;
+        tables.push({
+          title: `sync, ${backend}`,
+          headers: ["mirrors", "mc serve: start → all mirrored", "limit: same objects (plain client)", "controller / limit"],
+          rows: [[size(n), ms(s.mirrorMs), `${ms(s.limit.ms)} (${s.limit.concurrency} in flight)`, ratio(s.ratio)]],
+        });
+        tables.push({ title: "sync: each process during mc serve's run (CPU, RSS at the end, peak RSS)", headers: ["process", "CPU", "RSS", "peak RSS"], rows: procRows(s.procs) });
+        tables.push({ title: "sync: each process during the limit's run", headers: ["process", "CPU", "RSS", "peak RSS"], rows: procRows(s.limit.procs) });
+        targets.push({ name: `black box: controller / limit at ${size(n)} (${backend})`, want: "≥ 0.8", got: ratio(s.ratio), met: n >= 10_000 ? s.ratio >= 0.8 : undefined });
+        targets.push({ name: `black box: mc serve CPU per mirror at ${size(n)} (${backend})`, want: "", got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs` });
+
+        let raw: LimitResult | undefined;
+        if (parts.has("flip")) raw = await runLimit(c, "toggle", await mirrorCopies(c.west.client, ["Endpoints"]));
+        if (parts.has("churn") || parts.has("flip")) {
+          const serving = await startServe(c);
+          try {
+            await view.until(() => view.mirrors.size >= n && view.ready.size >= n, "mirrors after the restart", 60_000);
+            if (parts.has("churn")) {
+              const results: ChurnFigures[] = [];
+              let seq = 0;
+              for (const rate of rates) {
+                results.push(await churnAt(c, view, serving, n, rate, durationMs, seq));
+                seq += results.at(-1)!.changes;
+              }
+              figures.churn = results;
+              tables.push({
+                title: `churn, ${size(n)} mirrors, ${backend}`,
+                headers: ["changes/s", "changes", "p50", "p99", "max", "never seen", "mc serve CPU per change"],
+                rows: results.map((r) => [String(r.rate), String(r.changes), ms(r.p50), ms(r.p99), ms(r.max), String(r.unseen), ms(r.serveCpuMs / r.changes)]),
+              });
+              const at100 = results.find((r) => r.rate === 100);
+              if (at100) targets.push({ name: `black box: churn p99 at 100 changes/s, ${size(n)} mirrors (${backend})`, want: "", got: ms(at100.p99) });
+            }
+            if (parts.has("flip")) {
+              const flips: FlipFigures[] = [];
+              for (let r = 0; r < rounds; r++) {
+                flips.push(await flipOnce(c, view, serving, n, false));
+                flips.push(await flipOnce(c, view, serving, n, true));
+              }
+              const down = median(flips.filter((f) => f.direction === "down").map((f) => f.writeMs));
+              const up = median(flips.filter((f) => f.direction === "up").map((f) => f.writeMs));
+              const worst = Math.max(down, up) / raw!.ms;
+              figures.flip = { flips, raw };
+              tables.push({
+                title: `flip, ${size(n)} mirrors, ${backend} (medians of ${rounds})`,
+                headers: ["direction", "noticed after", "first → last Endpoints written", "raw updates (plain client)", "flip / raw", "mc serve CPU"],
+                rows: (["down", "up"] as const).map((d) => {
+                  const fs = flips.filter((f) => f.direction === d);
+                  const w = median(fs.map((f) => f.writeMs));
+                  return [d, ms(median(fs.map((f) => f.noticeMs))), ms(w), `${ms(raw!.ms)} (${raw!.concurrency} in flight)`, ratio(w / raw!.ms), ms(median(fs.map((f) => f.serveCpuMs)))];
+                }),
+              });
+              targets.push({ name: `black box: gateway flip / raw updates, worst (${backend})`, want: "≤ 1.25", got: ratio(worst), met: n >= 10_000 ? worst <= 1.25 : undefined });
+            }
+          } finally {
+            await stopServe(serving);
+          }
+        }
+      } finally {
+        await view.stop();
+      }
+    } finally {
+      await c.stop();
+    }
+    notes.push(
+      "Every API server, `mc serve` and the limit client ran as separate processes; each process's CPU and RSS are read from /proc. The bench process seeds east, drives churn and watches west.",
+      `The limit client searched ${CANDIDATES.join(", ")} requests in flight on ${LIMIT_SAMPLE} objects each, with the controller stopped. A target's verdict is given at 10k mirrors only.`,
+    );
+    return { tables, targets, figures, notes };
+  },
+};
