@@ -204,6 +204,7 @@ export const blackbox: Scenario = {
     "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
   },
+  resultName: (flags) => (flags.backend === "real" ? "blackbox-real" : "blackbox"),
   async run(flags) {
     const backend = flags.backend as BackendName;
     if (backend !== "sandbox" && backend !== "real") throw new Error(`--backend: sandbox or real, got ${JSON.stringify(flags.backend)}`);

@@ -107,7 +107,7 @@ async function measure(n: number): Promise<SyncFigures> {
 export const sync: Scenario = {
   name: "sync",
   diagnostic: true,
-  title: "In-process diagnostic. Initial sync: controller against the limit of a plain client",
+  title: "Initial sync: controller against the limit of a plain client (sandbox: in one process, a diagnostic)",
   flags: {
     sizes: { default: "1000,10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
     large: { default: "false", description: "also 50,000 (--large)" },
