@@ -37,11 +37,14 @@ function parse(argv: string[]): { selected: Scenario[]; flags: Map<Scenario, Rec
       process.exit(0);
     }
     const m = /^--(?:([a-z]+)\.)?([a-z][a-z-]*)(?:=(.*))?$/.exec(arg);
-    // `--flag value` as well as `--flag=value`: a next word that names no scenario is the value.
-    const next = argv[i + 1];
-    const value = m?.[3] ?? (next !== undefined && !next.startsWith("-") && !SCENARIOS.some((s) => s.name === next) ? (i++, next) : "true");
-    if (m) given.push([m[1], m[2]!, value]);
-    else if (!arg.startsWith("-")) names.push(arg);
+    if (m) {
+      // `--flag value` as well as `--flag=value`: the next word is the value of a flag that takes one
+      // (`--parts sync`), and of a yes/no flag unless it names a scenario (`--large sync`).
+      const next = argv[i + 1];
+      const takesValue = SCENARIOS.some((s) => m[2]! in s.flags && !["true", "false"].includes(s.flags[m[2]!]!.default));
+      const spaced = m[3] === undefined && next !== undefined && !next.startsWith("-") && (takesValue || !SCENARIOS.some((s) => s.name === next));
+      given.push([m[1], m[2]!, spaced ? argv[++i]! : (m[3] ?? "true")]);
+    } else if (!arg.startsWith("-")) names.push(arg);
     else throw new Error(`unknown argument ${arg} (see --list)`);
   }
   for (const n of names) if (!SCENARIOS.some((s) => s.name === n)) throw new Error(`unknown scenario ${n} (scenarios: ${SCENARIOS.map((s) => s.name).join(", ")})`);

@@ -49,20 +49,32 @@ async function main(job: LimitJob): Promise<LimitResult> {
   const client = await connect({ kubeconfig: job.kubeconfig, name: "west" });
   let write: (i: number, pass: string) => Promise<unknown>;
   if (job.mode === "create") {
-    write = (i, pass) => create(client, renamed(objects[i % objects.length]!, pass));
+    // A sample larger than the list goes round it again under another name (`s4-1-…`).
+    write = (i, pass) => {
+      const lap = Math.floor(i / objects.length);
+      return create(client, renamed(objects[i % objects.length]!, lap > 0 ? `${pass}${lap}-` : pass));
+    };
   } else {
     const current: Obj[] = [];
     await writeAll(objects.length, 16, async (i) => (current[i] = (await create(client, objects[i]!)) as Obj));
-    write = async (i) => {
+    // One object's updates one after the other (each carries the resourceVersion the last returned).
+    const last: Array<Promise<unknown>> = [];
+    write = (i) => {
       const k = i % current.length;
-      current[k] = await client.update(resources.endpoints, flipped(current[k]!));
+      const next = (last[k] ?? Promise.resolve()).then(async () => {
+        current[k] = await client.update(resources.endpoints, flipped(current[k]!));
+      });
+      last[k] = next;
+      return next;
     };
   }
+  // Toggling, no more in flight than there are objects (an object's updates wait for each other).
+  const inFlight = (c: number) => (job.mode === "toggle" ? Math.min(c, objects.length) : c);
   const search: Record<number, number> = {};
   let offset = 0;
   for (const c of job.candidates) {
     const from = offset;
-    search[c] = (job.sample / (await writeAll(job.sample, c, (i) => write(from + i, `s${c}-`)))) * 1000;
+    search[c] = (job.sample / (await writeAll(job.sample, inFlight(c), (i) => write(from + i, `s${c}-`)))) * 1000;
     offset += job.sample;
   }
   const concurrency = Number(Object.entries(search).sort(([, a], [, b]) => b - a)[0]![0]);
@@ -70,7 +82,7 @@ async function main(job: LimitJob): Promise<LimitResult> {
   const pids = { limit: process.pid, ...job.pids };
   Bun.gc(true);
   const before = sampleAll(pids);
-  const ms = await writeAll(objects.length, concurrency, (i) => write(job.mode === "create" ? i : offset + i, "l-"));
+  const ms = await writeAll(objects.length, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));
   return { concurrency, search, count: objects.length, ms, procs: since(before, pids) };
 }
 
