@@ -146,5 +146,23 @@ export async function startClusters(backend: BackendName, namespaces: number): P
 
 /** `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway; resolves once it listens. */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
-  return spawnUntil(["bun", MC, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra], /admin server listening on/);
+  return spawnUntil(["bun", MC, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
+}
+
+/** A metric of `mc serve`'s /metrics (the sum over its label sets), or NaN when absent. */
+export async function metric(serving: Until, name: string): Promise<number> {
+  const text = await (await fetch(`${serving.match[1]}/metrics`)).text();
+  const values = text.split("\n").filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).map((l) => Number(l.slice(l.lastIndexOf(" ") + 1)));
+  return values.length ? values.reduce((a, b) => a + b, 0) : Number.NaN;
+}
+
+/** Resolves once `mc serve` is ready (leading, caches synced) with its work queue empty: its resync done. */
+export async function settled(serving: Until, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const ready = (await fetch(`${serving.match[1]}/ready`)).status === 200;
+    if (ready && (await metric(serving, "mc_queue_depth")) === 0) return;
+    if (performance.now() > deadline) throw new Error(`mc serve not settled after ${timeoutMs} ms`);
+    await Bun.sleep(200);
+  }
 }
