@@ -27,6 +27,8 @@ export interface Faults {
    * are long-running and not counted.
    */
   maxInflight: number;
+  /** The Retry-After of a shed request, in seconds (1: what priority and fairness starts at). */
+  retryAfterSeconds: number;
   /** Fraction of writes (0..1) carrying a resourceVersion that are answered 409 Conflict. */
   conflictRate: number;
   /** While true, every watch or list resumed from a resourceVersion is answered 410 Gone. */
@@ -95,6 +97,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     failWith: FAIL_STATUSES,
     delayMs: 0,
     maxInflight: 0,
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
     conflictRate: 0,
     forgetHistory: false,
     random: initial.seed === undefined ? Math.random : seededRandom(initial.seed),
@@ -116,7 +119,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     faults,
     injected,
     clear() {
-      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
+      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, retryAfterSeconds: RETRY_AFTER_SECONDS, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
     },
     openWatches: () => watches.open,
     stop() {
@@ -138,7 +141,7 @@ export function inflightFault(control: Pick<SandboxControl, "faults" | "injected
   const max = control.faults.maxInflight;
   if (max > 0 && seats.inflight >= max) {
     control.injected.throttled++;
-    return new Throttled(RETRY_AFTER_SECONDS);
+    return new Throttled(control.faults.retryAfterSeconds);
   }
   seats.inflight++;
   let held = true;
@@ -163,7 +166,7 @@ export function requestFault(control: Pick<SandboxControl, "faults" | "injected"
   const status = statuses[Math.min(statuses.length - 1, Math.floor(f.random() * statuses.length))]!;
   if (status === 500) return new ApiError(500, "InternalError", "Internal error occurred: the sandbox is injecting failures");
   if (status === 503) return new ApiError(503, "ServiceUnavailable", "the sandbox is injecting failures");
-  return new Throttled(RETRY_AFTER_SECONDS);
+  return new Throttled(f.retryAfterSeconds);
 }
 
 /** A 409 for a write that carries a resourceVersion, at the conflict rate; undefined to let it through. */

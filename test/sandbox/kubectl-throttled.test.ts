@@ -31,10 +31,13 @@ test.skipIf(!hasKubectl)(needsKubectl("kubectl get while half the requests are s
   expect(performance.now() - t).toBeGreaterThanOrEqual(shed * 1000 - 50);
 }, 30_000);
 
-test.skipIf(!hasKubectl)(needsKubectl("a request shed every time: kubectl gives up after client-go's 10 retries with kube's message for a 429 that is no Status"), async () => {
+test.skipIf(!hasKubectl)(needsKubectl("a request shed every time: kubectl gives up after client-go's 10 retries (11 requests) with kube's message for a 429 that is no Status"), async () => {
   sb.control.faults.failWith = [429];
   sb.control.faults.failRate = 1;
+  sb.control.faults.retryAfterSeconds = 0; // the 10 retries at once
+  const before = sb.control.injected.failures;
   const r = await kubectl(["get", "configmap", "kept", "-n", "default", "-o", "name", "--request-timeout=0"]);
   expect(r.code).not.toBe(0);
+  expect(sb.control.injected.failures - before).toBe(11);
   expect(r.stderr).toContain("Error from server (TooManyRequests): the server has received too many requests and has asked us to try again later");
 }, 30_000);
