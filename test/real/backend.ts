@@ -128,7 +128,7 @@ async function sandboxBackend(): Promise<Backend> {
       kubeconfigPath,
       client,
       // The sandbox load balancer's address (data, never contacted); probes go to the loopback stand-in.
-      gateway: { address: SANDBOX_LB_IP, probeFlags: ["--probe-address", `127.0.0.1:${gw.port}`], kill: () => gw.kill(), start: async () => gw.restart() },
+      gateway: { address: SANDBOX_LB_IP, probeFlags: ["--probe-address", `east=127.0.0.1:${gw.port}`], kill: () => gw.kill(), start: async () => gw.restart() },
       kubectl: (args, stdin) => runKubectl({ kubeconfigPath }, args, stdin),
       restartApiServer: () => replace(() => {}),
       async backup() {

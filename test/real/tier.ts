@@ -56,13 +56,12 @@ export async function link(b: Backend, extra: string[] = []): Promise<void> {
   await fastProbe(b);
 }
 
-/** A kubeconfig file for west as the link's controller ServiceAccount (what its pod's token is). */
-export async function controllerKubeconfig(b: Backend, dir: string, cluster = "east"): Promise<string> {
-  const sa = serviceMirrorName(cluster);
+/** A kubeconfig file for west as a controller's ServiceAccount (what its pod's token is): the link's, by default. */
+export async function controllerKubeconfig(b: Backend, dir: string, sa = serviceMirrorName("east")): Promise<string> {
   const secret = `${sa}-test-token`;
   const manifest = { apiVersion: "v1", kind: "Secret", metadata: { name: secret, namespace: NS, annotations: { "kubernetes.io/service-account.name": sa } }, type: "kubernetes.io/service-account-token" };
   await b.west.kubectl(["apply", "-f", "-"], JSON.stringify(manifest));
-  const path = join(dir, `controller-${cluster}.kubeconfig`);
+  const path = join(dir, `${sa}.kubeconfig`);
   writeFileSync(path, b.west.kubeconfigWithToken(await tokenOf(b.west, NS, secret)), { mode: 0o600 });
   return path;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { EXPORTED, FEDERATED } from "../../src/model/labels.ts";
+import { SHARED_CONTROLLER_NAME } from "../../src/model/names.ts";
 import { hasKubectl, kubectlSkipReason } from "../helpers/kubectl.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { KUBE_SECTION, readmeWalk, type Step } from "../cmd/readme-walk.ts";
@@ -102,6 +103,8 @@ async function run(step: Step, cwd: string, env: Record<string, string>): Promis
 
 describe.skipIf(!!skip)(named("east linked to west, the controller as its ServiceAccount"), () => {
   let ctl: Until;
+  /** Where in the controller's log west's API server was restarting (start, end offsets). */
+  const startingWest: [number, number][] = [];
   const east = () => b.east;
   const west = () => b.west;
   const mirror = (name: string, pred: (o: T.Svc | undefined) => boolean, what: string, ms?: number) => T.until<T.Svc>(west().client, resources.service, "default", name, pred, what, ms);
@@ -187,10 +190,12 @@ describe.skipIf(!!skip)(named("east linked to west, the controller as its Servic
 
   for (const side of ["east", "west"] as const) {
     test(named(`${side}'s API server killed with -9 and restarted: the mirrors follow changes made after it`), async () => {
+      const from = ctl.stderr().length;
       await b[side].restartApiServer();
       const name = `after-${side}`;
       await east().kubectl(["apply", "-f", "-"], T.plainService(name, { [EXPORTED]: "true" }));
       await mirrorEps(`${name}-east`, gatewayReady, `${name}-east after ${side}'s restart`);
+      if (side === "west") startingWest.push([from, ctl.stderr().length]);
       await east().kubectl(["label", "service", name, `${EXPORTED}-`]);
       await mirror(`${name}-east`, (o) => o === undefined, `${name}-east deleted`);
     }, SLOW);
@@ -214,7 +219,30 @@ describe.skipIf(!!skip)(named("east linked to west, the controller as its Servic
     console.error(`two-backends [${BACKEND}]: ${BULK} services mirrored in ${figures.syncMs.toFixed(0)} ms, removed in ${figures.removeMs.toFixed(0)} ms`);
   }, 300_000);
 
-  test(named("the controller, as the ServiceAccount mc link renders, was never Forbidden"), () => {
-    expect(T.forbidden(ctl.stderr())).toEqual([]);
+  test(named("the controller, as the ServiceAccount mc link renders, was never Forbidden (but by west's API server while it restarted)"), () => {
+    // A kube-apiserver answers 403 to a request that comes before its RBAC cache has synced (after
+    // a restart, before /readyz passes): the server's, not a grant missing. Those lines are left out.
+    const log = ctl.stderr();
+    let outside = "";
+    let at = 0;
+    for (const [from, to] of startingWest) {
+      outside += log.slice(at, from);
+      at = to;
+    }
+    outside += log.slice(at);
+    expect(T.forbidden(outside)).toEqual([]);
   });
+
+  test(named("mc serve --all, as the shared controller install renders, serves a Link made with --controller=shared"), async () => {
+    await stopProc(ctl);
+    await west().kubectl(["apply", "-f", "-"], await T.mcText(["--kubeconfig", west().kubeconfigPath, "install", "--shared-controller"]));
+    await T.link(b, ["--controller=shared"]);
+    const shared = await T.serve(b, await T.controllerKubeconfig(b, dir, SHARED_CONTROLLER_NAME), ["--all"]);
+    procs.push(shared);
+    await east().kubectl(["apply", "-f", "-"], T.plainService("shared", { [EXPORTED]: "true" }));
+    await mirrorEps("shared-east", gatewayReady, "shared-east from the shared controller");
+    await east().kubectl(["label", "service", "shared", `${EXPORTED}-`]);
+    await mirror("shared-east", (o) => o === undefined, "shared-east deleted");
+    expect(T.forbidden(shared.stderr())).toEqual([]);
+  }, SLOW);
 });
