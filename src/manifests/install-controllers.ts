@@ -19,7 +19,7 @@ import {
   PROBE_PORT_NAME,
 } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, type ControllerOptions } from "./service-mirror.ts";
+import { controllerArgs, controllerWorkload, localAccessRules, type ControllerOptions } from "./service-mirror.ts";
 
 export interface InstallController {
   /** The Link's name (its target cluster's): `link.ref.name` in the chart. */
@@ -34,12 +34,7 @@ const RBAC = "rbac.authorization.k8s.io/v1";
 /** The local rights every controller needs, once for all (the chart's controller-clusterrole.yaml). */
 function renderAccessRole(version: string): Manifest {
   return object(RBAC, "ClusterRole", { name: INSTALL_CONTROLLER_ACCESS_NAME, labels: { [L.COMPONENT]: L.COMPONENT_CONTROLLER }, version }, {
-    rules: [
-      { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update", "patch"] },
-      { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
-      // mc reports a same-named foreign Service as an Event on it.
-      { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-    ],
+    rules: localAccessRules(),
   });
 }
 

@@ -20,6 +20,27 @@ import { settingsArgs, type DeployedSettings } from "../model/mirror-settings.ts
 import { LINKERD_UID } from "./gateway.ts";
 import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta.ts";
 
+/**
+ * What the controller does in the source cluster, as RBAC rules: its mirror Services and
+ * Endpoints are listed, watched, read, created, updated (never patched) and deleted; namespaces
+ * are read. Linkerd's own link chart grants exactly these (and no patch), so a Link made by
+ * Linkerd's CLI passes mc check.
+ */
+export const LOCAL_MIRROR_RULES = [
+  { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
+  { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
+] as const;
+
+/**
+ * Events (on a skipped Service, on the Link): best effort — a denied Event is logged at debug
+ * and mirroring goes on — so a role without this rule still works (Linkerd's grants none).
+ */
+export const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
+
+/** The rules of the controller's ClusterRole in the source, as mc renders them. */
+export const localAccessRules = (): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
+  [...LOCAL_MIRROR_RULES, ...LOCAL_EVENT_RULES].map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] }));
+
 export type LogFormat = "plain" | "json";
 
 export interface ControllerOptions {
@@ -75,12 +96,7 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
   const args = controllerArgs(ns, { ...ctl, settings: { ...ctl.settings, ...(probeService && { probeService }) } });
   const out: Manifest[] = [
     object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
-      rules: [
-        { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update", "patch"] },
-        { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
-        // mc reports a same-named foreign Service as an Event on it.
-        { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
-      ],
+      rules: localAccessRules(),
     }),
     object(RBAC, "ClusterRoleBinding", meta(localResourcesAccessName(c), false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: localResourcesAccessName(c) },

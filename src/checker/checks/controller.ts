@@ -16,17 +16,23 @@ import { bindingProblem, deploymentDetail, gatewayVerdict, leaseVerdict, missing
 
 const RBAC_KINDS = new Set(["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ServiceAccount"]);
 
+/** What differs between the rendered RBAC and the cluster's: problems fail the check; notes (optional grants missing) do not. */
+interface RbacReview {
+  problems: string[];
+  notes: string[];
+}
+
 /** The RBAC objects `mc link` renders for this link, compared with what the cluster has. */
-async function rbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
+function rbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
   const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace }).map((o) => o.manifest);
-  return problemsOf(ctx, wanted);
+  return review(ctx, wanted);
 }
 
 const ANY_CONTROLLER = { image: "", logLevel: "info", logFormat: "plain" as const, ha: false };
 
 /** The RBAC objects `mc install --controllers <c>` renders for this link, compared with what the cluster has. */
-function installRbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
-  return problemsOf(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller: ANY_CONTROLLER, probePort: null }], namespace: link.namespace, version: "0" }));
+function installRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
+  return review(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller: ANY_CONTROLLER, probePort: null }], namespace: link.namespace, version: "0" }));
 }
 
 /** How each kind of controller is named in check lines. */
@@ -37,33 +43,46 @@ const KIND = {
 };
 
 /** The RBAC objects of the shared controller in the Link's namespace, compared with what the cluster has. */
-function sharedRbacProblems(ctx: CheckContext, link: Link): Promise<string[]> {
-  return problemsOf(ctx, renderSharedController({ controller: ANY_CONTROLLER, namespace: link.namespace, version: "0" }));
+function sharedRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
+  return review(ctx, renderSharedController({ controller: ANY_CONTROLLER, namespace: link.namespace, version: "0" }));
 }
 
-async function problemsOf(ctx: CheckContext, rendered: Manifest[]): Promise<string[]> {
+async function review(ctx: CheckContext, rendered: Manifest[]): Promise<RbacReview> {
   const wanted = rendered.filter((m) => RBAC_KINDS.has(m.kind));
-  const problems = await Promise.all(
+  const found = await Promise.all(
     wanted.map(async (want) => {
       const ref = refOf(want);
       const have = await getOrUndefined(ctx.local.get<KubeObject>(resourceOf({ ...ref, namespaced: ref.namespace !== undefined }), ref.namespace, ref.name));
-      return have ? objectProblem(want, have) : `${describeRef(ref)} is missing`;
+      return have ? objectReview(want, have) : { problem: `${describeRef(ref)} is missing`, note: "" };
     }),
   );
-  return problems.filter((p) => p !== "");
+  return { problems: found.map((f) => f.problem).filter((p) => p !== ""), notes: found.map((f) => f.note).filter((n) => n !== "") };
 }
 
-function objectProblem(want: Manifest, have: KubeObject): string {
+/**
+ * A rule the controller can do without: Events, which it records best effort (a denied one is
+ * logged at debug and mirroring goes on). Linkerd's link chart grants none, and `mc serve` under
+ * it is never stopped by a 403, so a missing one is a note, not a failure.
+ */
+const isOptional = (rule: PolicyRule) => (rule.resources ?? []).length > 0 && (rule.resources ?? []).every((r) => r === "events");
+
+function objectReview(want: Manifest, have: KubeObject): { problem: string; note: string } {
   const what = describeRef(refOf(want));
   if (want.kind === "ClusterRole" || want.kind === "Role") {
-    const missing = missingPermissions((want.rules as PolicyRule[] | undefined) ?? [], (have.rules as PolicyRule[] | undefined) ?? []);
-    return missing.length ? `${what} does not grant ${missing.join(", ")}` : "";
+    const rules = (want.rules as PolicyRule[] | undefined) ?? [];
+    const granted = (have.rules as PolicyRule[] | undefined) ?? [];
+    const missing = missingPermissions(rules.filter((r) => !isOptional(r)), granted);
+    const optional = missingPermissions(rules.filter(isOptional), granted);
+    return {
+      problem: missing.length ? `${what} does not grant ${missing.join(", ")}` : "",
+      note: optional.length ? `${what} does not grant ${optional.join(", ")}: mirroring works, but the controller records no Events` : "",
+    };
   }
   if (want.kind.endsWith("Binding")) {
     const problem = bindingProblem(want as BindingLike, have as BindingLike);
-    return problem ? `${what} ${problem}` : "";
+    return { problem: problem ? `${what} ${problem}` : "", note: "" };
   }
-  return "";
+  return { problem: "", note: "" };
 }
 
 export const controllerRbac: Check<CheckContext> = {
@@ -75,12 +94,15 @@ export const controllerRbac: Check<CheckContext> = {
     const lines = await Promise.all(
       ctx.links.map(async (link) => {
         const c = link.targetClusterName;
-        const problems = await rbacProblems(ctx, link);
-        if (problems.length === 0) return { ok: true, lines: [`${c}: ${KIND.link(c)}`] };
+        const ok = (kind: string, r: RbacReview) => ({ ok: true, lines: [`${c}: ${kind}`, ...r.notes.map((n) => `${c}: ${n}`)] });
+        const own = await rbacReview(ctx, link);
+        if (own.problems.length === 0) return ok(KIND.link(c), own);
         // Not mc link's: the install's (as Linkerd 2.18's chart), or the shared controller's; else mc link's problems.
-        if ((await installRbacProblems(ctx, link)).length === 0) return { ok: true, lines: [`${c}: ${KIND.install(c)}`] };
-        if ((await sharedRbacProblems(ctx, link)).length === 0) return { ok: true, lines: [`${c}: ${KIND.shared()}`] };
-        return { ok: false, lines: problems.map((p) => `${c}: ${p}`) };
+        const install = await installRbacReview(ctx, link);
+        if (install.problems.length === 0) return ok(KIND.install(c), install);
+        const shared = await sharedRbacReview(ctx, link);
+        if (shared.problems.length === 0) return ok(KIND.shared(), shared);
+        return { ok: false, lines: own.problems.map((p) => `${c}: ${p}`) };
       }),
     );
     const failed = lines.filter((l) => !l.ok);
