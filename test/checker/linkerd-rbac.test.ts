@@ -1,4 +1,4 @@
-// Issue 23 finding C: a Link made by Linkerd's own CLI grants its controller what Linkerd's link
+// A Link made by Linkerd's own CLI grants its controller what Linkerd's link
 // chart grants (multicluster/charts/linkerd-multicluster-link/templates/service-mirror.yaml):
 // endpoints and services list/get/watch/create/delete/update, namespaces list/get/watch — no
 // patch, no events. mc serve under exactly that RBAC (enforced) mirrors and updates (its Events

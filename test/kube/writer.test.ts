@@ -51,7 +51,9 @@ describe("Writer", () => {
 
   test("a status patch writes the status subresource and leaves the spec alone", async () => {
     const ns = await freshNamespace(client);
-    await writer.create(resources.service, service("web", ns));
+    // A load-balancer ingress only on a LoadBalancer Service: kube refuses it on any other type.
+    const lb = service("web", ns);
+    await writer.create(resources.service, { ...lb, spec: { ...(lb.spec as object), type: "LoadBalancer" } });
     const out = await writer.patchStatus(resources.service, ns, "web", { loadBalancer: { ingress: [{ ip: "10.0.0.9" }] } });
     expect(out.status).toEqual({ loadBalancer: { ingress: [{ ip: "10.0.0.9" }] } });
     const read = await client.get(resources.service, ns, "web");

@@ -8,7 +8,7 @@ import { deepCopy, type JSONSchemaProps, type KubeObject, type ResourceType } fr
 import { admitBuiltin, type FieldValidation } from "../validation/builtin.ts";
 import { validateEndpointAddresses } from "../validation/endpoints.ts";
 import { admitStructural } from "../validation/structural.ts";
-import { admitDeployment, admitNamespace } from "./defaults.ts";
+import { admitDeployment, admitNamespace, admitSecret, validateLease } from "./defaults.ts";
 import { admitService, type Allocator } from "./services.ts";
 
 export interface Admitted {
@@ -21,7 +21,14 @@ export function admit(type: ResourceType, obj: KubeObject, previous: KubeObject 
   if (type.crd) return admitCustom(obj, type.crd.schema, mode);
   const result = admitBuiltin(obj, mode);
   const o = result.object;
+  dropEmptyMaps(o);
   switch (type.kind) {
+    case "Secret":
+      admitSecret(o);
+      break;
+    case "Lease":
+      validateLease(o);
+      break;
     case "Service":
       admitService(o, previous, alloc);
       break;
@@ -42,5 +49,17 @@ export function admit(type: ResourceType, obj: KubeObject, previous: KubeObject 
 /** Custom resources: pruned, defaulted and validated by the CRD version's schema. */
 function admitCustom(obj: KubeObject, schema: JSONSchemaProps | undefined, mode: FieldValidation): Admitted {
   if (!schema) return { object: deepCopy(obj), warnings: [] };
-  return admitStructural(obj, schema, mode);
+  const admitted = admitStructural(obj, schema, mode);
+  dropEmptyMaps(admitted.object);
+  return admitted;
+}
+
+/** Empty labels and annotations are not kept (Go's omitempty drops an empty map). Mutates `obj`. */
+function dropEmptyMaps(obj: KubeObject): void {
+  const m = obj.metadata as Record<string, unknown> | undefined;
+  if (!m) return;
+  for (const key of ["labels", "annotations"]) {
+    const v = m[key];
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) delete m[key];
+  }
 }

@@ -2,7 +2,7 @@
 // traffic policies, target ports), a cluster IP and node ports from the allocator, and an empty
 // status on create or a change of type (the load balancer's address is a controller's,
 // controllers/load-balancer.ts).
-import type { KubeObject } from "../types.ts";
+import { errors, type KubeObject, type StatusCause } from "../types.ts";
 
 interface ServicePort {
   name?: string;
@@ -76,6 +76,7 @@ export function admitService(svc: KubeObject, previous: KubeObject | undefined, 
     spec.ipFamilies ??= ["IPv4"];
     spec.ipFamilyPolicy ??= "SingleStack";
   }
+  if (spec.type === "LoadBalancer") (spec as Record<string, unknown>).allocateLoadBalancerNodePorts ??= true;
   const wantsNodePorts = spec.type === "NodePort" || spec.type === "LoadBalancer";
   if (wantsNodePorts) {
     spec.externalTrafficPolicy ??= "Cluster";
@@ -88,4 +89,24 @@ export function admitService(svc: KubeObject, previous: KubeObject | undefined, 
     for (const p of spec.ports ?? []) delete p.nodePort;
   }
   if (previous === undefined || spec.type !== prevSpec?.type) svc.status = { loadBalancer: {} };
+  validateService(svc);
+}
+
+/**
+ * What kube's ValidateService refuses that the schema does not: ports out of range, and a load
+ * balancer ingress on a Service that is no LoadBalancer (422 in kube's words).
+ */
+function validateService(svc: KubeObject): void {
+  const spec = (svc.spec ?? {}) as ServiceSpec & { type?: string };
+  const causes: StatusCause[] = [];
+  for (const [i, p] of (spec.ports ?? []).entries()) {
+    if (typeof p.port === "number" && (p.port < 1 || p.port > 65535)) {
+      causes.push({ field: `spec.ports[${i}].port`, reason: "FieldValueInvalid", message: `Invalid value: ${p.port}: must be between 1 and 65535, inclusive` });
+    }
+  }
+  const ingress = (svc.status as { loadBalancer?: { ingress?: unknown[] } } | undefined)?.loadBalancer?.ingress ?? [];
+  if (ingress.length > 0 && (spec.type ?? "ClusterIP") !== "LoadBalancer") {
+    causes.push({ field: "status.loadBalancer.ingress", reason: "FieldValueForbidden", message: "Forbidden: may only be used when `spec.type` is 'LoadBalancer'" });
+  }
+  if (causes.length > 0) throw errors.invalid("Service", svc.metadata.name ?? "", causes);
 }

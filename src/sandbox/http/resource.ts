@@ -73,6 +73,9 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
       }
     }
     const filter = { namespace: type.namespaced ? namespace : undefined, labels, fields };
+    if (q.get("resourceVersionMatch") && !q.get("resourceVersion")) {
+      throw errors.invalid("ListOptions", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
+    }
     const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion);
     if (gone) throw gone;
     if (q.get("watch") === "true" || q.get("watch") === "1") {

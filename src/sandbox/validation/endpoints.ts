@@ -13,9 +13,9 @@ interface Subset {
   notReadyAddresses?: { ip?: string }[] | null;
 }
 
-/** An Endpoints address: IsValidIPForLegacyField (strict), then, only if that passed, ValidateEndpointIP. */
+/** An Endpoints address: IsValidIPForLegacyField (strict), then ValidateEndpointIP (v1.37.2 names a non-IP twice). */
 function endpointsAddress(field: string, ip: string): FieldProblem[] {
-  if (!ipBytes(ip)) return [invalid(field, ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)")];
+  if (!ipBytes(ip)) return [invalid(field, ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"), invalid(field, ip, "must be a valid IP address")];
   if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return [invalid(field, ip, "must not be an IPv4-mapped IPv6 address")];
   return endpointIpProblems(ip).map((m) => invalid(field, ip, m));
 }
@@ -37,7 +37,9 @@ export function endpointSliceProblems(obj: KubeObject): FieldProblem[] {
       const field = `endpoints[${i}].addresses[${j}]`;
       const b = ipBytes(address);
       const v4 = b !== undefined && /^\d+\.\d+\.\d+\.\d+$/.test(address);
-      const family = type === "IPv4" ? (v4 ? [] : [invalid(field, address, "must be a valid IPv4 address")]) : b && !v4 ? [] : [invalid(field, address, "must be a valid IPv6 address")];
+      // v1.37.2: an IP of the other family is named on the list (no index), and is otherwise not checked.
+      if (b && v4 !== (type === "IPv4")) return [invalid(`endpoints[${i}].addresses`, address, `must be an ${type} address`)];
+      const family = b ? [] : [invalid(field, address, `must be a valid ${type} address`)];
       return [...family, ...endpointIpProblems(address).map((m) => invalid(field, address, m))];
     }),
   );

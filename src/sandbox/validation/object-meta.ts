@@ -21,7 +21,8 @@ export function checkIdentity(type: ResourceType, namespace: string | undefined,
     throw errors.badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${apiVersionOf(type)})`);
   }
   if (body.kind !== undefined && body.kind !== type.kind) {
-    throw errors.badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${type.kind})`);
+    // Go decodes the body as its own kind, then fails to convert it to the endpoint's.
+    throw errors.badRequest(`${body.kind} in version "${String(body.apiVersion ?? apiVersionOf(type)).split("/").pop()}" cannot be handled as a ${type.kind}: converting (${String(body.apiVersion ?? "").split("/").pop()}.${body.kind}) to (${type.group === "" ? "core" : type.group.split(".")[0]}.${type.kind}): unknown conversion`);
   }
   body.apiVersion = apiVersionOf(type);
   body.kind = type.kind;
@@ -45,8 +46,8 @@ export function checkName(type: ResourceType, name: string | undefined): void {
   }
   if (!ok) {
     const what = LABEL_NAMED.has(type.kind)
-      ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
-      : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+      ? "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+      : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     throw errors.invalid(type.kind, name, [{ field: "metadata.name", reason: "FieldValueInvalid", message: `Invalid value: "${name}": ${what}` }], type.group);
   }
 }
