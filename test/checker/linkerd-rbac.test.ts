@@ -53,7 +53,10 @@ test("under Linkerd's ClusterRole, mc serve (as the rendered ServiceAccount, RBA
 
   const check = await rbacCheck();
   expect(check.result).toBe("success");
-  expect(check.details).toEqual([`east: ClusterRole ${localResourcesAccessName("east")} does not grant create events: mirroring works, but the controller records no Events`]);
+  expect(check.details).toEqual([
+    "east: linkerd-service-mirror-east, made by mc link",
+    `east: ClusterRole ${localResourcesAccessName("east")} does not grant create events: mirroring works, but the controller records no Events`,
+  ]);
 }, 30_000);
 
 test("a ClusterRole without update on endpoints still fails the RBAC check, naming it", async () => {
