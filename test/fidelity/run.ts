@@ -1,5 +1,5 @@
 // `bun run fidelity`: every kubectl case of cases.ts against a sandbox and a
-// real kube-apiserver (test/real, `bun run kube:build` first; root for its gateway host), the
+// real kube-apiserver (test/real: `bun run kube:build` first, root for its gateway host), the
 // outputs normalised (normalize.ts) and compared. A difference is either fixed in the sandbox or
 // listed with its reason in differences.yaml; the run fails on any unlisted difference (and on a
 // listed one that no longer differs, so the list stays true) and ends with
@@ -10,6 +10,8 @@ import { join } from "node:path";
 import YAML from "yaml";
 import { startSandbox } from "../../src/sandbox/index.ts";
 import { kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
+import { whyNoRealClusters } from "../real/backend.ts";
+import { startRealClusters } from "../real/clusters.ts";
 import { CASES, type Case } from "./cases.ts";
 import { normalize } from "./normalize.ts";
 
@@ -29,13 +31,9 @@ async function sandboxSide(): Promise<Side> {
 }
 
 async function realSide(): Promise<Side> {
-  // Imported by name at run time: the sandbox side runs without test/real.
-  const modulePath = "../real/clusters.ts";
-  type RealModule = { startRealClusters(o: { linkerd?: boolean }): Promise<{ east: { kubeconfig: string }; stop(): Promise<void> }> };
-  const real: RealModule = await import(modulePath).catch((err: Error) => {
-    throw new Error(`the real backend is not available (${err.message}): it comes with test/real (bun run kube:build)`);
-  });
-  const clusters = await real.startRealClusters({ linkerd: false });
+  const why = whyNoRealClusters();
+  if (why) throw new Error(`fidelity needs a real API server: ${why}`);
+  const clusters = await startRealClusters({ linkerd: false });
   return { name: "real", kubectl: kubectlFor(clusters.east.kubeconfig), stop: () => clusters.stop() };
 }
 
