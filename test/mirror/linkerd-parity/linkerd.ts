@@ -93,7 +93,7 @@ export function headlessMirrorEndpoints(name: string, namespace: string, labels:
 
 /**
  * Labels as Linkerd compares them, after checking mc's one addition: a mirror mc wrote carries
- * the uid of the Link that made it (docs/decisions.md#d47; test/hardening/ownership.test.ts), here the
+ * the uid of the Link that made it (docs/decisions.md#d47; test/mirror/ownership.test.ts), here the
  * environment's one Link; a local fixture mc had no reason to write has none.
  */
 function linkerdLabels(pair: Pair, labels: Record<string, string> | undefined): Record<string, string> {
