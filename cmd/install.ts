@@ -31,6 +31,7 @@ const flags = defineFlags(
       schema: unlessEmpty(V.domain),
     },
     "local-service-mirror": { type: "boolean", default: true, description: "Include the local service mirror (this cluster's Services as federated members; --local-service-mirror=false leaves it out)" },
+    mcs: { type: "boolean", default: true, description: "Include the Multi-Cluster Services API's CRDs, ServiceExport and ServiceImport (--mcs=false leaves them out, e.g. when another implementation owns them)" },
     "shared-controller": { type: "boolean", default: false, description: "Include one controller (mc serve --all) serving every Link of --namespace, for links made with mc link --controller=shared" },
     controllers: {
       type: "string",
@@ -65,6 +66,7 @@ export default command(meta("install"), flags, async (f, g) => {
     localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha) } : null,
     sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
     controllers: installControllers(f.controllers, f.controllerSet, controllerOf(f.image, f.ha)),
+    mcs: f.mcs,
     remoteAccess: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
     version: pkg.version,
     ignoreCluster: f.ignoreCluster,

@@ -6,7 +6,7 @@
 // chart). Pure: options in, objects out, in apply order.
 import type { TargetAccessModes } from "../model/access.ts";
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
-import { renderLinkCrd } from "./crd.ts";
+import { renderLinkCrd, renderMcsCrds } from "./crd.ts";
 import { renderGateway, type GatewayOptions } from "./gateway.ts";
 import { renderInstallControllers, type InstallController } from "./install-controllers.ts";
 import { renderLocalMirror, type LocalMirrorOptions } from "./local-mirror.ts";
@@ -34,6 +34,8 @@ export interface InstallOptions {
   sharedController?: ControllerOptions | null;
   /** A controller per Link, as Linkerd 2.18's chart `controllers[]` (`--controllers`); absent: none. */
   controllers?: readonly InstallController[];
+  /** The Multi-Cluster Services API's CRDs (`--mcs`, default on); absent: on. */
+  mcs?: boolean;
 }
 
 export function renderNamespace(name: string): Manifest {
@@ -48,6 +50,7 @@ export function renderInstall(o: InstallOptions): Manifest[] {
     ...(o.gateway ? renderGateway(o.gateway, context) : []),
     ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version, access: o.remoteAccess })),
     renderLinkCrd(createdBy(o.version)),
+    ...(o.mcs !== false ? renderMcsCrds(createdBy(o.version)) : []),
     ...(o.localMirror ? renderLocalMirror({ ...o.localMirror, namespace: o.namespace, version: o.version }) : []),
     ...(o.sharedController ? renderSharedController({ controller: o.sharedController, namespace: o.namespace, version: o.version }) : []),
     ...renderInstallControllers({ controllers: o.controllers ?? [], namespace: o.namespace, version: o.version }),
