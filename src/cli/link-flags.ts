@@ -66,6 +66,10 @@ export const LINK_FLAGS = defineFlags(
     "controller-memory-limit": { type: "string", default: R.limits.memory, description: "Memory limit of the controller's container, ~240 MB at 10,000 mirrors (empty: none)", schema: V.quantity("512Mi") },
     ha: { type: "boolean", default: false, description: "3 controller replicas with anti-affinity and a disruption budget" },
     "enable-endpoint-slices": { ...S.enableEndpointSlices.row, description: "The controller reads the target's EndpointSlices instead of its Endpoints (mc serve --enable-endpoint-slices)" },
+    "enable-namespace-creation": {
+      ...S.enableNamespaceCreation.row,
+      description: "The controller creates a missing namespace instead of skipping its Services (mc serve --enable-namespace-creation; its ClusterRole then grants namespaces create)",
+    },
     "fast-failure-detection": {
       ...S.fastFailureDetection.row,
       description: "Controller: confirm a failed gateway probe every period/10 (mc serve --fast-failure-detection; the Link itself stays Linkerd's)",
@@ -100,7 +104,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
             logLevel: f.logLevel,
             logFormat: f.logFormat,
             ha: f.ha,
-            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, fastFailureDetection: f.fastFailureDetection, kubeApiQps: f.kubeApiQps, kubeApiBurst: f.kubeApiBurst },
+            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, enableNamespaceCreation: f.enableNamespaceCreation, fastFailureDetection: f.fastFailureDetection, kubeApiQps: f.kubeApiQps, kubeApiBurst: f.kubeApiBurst },
             resources: controllerResources(f),
           }
         : f.controller === "shared"

@@ -42,6 +42,8 @@ export interface LinkObjectsOptions {
   clusterName: string;
   namespace: string;
   linkerdNamespace: string;
+  /** Render the controller as run with --enable-namespace-creation (its ClusterRole grants namespaces create). */
+  namespaceCreation?: boolean;
 }
 
 /**
@@ -59,7 +61,7 @@ export function linkObjects(o: LinkObjectsOptions): LinkObject[] {
     trustDomain: "cluster.local",
     gateway: { addresses: ["192.0.2.1"], port: 4143, identity: "", probe: { path: "/ready", port: 4191, periodMs: 3000 } },
     spec: noLinkSpecOptions(),
-    controller: { image: "", logLevel: "info", logFormat: "plain", ha: true },
+    controller: { image: "", logLevel: "info", logFormat: "plain", ha: true, ...(o.namespaceCreation && { settings: { enableNamespaceCreation: true } }) },
     version: "0",
   });
   const out: LinkObject[] = rendered.map((manifest) => ({

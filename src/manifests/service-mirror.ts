@@ -37,9 +37,15 @@ export const LOCAL_MIRROR_RULES = [
  */
 export const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
 
-/** The rules of the controller's ClusterRole in the source, as mc renders them. */
-export const localAccessRules = (): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
-  [...LOCAL_MIRROR_RULES, ...LOCAL_EVENT_RULES].map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] }));
+/** `mc serve --enable-namespace-creation` creates a missing namespace: a rule of its own, as Linkerd's chart renders it for `enableNamespaceCreation`. */
+export const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
+
+/** The rules of the controller's ClusterRole in the source, as mc renders them (with `namespaceCreation`, for a controller run with --enable-namespace-creation). */
+export const localAccessRules = (o: { namespaceCreation?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
+  [...LOCAL_MIRROR_RULES, ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES].map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] }));
+
+/** Whether a controller runs with --enable-namespace-creation (its ClusterRole then grants namespaces create). */
+export const createsNamespaces = (ctl: Pick<ControllerOptions, "settings">): boolean => ctl.settings?.enableNamespaceCreation === true;
 
 export type LogFormat = "plain" | "json";
 
@@ -96,7 +102,7 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
   const args = controllerArgs(ns, { ...ctl, settings: { ...ctl.settings, ...(probeService && { probeService }) } });
   const out: Manifest[] = [
     object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
-      rules: localAccessRules(),
+      rules: localAccessRules({ namespaceCreation: createsNamespaces(ctl) }),
     }),
     object(RBAC, "ClusterRoleBinding", meta(localResourcesAccessName(c), false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: localResourcesAccessName(c) },

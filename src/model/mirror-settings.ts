@@ -175,3 +175,6 @@ export function settingsArgs(settings: DeployedSettings): string[] {
 
 /** `--enable-endpoint-slices`: the flag of a controller that reads the target's EndpointSlices (mc check looks for it). */
 export const ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.enableEndpointSlices.flag}`;
+
+/** `--enable-namespace-creation`: the flag of a controller that creates missing namespaces (mc check then wants namespaces create in its ClusterRole). */
+export const NAMESPACE_CREATION_FLAG = `--${MIRROR_SETTINGS.enableNamespaceCreation.flag}`;

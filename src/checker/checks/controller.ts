@@ -9,6 +9,7 @@ import type { Manifest } from "../../manifests/meta.ts";
 import { renderInstallControllers } from "../../manifests/install-controllers.ts";
 import { renderSharedController } from "../../manifests/shared-controller.ts";
 import type { Link } from "../../model/link.ts";
+import { NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
 import { installControllerName, leaseName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
@@ -22,17 +23,31 @@ interface RbacReview {
   notes: string[];
 }
 
-/** The RBAC objects `mc link` renders for this link, compared with what the cluster has. */
-function rbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace }).map((o) => o.manifest);
+type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
+
+/**
+ * Whether the controller Deployment `name` runs `mc serve --enable-namespace-creation`: then its
+ * ClusterRole must also grant namespaces create. A Deployment that cannot be read asks nothing
+ * more (the running check reports it).
+ */
+async function createsNamespaces(ctx: CheckContext, namespace: string, name: string): Promise<boolean> {
+  const d = await ctx.local.get<DeploymentArgs>(resources.deployment, namespace, name).catch(() => undefined);
+  return d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(NAMESPACE_CREATION_FLAG)) ?? false;
+}
+
+/** The RBAC objects `mc link` renders for this link (as its Deployment runs), compared with what the cluster has. */
+async function rbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
+  const namespaceCreation = await createsNamespaces(ctx, link.namespace, serviceMirrorName(link.targetClusterName));
+  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace, namespaceCreation }).map((o) => o.manifest);
   return review(ctx, wanted);
 }
 
-const ANY_CONTROLLER = { image: "", logLevel: "info", logFormat: "plain" as const, ha: false };
+const anyController = (namespaceCreation: boolean) => ({ image: "", logLevel: "info", logFormat: "plain" as const, ha: false, settings: { enableNamespaceCreation: namespaceCreation } });
 
 /** The RBAC objects `mc install --controllers <c>` renders for this link, compared with what the cluster has. */
-function installRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  return review(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller: ANY_CONTROLLER, probePort: null }], namespace: link.namespace, version: "0" }));
+async function installRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
+  const controller = anyController(await createsNamespaces(ctx, link.namespace, installControllerName(link.targetClusterName)));
+  return review(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller, probePort: null }], namespace: link.namespace, version: "0" }));
 }
 
 /** How each kind of controller is named in check lines. */
@@ -43,8 +58,9 @@ const KIND = {
 };
 
 /** The RBAC objects of the shared controller in the Link's namespace, compared with what the cluster has. */
-function sharedRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  return review(ctx, renderSharedController({ controller: ANY_CONTROLLER, namespace: link.namespace, version: "0" }));
+async function sharedRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
+  const controller = anyController(await createsNamespaces(ctx, link.namespace, SHARED_CONTROLLER_NAME));
+  return review(ctx, renderSharedController({ controller, namespace: link.namespace, version: "0" }));
 }
 
 async function review(ctx: CheckContext, rendered: Manifest[]): Promise<RbacReview> {
