@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
+import { installControllers } from "../../src/cli/install-controllers.ts";
+import { renderInstallControllers } from "../../src/manifests/install-controllers.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import { localResourcesAccessName, serviceMirrorName } from "../../src/model/names.ts";
 import { proberFactory } from "../../src/prober/index.ts";
@@ -78,4 +80,14 @@ test("a controller run with --enable-namespace-creation whose ClusterRole does n
   const check = await rbacCheck();
   expect(check.result).toBe("error");
   expect(check.details).toEqual([`east: ClusterRole ${name} does not grant create namespaces`]);
+});
+
+test("mc install --controllers with --controller-set LINK.enable-namespace-creation=true grants namespaces create in the controllers' ClusterRole", () => {
+  const controllerDefaults = { image: "mc:0", logLevel: "info", logFormat: "plain" as const, ha: false };
+  const creates = (set: string) =>
+    (renderInstallControllers({ controllers: installControllers(["east", "north"], set, controllerDefaults), namespace: NS, version: "0" }).find((o) => o.kind === "ClusterRole") as Manifest & { rules: Array<{ resources: string[]; verbs: string[] }> }).rules.some(
+      (r) => r.resources.includes("namespaces") && r.verbs.includes("create"),
+    );
+  expect(creates("")).toBe(false);
+  expect(creates("north.enable-namespace-creation=true")).toBe(true);
 });
