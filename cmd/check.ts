@@ -5,8 +5,8 @@ import { defineFlags } from "../src/cli/flags.ts";
 import { durationFlag, linkerdNamespaceFlag, outputFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
 import { logger } from "../src/log.ts";
-import { formatDuration } from "../src/model/duration.ts";
-import { MIN_API_TIMEOUT_MS } from "../src/model/limits.ts";
+import { formatDuration, shortDuration } from "../src/model/duration.ts";
+import { MAX_API_TIMEOUT_MS, MIN_API_TIMEOUT_MS } from "../src/model/limits.ts";
 import { meta } from "./commands.ts";
 
 const flags = defineFlags(
@@ -25,6 +25,8 @@ const flags = defineFlags(
       message: "must be a duration such as 10s",
       min: MIN_API_TIMEOUT_MS,
       tooSmall: `must be at least ${formatDuration(MIN_API_TIMEOUT_MS)}, e.g. 10s`,
+      max: MAX_API_TIMEOUT_MS,
+      tooLarge: `must be at most ${shortDuration(MAX_API_TIMEOUT_MS)}, e.g. 10s`,
     }),
     "linkerd-namespace": linkerdNamespaceFlag("Namespace of Linkerd's control plane (its trust anchors)"),
   },

@@ -9,6 +9,7 @@ import { CONTROLLER_SETTINGS, installControllers } from "../src/cli/install-cont
 import { buildInstall } from "../src/linker/install.ts";
 import { GATEWAY_SERVICE_TYPES } from "../src/manifests/gateway.ts";
 import { formatManifests } from "../src/manifests/output.ts";
+import { MAX_PROBE_PERIOD_MS } from "../src/model/limits.ts";
 import { DEFAULT_REMOTE_ACCESS_SA, defaultImage } from "../src/model/names.ts";
 import * as V from "../src/model/values.ts";
 import { meta } from "./commands.ts";
@@ -20,7 +21,7 @@ const flags = defineFlags(
     gateway: { type: "boolean", default: true, description: "Include the gateway (--gateway=false leaves it out)" },
     "gateway-port": { type: "string", default: "4143", description: "Port of the gateway's mc-gateway port", schema: V.port },
     "gateway-probe-port": { type: "string", default: "4191", description: "Port of the gateway's mc-probe port (the proxy's admin port)", schema: V.port },
-    "gateway-probe-seconds": { type: "string", default: "3", description: "Seconds between gateway probes", schema: V.wholeNumber(1, "seconds") },
+    "gateway-probe-seconds": { type: "string", default: "3", description: "Seconds between gateway probes", schema: V.wholeNumber(1, "seconds", MAX_PROBE_PERIOD_MS / 1000) },
     "gateway-service-type": { type: "string", default: "LoadBalancer", description: "Gateway Service type: LoadBalancer, NodePort or ClusterIP", schema: V.oneOf(GATEWAY_SERVICE_TYPES) },
     "service-mirror-credentials": { type: "boolean", default: true, description: `Include the remote access account ${DEFAULT_REMOTE_ACCESS_SA}` },
     ...REMOTE_ACCESS_FLAGS,

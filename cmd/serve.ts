@@ -15,7 +15,7 @@ import { connect } from "../src/kube/index.ts";
 import { LEASE_DEFAULTS } from "../src/kube/lease.ts";
 import * as log from "../src/log.ts";
 import { serve } from "../src/serve/serve.ts";
-import { MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS } from "../src/model/limits.ts";
+import { MAX_LEASE_MS, MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
 import { periodRow as period } from "../src/model/mirror-settings.ts";
 import { keyList, oneOf, selector } from "../src/model/values.ts";
@@ -60,9 +60,9 @@ export const SERVE_FLAGS = defineFlags(
     "log-format": { type: "string", default: "plain", description: "Log format: plain or json", schema: oneOf(["plain", "json"] as const) },
     "leader-elect": { type: "boolean", default: true, description: "Hold the Lease service-mirror-write-<link> so only one replica writes (--leader-elect=false to turn off)" },
     identity: { type: "string", description: "Identity in the Lease", defaultText: "$HOSTNAME plus a random per-process suffix, so two processes never share one" },
-    "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)", MIN_LEASE_DURATION_MS, "a standby would take over from a live leader"),
-    "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down", MIN_LEASE_RENEW_DEADLINE_MS, "the leader would step down at the first slow answer"),
-    "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease", MIN_LEASE_RETRY_PERIOD_MS, "each one writes or reads the Lease"),
+    "leader-elect-lease-duration": period(seconds(LEASE_DEFAULTS.leaseDurationMs), "How long a standby waits after the last renewal before taking the Lease (kube's --leader-elect-lease-duration)", MIN_LEASE_DURATION_MS, "a standby would take over from a live leader", MAX_LEASE_MS, "a dead leader's Lease blocks the next one this long"),
+    "leader-elect-renew-deadline": period(seconds(LEASE_DEFAULTS.renewDeadlineMs), "How long the leader keeps trying to renew before it steps down", MIN_LEASE_RENEW_DEADLINE_MS, "the leader would step down at the first slow answer", MAX_LEASE_MS, "a leader cut off keeps writing this long"),
+    "leader-elect-retry-period": period(seconds(LEASE_DEFAULTS.retryPeriodMs), "How often replicas try to acquire or renew the Lease", MIN_LEASE_RETRY_PERIOD_MS, "each one writes or reads the Lease", MAX_LEASE_MS, "a standby notices a free Lease this late"),
     ...MIRROR_SETTING_FLAGS,
   },
   { command: "serve" },

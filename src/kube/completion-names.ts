@@ -4,6 +4,7 @@
 // `timeoutMs` in all.
 import { linkResource } from "../model/link.ts";
 import { DEFAULT_NAMESPACE } from "../model/names.ts";
+import { setLongTimer } from "../runtime/clock.ts";
 import { connect, loadKubeconfig } from "./connect.ts";
 
 export interface NamesScope {
@@ -23,8 +24,8 @@ export async function contextNames(scope: NamesScope, env: Record<string, string
 
 /** The Links of the namespace (default linkerd-multicluster); [] after `timeoutMs` or on any failure. */
 export async function linkNames(scope: NamesScope, timeoutMs = 1500): Promise<string[]> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), timeoutMs)));
+  let cancel = () => {};
+  const late = new Promise<string[]>((resolve) => (cancel = setLongTimer(timeoutMs, () => resolve([]))));
   const read = (async () => {
     const client = await connect({ kubeconfig: scope.kubeconfig, context: scope.context, timeoutMs });
     const list = await client.list<{ metadata?: { name?: string } }>(linkResource, { namespace: scope.namespace ?? DEFAULT_NAMESPACE });
@@ -33,6 +34,6 @@ export async function linkNames(scope: NamesScope, timeoutMs = 1500): Promise<st
   try {
     return await Promise.race([read, late]);
   } finally {
-    clearTimeout(timer);
+    cancel();
   }
 }

@@ -7,6 +7,8 @@
 // retries a 5xx that carries Retry-After; mc leaves those to its callers' backoff, which honours
 // the hint: a 504 "too large resource version" is the informer's to handle.)
 
+import { setLongTimer } from "../runtime/clock.ts";
+
 /** client-go's rest.Request maxRetries: how many times a response with Retry-After is retried. */
 export const RETRY_AFTER_ATTEMPTS = 10;
 /** The longest wait honoured per retry (APF asks for at most 32 s). */
@@ -49,18 +51,18 @@ export function retryAfterMs(status: number, header: string | null): number | un
   return Math.min(MAX_RETRY_AFTER_MS, Number(header) * 1000);
 }
 
-/** Sleeps `ms`; an abort of `signal` ends it early with a rejection. */
+/** Sleeps `ms` (in steps that cannot overflow); an abort of `signal` ends it early with a rejection. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
-      clearTimeout(timer);
+      cancel();
       reject(signal!.reason);
     };
-    const timer = setTimeout(() => {
+    const cancel = setLongTimer(ms, () => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    });
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

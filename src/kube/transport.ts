@@ -4,6 +4,7 @@
 // plus client-node's auth headers (token, token file, exec plugin). Failures come back as
 // KubeErrors; nothing from a response's headers reaches them.
 import fetch from "node-fetch";
+import { setLongTimer } from "../runtime/clock.ts";
 import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
 import { RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type RequestLimiter } from "./throttle.ts";
 
@@ -152,13 +153,12 @@ async function send(t: Transport, req: RawRequest, signal: AbortSignal) {
 function abortAfter(ms: number, outer: AbortSignal | undefined, server: string, controller = new AbortController()) {
   let timedOut = false;
   const onOuter = () => controller.abort();
-  const timer = setTimeout(() => {
+  const clear = setLongTimer(ms, () => {
     timedOut = true;
     controller.abort();
-  }, ms);
+  });
   if (outer?.aborted) controller.abort();
   else outer?.addEventListener("abort", onOuter, { once: true });
-  const clear = () => clearTimeout(timer);
   return {
     signal: controller.signal,
     clear,

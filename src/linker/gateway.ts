@@ -3,8 +3,8 @@
 // --gateway-addresses), the mc-gateway and mc-probe ports (their nodePorts for a NodePort Service),
 // the identity, probe path and period annotations. Pure.
 import { UserError } from "../errors.ts";
-import { DurationError, formatDuration, parseDuration } from "../model/duration.ts";
-import { MIN_PROBE_PERIOD_MS } from "../model/limits.ts";
+import { DurationError, formatDuration, parseDuration, shortDuration } from "../model/duration.ts";
+import { MAX_PROBE_PERIOD_MS, MIN_PROBE_PERIOD_MS } from "../model/limits.ts";
 import { unusableGatewayAddress } from "../model/address.ts";
 import { GATEWAY_IDENTITY, PROBE_PATH, PROBE_PERIOD } from "../model/labels.ts";
 import { GATEWAY_PORT_NAME, PROBE_PORT_NAME } from "../model/names.ts";
@@ -67,14 +67,15 @@ function portOf(svc: GatewayServiceLike, name: string, type: string, where: stri
   return n;
 }
 
-/** The probe-period annotation: whole seconds (`"3"`, what mc install writes) or a Go duration, at least 1s. */
+/** The probe-period annotation: whole seconds (`"3"`, what mc install writes) or a Go duration, 1s to 1h. */
 function probePeriodMs(value: string | undefined, where: string): number {
-  const fix = `want seconds ("3") or a Go duration ("3s") of at least ${formatDuration(MIN_PROBE_PERIOD_MS)}; fix the annotation or re-run mc install --gateway-probe-seconds`;
+  const fix = `want seconds ("3") or a Go duration ("3s") of at least ${formatDuration(MIN_PROBE_PERIOD_MS)} and at most ${shortDuration(MAX_PROBE_PERIOD_MS)}; fix the annotation or re-run mc install --gateway-probe-seconds`;
   if (value === undefined || value === "") throw new UserError(`${where} has no ${PROBE_PERIOD} annotation: re-run mc install on the target`);
-  if (/^\d+$/.test(value) && Number(value) * 1000 >= MIN_PROBE_PERIOD_MS) return Number(value) * 1000;
+  const within = (ms: number) => ms >= MIN_PROBE_PERIOD_MS && ms <= MAX_PROBE_PERIOD_MS;
+  if (/^\d+$/.test(value) && within(Number(value) * 1000)) return Number(value) * 1000;
   try {
     const ms = parseDuration(value);
-    if (ms >= MIN_PROBE_PERIOD_MS) return ms;
+    if (within(ms)) return ms;
   } catch (err) {
     if (!(err instanceof DurationError)) throw err;
   }

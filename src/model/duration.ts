@@ -1,6 +1,7 @@
 // Go duration strings (`3s`, `1m30s`, `1.5h`, `500ms`), as Link specs and flags carry them:
 // parsed to milliseconds once, written back the way Go's time.Duration.String() does. Pure.
 import * as v from "valibot";
+import { MAX_DURATION_MS } from "./limits.ts";
 
 const UNIT_NS: Record<string, number> = {
   ns: 1,
@@ -70,6 +71,10 @@ export interface DurationRule {
   zeroIsOff?: boolean;
   /** What a duration below the minimum gets told instead of `message`. */
   tooSmall?: string;
+  /** The longest duration allowed, in ms (default MAX_DURATION_MS, a day: src/model/limits.ts). */
+  max?: number;
+  /** What a duration above the maximum gets told (default `must be at most <max>`). */
+  tooLarge?: string;
   /** After `message`, for a bare number, suggest it in seconds: quoted (`"3s"`, a Link spec's string) or plain (`3s`, a flag). */
   bareNumber?: "quoted" | "plain";
   /** The value of "" (for Link fields checked later), instead of an error. */
@@ -78,10 +83,11 @@ export interface DurationRule {
 
 /**
  * The one duration check of mc, for Link fields and flags alike: a valibot action from a Go
- * duration string to milliseconds, or one issue saying the fix (`rule`'s messages).
+ * duration string to milliseconds within [min, max], or one issue saying the fix (`rule`'s messages).
  */
 export function duration(rule: DurationRule): v.RawTransformAction<string, number> {
   const min = rule.min ?? 0;
+  const max = rule.max ?? MAX_DURATION_MS;
   return v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const text = dataset.value;
     if (text === "" && rule.emptyAs !== undefined) return rule.emptyAs;
@@ -90,6 +96,10 @@ export function duration(rule: DurationRule): v.RawTransformAction<string, numbe
       ms = parseDuration(text);
     } catch (err) {
       if (!(err instanceof DurationError)) throw err;
+    }
+    if (ms !== undefined && ms > max) {
+      addIssue({ message: rule.tooLarge ?? `must be at most ${shortDuration(max)}` });
+      return NEVER;
     }
     if (ms !== undefined && ms >= min && (!rule.positive || ms > 0)) return ms;
     if (ms === 0 && rule.zeroIsOff) return 0;
@@ -115,6 +125,11 @@ export function formatDuration(ms: number): string {
   if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
   if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
   return `${sign}${seconds}s`;
+}
+
+/** A duration the way people write it, Go-parsable: 1h, 10m, 1h30m, 2.5s (formatDuration without the zero terms). */
+export function shortDuration(ms: number): string {
+  return formatDuration(ms).replace(/([hm])0s$/, "$1").replace(/h0m$/, "h");
 }
 
 /** `value / unit` with the fraction's trailing zeros trimmed: 1500/1000 → "1.5". */

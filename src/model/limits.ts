@@ -1,8 +1,8 @@
-// The shortest durations mc accepts, wherever they come from (Link spec, CRD schema, flags):
-// each is the floor below which the loop it paces turns hot — a probe every 1 ns, a refresh of
-// every mirror every 1 ns — so a value under it is refused with the field's name, never clamped.
-// k8s/link-crd.yaml states the Link's two as `pattern`s (test/manifests/crd-limits.test.ts holds
-// them to these numbers). Pure.
+// The shortest and longest durations mc accepts, wherever they come from (Link spec, CRD schema,
+// flags): a floor is where the loop it paces turns hot (a probe every 1 ns), a ceiling where it
+// stops doing its job (a Lease that blocks the next leader for weeks); a value outside is refused
+// with the field's name, never clamped. k8s/link-crd.yaml states the Link's as `pattern`s
+// (test/manifests/crd-limits.test.ts holds them to these numbers). Pure.
 
 /** `spec.probeSpec.period`: the gateway is probed this often at most. */
 export const MIN_PROBE_PERIOD_MS = 1_000;
@@ -20,3 +20,21 @@ export const MIN_LEASE_RETRY_PERIOD_MS = 100;
 export const MIN_FAULT_PERIOD_MS = 100;
 /** `mc check --timeout`: one API call. */
 export const MIN_API_TIMEOUT_MS = 100;
+
+/**
+ * The ceiling of every duration without one of its own (`--wait`, `--drop-watches-every`, …): a
+ * day, below the 2^31−1 ms a JavaScript timer takes in one step (longer ones fire at once; every
+ * timer of mc waits in steps anyway, src/runtime/clock.ts `setLongTimer`).
+ */
+export const MAX_DURATION_MS = 24 * 3600_000;
+/** `spec.probeSpec.period` and `timeout`: a gateway probed less often than hourly is not watched. */
+export const MAX_PROBE_PERIOD_MS = 3600_000;
+export const MAX_PROBE_TIMEOUT_MS = 3600_000;
+/** `mc serve --endpoint-refresh-period`: a missed event is repaired within a day at the latest. */
+export const MAX_REFRESH_PERIOD_MS = 24 * 3600_000;
+/** `mc serve --status-interval`: status.gateway is at most an hour old. */
+export const MAX_STATUS_INTERVAL_MS = 3600_000;
+/** `mc serve --leader-elect-*`: a Lease left by a dead leader blocks the next one at most this long. */
+export const MAX_LEASE_MS = 10 * 60_000;
+/** `mc check --timeout`: one API call. */
+export const MAX_API_TIMEOUT_MS = 3600_000;

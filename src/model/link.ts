@@ -8,8 +8,8 @@
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./address.ts";
-import { duration, formatDuration } from "./duration.ts";
-import { MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
+import { duration, formatDuration, shortDuration } from "./duration.ts";
+import { MAX_PROBE_PERIOD_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
 import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
 
@@ -105,11 +105,11 @@ const QUOTE = "(every Link spec value is a string: quote it)";
 const text = (fallback: string) => v.optional(v.string(`must be a string ${QUOTE}`), fallback);
 const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
 
-/** A Go duration → ms, at least `min` ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
-const goDuration = (example: string, min: number, tooSmall: string, emptyAs?: 0) =>
+/** A Go duration → ms, in [min, max] ms; with `emptyAs`, "" gives that value instead (for fields checked later). */
+const goDuration = (example: string, min: number, tooSmall: string, max: number, tooLarge: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
-    duration({ message: `must be a Go duration such as "${example}"`, min, positive: true, tooSmall, bareNumber: "quoted", emptyAs }),
+    duration({ message: `must be a Go duration such as "${example}"`, min, positive: true, tooSmall, max, tooLarge: `must be at most ${shortDuration(max)} (${tooLarge}), e.g. "${example}"`, bareNumber: "quoted", emptyAs }),
   );
 
 /** A port string → number; with `emptyAs`, "" gives that value instead (for fields checked later). */
@@ -162,9 +162,15 @@ const ProbeSchema = v.optional(
     {
       path: optionalText,
       port: v.optional(port("4191", 0), ""),
-      period: v.optional(goDuration("3s", MIN_PROBE_PERIOD_MS, `must be at least ${formatDuration(MIN_PROBE_PERIOD_MS)} (shorter probes the gateway in a hot loop), e.g. "3s"`, 0), ""),
+      period: v.optional(
+        goDuration("3s", MIN_PROBE_PERIOD_MS, `must be at least ${formatDuration(MIN_PROBE_PERIOD_MS)} (shorter probes the gateway in a hot loop), e.g. "3s"`, MAX_PROBE_PERIOD_MS, "longer leaves a dead gateway unnoticed", 0),
+        "",
+      ),
       // CRD defaults: timeout 30s, failureThreshold "3".
-      timeout: v.optional(goDuration("30s", MIN_PROBE_TIMEOUT_MS, `must be at least ${formatDuration(MIN_PROBE_TIMEOUT_MS)}, e.g. "30s"`), formatDuration(DEFAULT_PROBE_TIMEOUT_MS)),
+      timeout: v.optional(
+        goDuration("30s", MIN_PROBE_TIMEOUT_MS, `must be at least ${formatDuration(MIN_PROBE_TIMEOUT_MS)}, e.g. "30s"`, MAX_PROBE_TIMEOUT_MS, "a probe that long tells nothing"),
+        formatDuration(DEFAULT_PROBE_TIMEOUT_MS),
+      ),
       failureThreshold: v.optional(
         v.pipe(v.string(`must be a string ${QUOTE}`), v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`), v.transform(Number)),
         String(DEFAULT_PROBE_FAILURE_THRESHOLD),

@@ -3,8 +3,8 @@
 // `mc link` / `mc install` carries it. MirrorSettings has a field per row (src/cli/serve-flags.ts
 // holds the two to each other); a new setting is a row, its field and the code that reads it. Pure.
 import * as v from "valibot";
-import { duration, formatDuration } from "./duration.ts";
-import { MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";
+import { duration, formatDuration, shortDuration } from "./duration.ts";
+import { MAX_REFRESH_PERIOD_MS, MAX_STATUS_INTERVAL_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";
 import { objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
 
 /** Everything `mc serve` passes, whole, from its flags to the controller, prober and reconcile that read it. */
@@ -44,13 +44,24 @@ export interface MirrorSettings {
  */
 export type Carried = { when: "always" | "changed"; text?: (value: never) => string } | { when: "never" };
 
-/** A period of a loop: a Go duration of at least `min` ms (src/model/limits.ts), `why` saying why. */
-export const periodRow = (def: string, description: string, min: number, why: string) =>
+/** A period of a loop: a Go duration in [min, max] ms (src/model/limits.ts), `why` and `whyMax` saying why. */
+export const periodRow = (def: string, description: string, min: number, why: string, max: number, whyMax: string) =>
   ({
     type: "string",
     default: def,
     description,
-    schema: v.pipe(v.string(), v.trim(), duration({ message: "must be a positive Go duration such as 1m or 30s", min, positive: true, tooSmall: `must be at least ${formatDuration(min)} (${why})` })),
+    schema: v.pipe(
+      v.string(),
+      v.trim(),
+      duration({
+        message: "must be a positive Go duration such as 1m or 30s",
+        min,
+        positive: true,
+        tooSmall: `must be at least ${formatDuration(min)} (${why})`,
+        max,
+        tooLarge: `must be at most ${shortDuration(max)} (${whyMax}), e.g. ${def}`,
+      }),
+    ),
   }) as const;
 
 /** A non-negative number of requests per second (`20`, `2.5`). */
@@ -67,7 +78,7 @@ export const MIRROR_SETTINGS = {
   },
   endpointRefreshPeriod: {
     flag: "endpoint-refresh-period",
-    row: periodRow("1m", "How often the gateway address is re-resolved and every mirror re-checked", MIN_REFRESH_PERIOD_MS, "each period re-checks every mirror"),
+    row: periodRow("1m", "How often the gateway address is re-resolved and every mirror re-checked", MIN_REFRESH_PERIOD_MS, "each period re-checks every mirror", MAX_REFRESH_PERIOD_MS, "it repairs what an event missed"),
     carried: { when: "changed", ...asDuration },
   },
   enableHeadlessServices: {
@@ -106,7 +117,7 @@ export const MIRROR_SETTINGS = {
   },
   statusInterval: {
     flag: "status-interval",
-    row: periodRow("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link"),
+    row: periodRow("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link", MAX_STATUS_INTERVAL_MS, "status.gateway would go stale"),
     carried: { when: "changed", ...asDuration },
   },
   fastFailureDetection: {

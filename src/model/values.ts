@@ -73,13 +73,14 @@ export const optionalPort = v.pipe(
   }),
 );
 
-/** A whole number from `min` up. */
-export const wholeNumber = (min: number, what: string) =>
+/** A whole number from `min` to `max`. */
+export const wholeNumber = (min: number, what: string, max = 999_999) =>
   v.pipe(
     v.string(),
     v.regex(/^\d{1,6}$/, `must be a whole number of ${what}`),
     v.transform(Number),
     v.minValue(min, `must be at least ${min} (${what})`),
+    v.maxValue(max, `must be at most ${max} (${what})`),
   );
 
 /** A label selector in kubectl's syntax; parsed. */

@@ -7,12 +7,28 @@ export interface Clock {
   setTimer(ms: number, fn: () => void): () => void;
 }
 
+/** The longest wait one setTimeout takes: 2^31−1 ms (~24.8 days); a longer one fires at once. */
+export const MAX_TIMER_STEP_MS = 2 ** 31 - 1;
+
+/**
+ * setTimeout for any `ms`: waits in steps of at most `stepMs` (MAX_TIMER_STEP_MS; smaller only in
+ * tests), so a long wait can never overflow into one that fires at once. The returned function cancels it.
+ */
+export function setLongTimer(ms: number, fn: () => void, stepMs = MAX_TIMER_STEP_MS): () => void {
+  const due = Date.now() + Math.max(0, Number.isFinite(ms) ? ms : MAX_TIMER_STEP_MS);
+  let t: ReturnType<typeof setTimeout>;
+  const step = () => {
+    const left = due - Date.now();
+    if (left <= 0) return fn();
+    t = setTimeout(step, Math.min(left, stepMs));
+  };
+  t = setTimeout(step, Math.min(Math.max(0, due - Date.now()), stepMs));
+  return () => clearTimeout(t);
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer(ms, fn) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    return () => clearTimeout(t);
-  },
+  setTimer: (ms, fn) => setLongTimer(ms, fn),
 };
 
 /** Resolves after `ms` on `clock`, or early (with false) when `signal` aborts. Leaves nothing behind. */

@@ -2,6 +2,8 @@
 // follow its changes from that read until the predicate holds or the deadline passes. What is
 // read and followed is the caller's (the kube layer reads one object and watches it).
 
+import { setLongTimer } from "./clock.ts";
+
 export class WaitTimeout extends Error {
   constructor(what: string, ms: number) {
     super(`timed out after ${ms} ms waiting for ${what}`);
@@ -22,9 +24,9 @@ export async function waitFor<T>(source: Followable<T>, pred: (value: T | undefi
   const now = await source.read();
   if (pred(now.value)) return now.value;
   const stream = await source.follow(now.from);
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer = () => {};
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WaitTimeout(opts.what, opts.timeoutMs)), opts.timeoutMs);
+    cancelTimer = setLongTimer(opts.timeoutMs, () => reject(new WaitTimeout(opts.what, opts.timeoutMs)));
   });
   const seen = (async () => {
     for await (const value of stream.values) if (pred(value)) return value;
@@ -33,7 +35,7 @@ export async function waitFor<T>(source: Followable<T>, pred: (value: T | undefi
   try {
     return await Promise.race([seen, deadline]);
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
     stream.cancel();
   }
 }

@@ -93,7 +93,7 @@ describe("mc link names the missing object and the fix", () => {
     await target("mc-badperiod", gatewayAnnotations((a) => (a["mirror.linkerd.io/probe-period"] = "often")));
     await expectError(
       ["link", "--cluster-name", "east", "--namespace", "mc-badperiod"],
-      `gateway Service mc-badperiod/linkerd-gateway on east annotation mirror.linkerd.io/probe-period is "often": want seconds ("3") or a Go duration ("3s") of at least 1s; fix the annotation or re-run mc install --gateway-probe-seconds`,
+      `gateway Service mc-badperiod/linkerd-gateway on east annotation mirror.linkerd.io/probe-period is "often": want seconds ("3") or a Go duration ("3s") of at least 1s and at most 1h; fix the annotation or re-run mc install --gateway-probe-seconds`,
     );
   });
 
