@@ -6,7 +6,7 @@ import { UserError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";
 
 export interface AdminOptions {
-  /** `host:port`; `:9999` listens on every interface, port 0 picks a free one. */
+  /** `host:port`; `:9999` listens on every interface of both families, port 0 picks a free one. */
   addr: string;
   metrics: Pick<Metrics, "registry">;
   ready: () => boolean;
@@ -22,24 +22,29 @@ export interface AdminServer {
   stop(): Promise<void>;
 }
 
-/** Parses `--admin-addr`: `:9999`, `127.0.0.1:0`, `[::1]:9999`, `localhost:9999`. */
+/**
+ * Parses `--admin-addr`: `:9999`, `127.0.0.1:0`, `[::1]:9999`, `localhost:9999`. No host is `::`,
+ * dual-stack (Bun clears IPV6_V6ONLY), as Go's net.Listen(":9999"): an IPv6-only pod is probed too.
+ */
 export function parseAddr(addr: string): { hostname: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(addr.trim());
   const port = m ? Number(m[3]) : NaN;
   if (!m || !(port >= 0 && port <= 65535)) {
     throw new UserError(`--admin-addr: must be host:port (e.g. :9999 or 127.0.0.1:0), got ${JSON.stringify(addr)}`);
   }
-  return { hostname: m[1] ?? (m[2] || "0.0.0.0"), port };
+  return { hostname: m[1] ?? (m[2] || "::"), port };
 }
 
 export function startAdmin(o: AdminOptions): AdminServer {
-  const { hostname, port } = parseAddr(o.addr);
+  const parsed = parseAddr(o.addr);
+  let hostname = parsed.hostname;
+  const port = parsed.port;
   const text = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
-  let server: ReturnType<typeof Bun.serve>;
-  try {
-    server = Bun.serve({
+  const listen = () =>
+    Bun.serve({
       hostname,
       port,
+      ipv6Only: false,
       async fetch(req) {
         const path = new URL(req.url).pathname;
         if (req.method !== "GET" && req.method !== "HEAD") return text("method not allowed\n", 405);
@@ -57,6 +62,16 @@ export function startAdmin(o: AdminOptions): AdminServer {
         }
       },
     });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    try {
+      server = listen();
+    } catch (err) {
+      // A kernel without IPv6 cannot open `::`: every interface is then IPv4's, as Go falls back.
+      if (hostname !== "::" || (err as { code?: string }).code === "EADDRINUSE") throw err;
+      hostname = "0.0.0.0";
+      server = listen();
+    }
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === "EADDRINUSE" ? "address already in use" : code === "EADDRNOTAVAIL" ? "address not available here" : "cannot listen";

@@ -1,7 +1,8 @@
 // `mc serve` in-process: the admin server, readiness while the target is unreachable, and two
 // replicas electing a leader — only the leader mirrors, and a standby takes over when it dies.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { parseAddr } from "../../src/serve/admin.ts";
+import { Registry } from "prom-client";
+import { parseAddr, startAdmin } from "../../src/serve/admin.ts";
 import { resources } from "../../src/kube/index.ts";
 import { serve, type ServeOptions, type Serving } from "../../src/serve/serve.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -142,12 +143,36 @@ describe("mc serve", () => {
   });
 });
 
+/** Whether this host can listen on ::1 (an IPv6 loopback), for the dual-stack test. */
+const hasIPv6Loopback = (() => {
+  try {
+    Bun.listen({ hostname: "::1", port: 0, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 describe("--admin-addr", () => {
   test("accepts :port, host:port and [v6]:port; anything else names the flag", () => {
-    expect(parseAddr(":9999")).toEqual({ hostname: "0.0.0.0", port: 9999 });
+    expect(parseAddr(":9999")).toEqual({ hostname: "::", port: 9999 });
     expect(parseAddr("127.0.0.1:0")).toEqual({ hostname: "127.0.0.1", port: 0 });
     expect(parseAddr("[::1]:9990")).toEqual({ hostname: "::1", port: 9990 });
     expect(() => parseAddr("9999")).toThrow('--admin-addr: must be host:port (e.g. :9999 or 127.0.0.1:0), got "9999"');
     expect(() => parseAddr("a:99999")).toThrow("--admin-addr");
+  });
+
+  // The kubelet probes a pod's IPv6 address in an IPv6-only cluster: `:PORT` listens on both
+  // families, as Go's net.Listen(":9999") does (it listened on 0.0.0.0 only).
+  test.skipIf(!hasIPv6Loopback)(`:PORT answers on 127.0.0.1 and on ::1${hasIPv6Loopback ? "" : " (skipped: this host has no ::1)"}`, async () => {
+    const admin = startAdmin({ addr: ":0", metrics: { registry: new Registry() }, ready: () => true });
+    try {
+      for (const host of ["127.0.0.1", "[::1]"]) {
+        const res = await fetch(`http://${host}:${admin.port}/ping`);
+        expect({ host, status: res.status, body: await res.text() }).toEqual({ host, status: 200, body: "pong\n" });
+      }
+    } finally {
+      await admin.stop();
+    }
   });
 });
