@@ -1,9 +1,7 @@
-// A compact east→west setup for controller benchmarks, built from src/ the way `mc demo` builds
-// it (src/demo/walkthrough.ts): two sandboxes with a stand-in Linkerd, `mc install` on both,
-// `mc link` against east applied to west, a loopback fake gateway for the Link's probe. East
-// is TLS (the remote-access token `mc link` hands to west authenticates only over TLS). Plus a
-// ledger of every write west stores, by what it wrote, for "writes nothing" figures. The fake
-// gateway can be stopped (connection refused, as a dead gateway) and started again on its port.
+// East→west for the controller benchmarks, on the test kit's clusters and fake gateway
+// (test/helpers/clusters.ts), prepared from src/ the way `mc demo` does (src/demo/walkthrough.ts):
+// a stand-in Linkerd, `mc install` on both, `mc link` against east (TLS, so its token
+// authenticates) applied to west. Plus a ledger of every write west stores, by what it wrote.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,8 +12,9 @@ import { buildLinkBundle } from "../../src/linker/link.ts";
 import * as L from "../../src/model/labels.ts";
 import * as N from "../../src/model/names.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "../../src/sandbox/index.ts";
 import { fakeLinkerd } from "../../src/demo/fake-linkerd.ts";
+import { startCluster, startFakeGateway, type FakeGateway } from "../../test/helpers/clusters.ts";
 import { storageKey } from "../../src/sandbox/storage/keys.ts";
 import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
 import type { KubeObject, ResourceType } from "../../src/sandbox/types.ts";
@@ -23,21 +22,12 @@ import type { KubeObject, ResourceType } from "../../src/sandbox/types.ts";
 export const NS = N.DEFAULT_NAMESPACE;
 export const CLUSTER = "east";
 
-/** The gateway's probe endpoint: `/ready` answers 200 while it runs. */
-export interface FakeGateway {
-  port: number;
-  readonly running: boolean;
-  /** Stops listening: probes are refused, as with a dead gateway. */
-  stop(): Promise<void>;
-  /** Listens again on the same port. */
-  start(): void;
-}
-
 export interface Pair {
   east: Sandbox;
   west: Sandbox;
   eastKubeconfig: string;
   westKubeconfig: string;
+  /** Killed (probes refused, as with a dead gateway) and restarted on its port by the failure scenario. */
   gateway: FakeGateway;
   stop(): Promise<void>;
 }
@@ -73,7 +63,7 @@ export async function prepareCluster(sb: Sandbox, kubeconfigPath: string, namesp
 export async function startWest(namespaces: number): Promise<{ west: Sandbox; kubeconfig: string; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "mc-bench-"));
   const kubeconfig = join(dir, "west.kubeconfig");
-  const west = await startSandbox({ name: "west", kubeconfigPath: kubeconfig });
+  const { sandbox: west } = await startCluster("west", { kubeconfigPath: kubeconfig });
   await prepareCluster(west, kubeconfig, namespaces);
   return {
     west,
@@ -89,11 +79,11 @@ export async function startPair(o: PairOptions): Promise<Pair> {
   const dir = await mkdtemp(join(tmpdir(), "mc-bench-"));
   const eastPath = join(dir, "east.kubeconfig");
   const westPath = join(dir, "west.kubeconfig");
-  const east = await startSandbox({ name: CLUSTER, tls: true, kubeconfigPath: eastPath, historyLimit: o.historyLimit });
-  const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: o.historyLimit });
+  const { sandbox: east } = await startCluster(CLUSTER, { tls: true, kubeconfigPath: eastPath, historyLimit: o.historyLimit });
+  const { sandbox: west } = await startCluster("west", { kubeconfigPath: westPath, historyLimit: o.historyLimit });
   await prepareCluster(east, eastPath, o.namespaces);
   await prepareCluster(west, westPath, o.namespaces);
-  const gateway = fakeGateway();
+  const gateway = startFakeGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions(CLUSTER, eastPath));
   // The gateway's address is the sandbox load balancer's 192.0.2.1 (data, never contacted): mc serve
   // probes the fake gateway with --probe-address (startMirroring, the memory scenario).
@@ -110,34 +100,9 @@ export async function startPair(o: PairOptions): Promise<Pair> {
     westKubeconfig: westPath,
     gateway,
     async stop() {
-      await gateway.stop();
+      await gateway.kill();
       await Promise.all([east.stop(), west.stop()]);
       await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function fakeGateway(): FakeGateway {
-  const listen = (port: number) =>
-    Bun.serve({
-      hostname: "127.0.0.1",
-      port,
-      fetch: (req) => (new URL(req.url).pathname === "/ready" ? new Response("ok\n") : new Response("", { status: 404 })),
-    });
-  let server: ReturnType<typeof Bun.serve> | undefined = listen(0);
-  const port = server.port!;
-  return {
-    port,
-    get running() {
-      return server !== undefined;
-    },
-    async stop() {
-      const s = server;
-      server = undefined;
-      await s?.stop(true);
-    },
-    start() {
-      server ??= listen(port);
     },
   };
 }

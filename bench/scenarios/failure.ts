@@ -35,12 +35,12 @@ async function measure(n: number, runs: number, fast: boolean): Promise<Run[]> {
   for (let i = 0; i < runs; i++) {
     await Bun.sleep(Math.random() * PERIOD_MS);
     const t0 = performance.now();
-    await pair.gateway.stop();
+    await pair.gateway.kill();
     await m.until(() => m.notReady.size >= n, `${n} mirror Endpoints not ready`, 60_000);
     const allNotReadyMs = performance.now() - t0;
     const noticedMs = deadAt - t0;
     const t1 = performance.now();
-    pair.gateway.start();
+    pair.gateway.restart();
     await m.until(() => m.ready.size >= n, `${n} mirror Endpoints ready`, 60_000);
     const allReadyMs = performance.now() - t1;
     await m.settle();

@@ -11,7 +11,7 @@ import * as L from "../../src/model/labels.ts";
 import { credentialsSecretName } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { runMc } from "../cmd/run-mc.ts";
-import { multiclusterSetup, NS, type Setup } from "../helpers/setup.ts";
+import { multiclusterSetup, NS, type Setup } from "../helpers/clusters.ts";
 
 let setup: Setup;
 let otherCa: Sandbox;

@@ -21,7 +21,8 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
 import { MC, spawnUntil } from "../helpers/mc.ts";
 import { within } from "../kube/helpers.ts";
-import { clientFor, ensureNamespaces, untilStatus } from "../mirror/harness.ts";
+import { clientFor, ensureNamespaces } from "../helpers/clusters.ts";
+import { untilStatus } from "../mirror/harness.ts";
 import { credentialsSecret, linkObject, remoteService } from "../mirror/fixtures.ts";
 
 let east: Sandbox;

@@ -6,33 +6,28 @@
 // field. A valid Link afterwards mirrors at once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KubeError, resources, type KubeObject } from "../../src/kube/index.ts";
-import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { serve } from "../../src/serve/serve.ts";
 import { proberFactory } from "../../src/prober/index.ts";
 import { recordingLog } from "../helpers/log.ts";
-import { clientFor, ensureNamespaces, untilStatus } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { untilStatus } from "../mirror/harness.ts";
 import { credentialsSecret, linkObject, remoteService } from "../mirror/fixtures.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "../../src/sandbox/index.ts";
 import type { KubeClient } from "../../src/kube/index.ts";
 
+let pair: Pair;
 let east: Sandbox;
 let west: Sandbox;
 let westClient: KubeClient;
 beforeAll(async () => {
-  [east, west] = await Promise.all([startSandbox({ name: "east" }), startSandbox({ name: "west" })]);
-  westClient = await clientFor(west);
-  const eastClient = await clientFor(east);
-  await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
-  await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, "ns1"]);
-  await ensureNamespaces(eastClient, ["ns1"]);
-  await eastClient.create(resources.service, remoteService());
+  pair = await startPair({ namespaces: ["ns1"] });
+  ({ east, west, westClient } = pair);
+  await pair.eastClient.create(resources.service, remoteService());
   await westClient.create(resources.secret, credentialsSecret("east", east.kubeconfig));
 });
-afterAll(async () => {
-  await Promise.all([east?.stop(), west?.stop()]);
-});
+afterAll(() => pair?.stop());
 
 /** The Link `east` with its spec changed; `undefined` values remove the field. */
 function badLink(spec: Record<string, unknown>, extra: Record<string, unknown> = {}): KubeObject {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KubeError, resources } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { EXPORT, remoteEndpoints } from "../mirror/fixtures.ts";
-import { list, read, readLink, startController, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { list, read, readLink, startController } from "../mirror/harness.ts";
 import { hasKubectl, kubectlFor, needsKubectl } from "../helpers/kubectl.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
 

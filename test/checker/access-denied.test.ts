@@ -6,7 +6,7 @@ import { afterEach, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";
 import { DEFAULT_REMOTE_ACCESS_SA } from "../../src/model/names.ts";
 import { runMc } from "../cmd/run-mc.ts";
-import { multiclusterSetup, type Setup } from "../helpers/setup.ts";
+import { multiclusterSetup, type Setup } from "../helpers/clusters.ts";
 
 let setup: Setup | undefined;
 afterEach(async () => {

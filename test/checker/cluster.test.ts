@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
-import { multiclusterSetup } from "../helpers/setup.ts";
+import { multiclusterSetup } from "../helpers/clusters.ts";
 
 let sb: Sandbox;
 let kubeconfig: string;

@@ -9,7 +9,7 @@ import { resourceOf } from "../../src/linker/owned.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
-import { multiclusterSetup, type Setup } from "../helpers/setup.ts";
+import { multiclusterSetup, type Setup } from "../helpers/clusters.ts";
 
 let setup: Setup | undefined;
 afterEach(async () => {

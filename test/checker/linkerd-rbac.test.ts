@@ -10,7 +10,7 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { localResourcesAccessName } from "../../src/model/names.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { linkResource } from "../../src/model/link.ts";
-import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
+import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 
 const clusterRoles = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", group: "rbac.authorization.k8s.io", version: "v1", namespaced: false } as const;
 

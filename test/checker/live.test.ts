@@ -12,7 +12,7 @@ import { credentialsSecretName, localResourcesAccessName } from "../../src/model
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
-import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
+import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 import { expectGolden } from "../manifests/golden.ts";
 
 let setup: Setup | undefined;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { applyObjects } from "../helpers/apply.ts";
-import { listing, multiclusterSetup, type Setup } from "../helpers/setup.ts";
+import { listing, multiclusterSetup, type Setup } from "../helpers/clusters.ts";
 import { runMc } from "./run-mc.ts";
 
 let s: Setup;

@@ -1,4 +1,4 @@
-// Gateway health end to end on two sandboxes (test/helpers/setup.ts: fake Linkerd,
+// Gateway health end to end on two sandboxes (test/helpers/clusters.ts: fake Linkerd,
 // `mc install`, `mc link`, and the controller in-process as `mc serve east --probe-address` runs
 // it), probing a loopback fake gateway that answers /ready after a known delay. The tests run in
 // order as one story — healthy, gateway killed, gateway back, controller stopped — and every
@@ -14,7 +14,7 @@ import { parseDuration } from "../../src/model/duration.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 import { mc } from "../helpers/mc.ts";
-import { multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/setup.ts";
+import { multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/clusters.ts";
 
 const PERIOD_MS = 1000;
 const THRESHOLD = 2;

@@ -10,7 +10,7 @@ import { resources, type KubeObject, type ResourceType } from "../../src/kube/in
 import { linkResource } from "../../src/model/link.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
-import { GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
+import { GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 import { runMc } from "../cmd/run-mc.ts";
 
 let s: Setup;

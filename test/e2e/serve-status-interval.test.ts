@@ -10,9 +10,9 @@ import { linkResource, type GatewayStatus } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { MC } from "../helpers/mc.ts";
-import { startFakeGateway, waitFor, type FakeGateway } from "../helpers/setup.ts";
+import { startFakeGateway, waitFor, type FakeGateway } from "../helpers/clusters.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
 
 let pair: Pair;
 let gateway: FakeGateway;

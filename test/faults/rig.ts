@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
 import { linkResource } from "../../src/model/link.ts";
-import { GATEWAY_IP, multiclusterSetup, type Setup, type Target } from "../helpers/setup.ts";
+import { GATEWAY_IP, multiclusterSetup, type Setup, type Target } from "../helpers/clusters.ts";
 import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";

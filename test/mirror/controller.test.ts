@@ -8,7 +8,8 @@ import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { recordingLog } from "../kube/helpers.ts";
 import { EXPORT, fakeResolver, remoteEndpoints, remoteService } from "./fixtures.ts";
-import { cached, list, read, readLink, startController, startPair, writes, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, list, read, readLink, startController, writes } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

@@ -6,7 +6,8 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
-import { cached, read, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, read, startController } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

@@ -9,7 +9,8 @@ import type { MirrorController } from "../../src/mirror/controller.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { EXPORT, remoteEndpoints, remoteService } from "./fixtures.ts";
 import { within } from "../kube/helpers.ts";
-import { cached, list, read, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, list, read, startController } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

@@ -15,7 +15,8 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { linkObject, MEMBER, remoteService } from "./fixtures.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
-import { clientFor, ensureNamespaces, quiet } from "./harness.ts";
+import { clientFor, ensureNamespaces } from "../helpers/clusters.ts";
+import { quiet } from "./harness.ts";
 
 const NS = DEFAULT_NAMESPACE;
 let sandboxes: Record<"east" | "north" | "west", Sandbox>;

@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { GatewayStatus } from "../../src/model/link.ts";
 import type { GatewayProber, ProberOptions } from "../../src/prober/index.ts";
-import { readLink, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { readLink, startController } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

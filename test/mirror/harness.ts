@@ -1,66 +1,20 @@
-// Two sandboxes (east = target, west = source) with real clients, the Link CRD applied in west,
-// and a steppable MirrorController: tests change a cluster, wait until the controller's cache
-// has seen that change (an event, never a sleep), drain the queue, then assert.
-import { connectKubeconfigText, resources, type Informer, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
+// A steppable MirrorController on the kit's pair (test/helpers/clusters.ts): tests change a
+// cluster, wait until the controller's cache has seen that change (an event, never a sleep),
+// drain the queue, then assert; and readers of what the sandboxes hold.
+import type { Informer, KubeObject } from "../../src/kube/index.ts";
 import type { Logger } from "../../src/log.ts";
-import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { MirrorController, type MirrorControllerOptions } from "../../src/mirror/controller.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { LinkSupervisor, type ConnectRemote, type SupervisorState } from "../../src/serve/supervisor.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { linkResource, parseLink } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import type { Sandbox } from "../../src/sandbox/index.ts";
+import type { Pair } from "../helpers/clusters.ts";
 import { within } from "../kube/helpers.ts";
 import { fakeResolver, linkObject, type LinkFixture } from "./fixtures.ts";
 
 export const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
-
-export interface Pair {
-  east: Sandbox;
-  west: Sandbox;
-  /** Clients named after their clusters (as the controller names them in messages). */
-  eastClient: KubeClient;
-  westClient: KubeClient;
-  controllers: MirrorController[];
-  stop(): Promise<void>;
-}
-
-export async function clientFor(sb: Sandbox, name = sb.name): Promise<KubeClient> {
-  return connectKubeconfigText(sb.kubeconfig, `kubeconfig ${name}`, { name, timeoutMs: 5000 });
-}
-
-/** Creates namespaces that do not exist yet. */
-export async function ensureNamespaces(client: KubeClient, names: string[]): Promise<void> {
-  for (const name of names) {
-    try {
-      await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
-    } catch {
-      // already there
-    }
-  }
-}
-
-export async function startPair(opts: { namespaces?: string[] } = {}): Promise<Pair> {
-  const [east, west] = await Promise.all([startSandbox({ name: "east" }), startSandbox({ name: "west" })]);
-  const [eastClient, westClient] = await Promise.all([clientFor(east), clientFor(west)]);
-  await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
-  const namespaces = opts.namespaces ?? ["ns1", "ns2"];
-  await ensureNamespaces(eastClient, namespaces);
-  await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, ...namespaces]);
-  const pair: Pair = {
-    east,
-    west,
-    eastClient,
-    westClient,
-    controllers: [],
-    async stop() {
-      await Promise.all(pair.controllers.map((c) => c.stop()));
-      await Promise.all([east.stop(), west.stop()]);
-    },
-  };
-  return pair;
-}
 
 /** Creates the Link in west and starts a manual (steppable) controller for it; resolves once synced and drained. */
 export async function startController(

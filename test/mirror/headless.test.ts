@@ -6,7 +6,8 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { remoteEndpoints, remoteService, type AddressFixture } from "./fixtures.ts";
-import { cached, list, read, readEndpoints, startController, startPair, writes, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, list, read, readEndpoints, startController, writes } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

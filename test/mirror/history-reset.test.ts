@@ -10,8 +10,9 @@ import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "./fixtures.ts";
-import { clientFor, ensureNamespaces, linkSupervisor, list, nextController, startPair, type Pair } from "./harness.ts";
-import { within } from "../helpers/setup.ts";
+import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
+import { linkSupervisor, list, nextController } from "./harness.ts";
+import { within } from "../helpers/clusters.ts";
 
 let pair: Pair | undefined;
 let sup: LinkSupervisor | undefined;

@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources } from "../../src/kube/index.ts";
 import { within } from "../kube/helpers.ts";
-import { cached, read, readEndpoints, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, read, readEndpoints, startController } from "./harness.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
 
 let pair: Pair | undefined;

@@ -12,7 +12,8 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";
 
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { linkSupervisor, list, nextController, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { linkSupervisor, list, nextController } from "../mirror/harness.ts";
 
 const UID = "mirror.linkerd.io/link-uid";
 let pair: Pair;

@@ -11,7 +11,8 @@ import { exportMode } from "../../src/mirror/reconcile/remote-discovery.ts";
 import type { ResolvedGateway } from "../../src/mirror/types.ts";
 import { coveringSelector, formatLabelSelector, parseLabelSelector } from "../../src/model/selector.ts";
 import { EXPORT, link, REMOTE_DISCOVERY, remoteEndpoints, remoteService, type LinkFixture } from "./fixtures.ts";
-import { cached, quiet, read, startController, startPair, writes, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, quiet, read, startController, writes } from "./harness.ts";
 
 const gateway: ResolvedGateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
 const opts: DesiredOptions = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };

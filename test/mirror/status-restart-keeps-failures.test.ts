@@ -7,7 +7,8 @@ import { MirrorController } from "../../src/mirror/controller.ts";
 import { linkResource, parseLink } from "../../src/model/link.ts";
 import { within } from "../kube/helpers.ts";
 import { fakeResolver, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { quiet, readLink, startController, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { quiet, readLink, startController } from "../mirror/harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

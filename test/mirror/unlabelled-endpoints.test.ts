@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { EXPORT, remoteEndpoints, remoteService } from "./fixtures.ts";
-import { cached, read, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, read, startController } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {

@@ -14,7 +14,7 @@ import YAML from "yaml";
 import { connect, type KubeClient } from "../../src/kube/index.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
-import { startFakeGateway, type FakeGateway } from "../helpers/setup.ts";
+import { startFakeGateway, type FakeGateway } from "../helpers/clusters.ts";
 import { kubeBinariesReady, KUBE_VERSION } from "./build.ts";
 import { kubectl as runKubectl, startRealClusters } from "./clusters.ts";
 import type { RealCluster } from "./cluster.ts";

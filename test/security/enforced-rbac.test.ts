@@ -13,7 +13,7 @@ import { linkResource, type GatewayStatus } from "../../src/model/link.ts";
 import { credentialsSecretName, leaseName, LINKERD_CONFIG } from "../../src/model/names.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { applyObjects } from "../helpers/apply.ts";
-import { exportService, multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/setup.ts";
+import { exportService, multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/clusters.ts";
 
 let setup: Setup;
 let east: Target;

@@ -1,6 +1,6 @@
 // The suites above (those on live sandboxes) run again in one child `bun test` with RBAC enforced (MC_ENFORCE_RBAC=1:
 // every sandbox authorizes every request, each controller runs as the ServiceAccount `mc link`
-// renders and reaches the target with the token `mc install` renders — test/helpers/setup.ts)
+// renders and reaches the target with the token `mc install` renders — test/helpers/clusters.ts)
 // and every log at debug (MC_TEST_LOG_LEVEL=debug, mc serve --log-level=debug), with all they
 // print captured (MC_TEST_OUTPUT_DIR, test/helpers/capture.ts): the child's own output, every
 // mc run's stderr and non-manifest stdout (mc check -o json among them), every mc serve

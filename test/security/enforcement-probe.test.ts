@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { KubeError, resources } from "../../src/kube/index.ts";
 import { credentialsSecretName } from "../../src/model/names.ts";
-import { multiclusterSetup, NS } from "../helpers/setup.ts";
+import { multiclusterSetup, NS } from "../helpers/clusters.ts";
 
 const on = process.env.MC_ENFORCE_RBAC === "1";
 

@@ -13,7 +13,8 @@ import { controllerAccess, remoteAccessRules, TARGET_ACCESS } from "../../src/mo
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { mc } from "../helpers/mc.ts";
 import { installBase, linkBase } from "../manifests/cases.ts";
-import { startController, startPair } from "../mirror/harness.ts";
+import { startPair } from "../helpers/clusters.ts";
+import { startController } from "../mirror/harness.ts";
 
 const clusterRole = (objects: Manifest[]) => objects.find((o) => o.kind === "ClusterRole") as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
 const granted = (objects: Manifest[]) => clusterRole(objects).rules.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${res}${r.apiGroups[0] ? `.${r.apiGroups[0]}` : ""}`))).sort();

@@ -12,7 +12,8 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { nextStatus, recordingLog, within } from "../kube/helpers.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { linkSupervisor, list, nextController, read, readLink, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { linkSupervisor, list, nextController, read, readLink } from "../mirror/harness.ts";
 
 /** A target API that answers `list services` with 400 BadRequest (counted), and everything else with an empty list and a quiet watch. */
 const rejected: string[] = [];

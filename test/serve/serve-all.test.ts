@@ -13,7 +13,8 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteService } from "../mirror/fixtures.ts";
-import { clientFor, ensureNamespaces, quiet, startPair, untilStatus, type Pair } from "../mirror/harness.ts";
+import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
+import { quiet, untilStatus } from "../mirror/harness.ts";
 
 const NS = DEFAULT_NAMESPACE;
 let pair: Pair;

@@ -10,10 +10,11 @@ import { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { linkResource, type GatewayStatus } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE, leaseName } from "../../src/model/names.ts";
 import { proberFactory, type GatewayProber, type ProberOptions } from "../../src/prober/index.ts";
-import { startFakeGateway, waitFor } from "../helpers/setup.ts";
+import { startFakeGateway, waitFor } from "../helpers/clusters.ts";
 import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService, type LinkFixture } from "../mirror/fixtures.ts";
-import { cached, quiet, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, quiet } from "../mirror/harness.ts";
 
 let pair: Pair;
 const cleanup: Array<() => Promise<void>> = [];

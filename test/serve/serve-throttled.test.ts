@@ -11,7 +11,8 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { within } from "../kube/helpers.ts";
 import { recordingLog } from "../helpers/log.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { list, startPair, type Pair } from "../mirror/harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { list } from "../mirror/harness.ts";
 
 const SERVICES = 24;
 let pair: Pair;

@@ -11,7 +11,8 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
 import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { cached, clientFor, ensureNamespaces, list, quiet, startPair, untilStatus, type Pair } from "../mirror/harness.ts";
+import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, list, quiet, untilStatus } from "../mirror/harness.ts";
 
 let pair: Pair;
 const running: Serving[] = [];

@@ -7,7 +7,8 @@ import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { EXPORT, credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
-import { cached, clientFor, ensureNamespaces, linkSupervisor, list, nextController, read, startPair, untilStatus, type Pair } from "../mirror/harness.ts";
+import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, linkSupervisor, list, nextController, read, untilStatus } from "../mirror/harness.ts";
 
 let pair: Pair;
 let sup: LinkSupervisor | undefined;

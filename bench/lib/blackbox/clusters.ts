@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type KubeClient } from "../../../src/kube/index.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
-import { startFakeGateway } from "../../../test/helpers/setup.ts";
+import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import type { Backend, TestCluster } from "../../../test/real/backend.ts";
 import { KUBE_VERSION, kubeBinariesReady } from "../../../test/real/build.ts";
 import { kubectl as runKubectl, startRealClusters } from "../../../test/real/clusters.ts";

@@ -8,7 +8,8 @@ import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { desiredMirror, hasReadyEndpoints } from "../../../src/mirror/reconcile/desired.ts";
 import { endpointsFromSlices, sliceService, type EndpointSliceObject } from "../../../src/mirror/sources/remote-slices.ts";
 import { link, remoteService as serviceFixture } from "../fixtures.ts";
-import { cached, read, type Pair } from "../harness.ts";
+import { type Pair } from "../../helpers/clusters.ts";
+import { cached, read } from "../harness.ts";
 import { EXPORTED, localEndpoints, localMirror, mirrorNames, ports, remoteEndpointsOf, remoteService, runEnvironment, endpointMirrorService, headlessMirrorService, headlessMirrorEndpoints, endpointMirrorEndpoints, endpointPorts, GATEWAY_IP, IDENTITY } from "./linkerd.ts";
 
 let pair: Pair | undefined;

@@ -3,7 +3,8 @@
 // same-named endpoint mirrors; a change, or an unexport, in one must not touch the other's.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
-import { cached, type Pair } from "../harness.ts";
+import { type Pair } from "../../helpers/clusters.ts";
+import { cached } from "../harness.ts";
 import { clusterIPOf, endpointMirrorService, endpointPorts, EXPORTED, expectEndpoints, expectService, headlessMirrorEndpoints, IDENTITY, mirrorNames, ports, remoteHeadlessEndpoints, remoteService, runEnvironment, rvOf } from "./linkerd.ts";
 
 let pair: Pair | undefined;

@@ -13,7 +13,8 @@ import type { MirrorController, MirrorControllerOptions } from "../../../src/mir
 import type { EndpointPort, EndpointsObject, ServicePort } from "../../../src/mirror/types.ts";
 import { DEFAULT_NAMESPACE } from "../../../src/model/names.ts";
 import type { LinkFixture } from "../fixtures.ts";
-import { ensureNamespaces, read, readLink, startController, startPair, type Pair } from "../harness.ts";
+import { ensureNamespaces, startPair, type Pair } from "../../helpers/clusters.ts";
+import { read, readLink, startController } from "../harness.ts";
 
 export const CLUSTER = "remote";
 export const GATEWAY_IP = "192.0.2.127";

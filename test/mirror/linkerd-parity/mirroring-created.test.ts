@@ -9,7 +9,8 @@ import { MirrorController } from "../../../src/mirror/controller.ts";
 import { localMirrorLink } from "../../../src/serve/local-mirror.ts";
 import { parseLabelSelector } from "../../../src/model/selector.ts";
 import { within } from "../../kube/helpers.ts";
-import { cached, ensureNamespaces, quiet, read, startPair, type Pair } from "../harness.ts";
+import { ensureNamespaces, startPair, type Pair } from "../../helpers/clusters.ts";
+import { cached, quiet, read } from "../harness.ts";
 import {
   CLUSTER,
   clusterIPOf,

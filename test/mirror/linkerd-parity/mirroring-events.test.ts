@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { planUnlink } from "../../../src/linker/unlink.ts";
-import { cached, read, writes, type Pair } from "../harness.ts";
+import { type Pair } from "../../helpers/clusters.ts";
+import { cached, read, writes } from "../harness.ts";
 import {
   clusterIPOf,
   CLUSTER,

@@ -1,16 +1,18 @@
-// A healthy multicluster setup on sandboxes, the way a user builds one: fake Linkerd on every
-// cluster, `mc install` applied to targets and source, `mc link` (run against each target)
-// applied to the source `west`, and each link's controller running in this process as
-// `mc serve <cluster> --probe-direct` runs it (src/serve/serve.ts: leader election on its
-// Lease, then the mirror controller), its real prober probing a loopback fake gateway. Targets
-// are TLS sandboxes so the service-account token `mc link` puts in the credentials
-// authenticates. Every wait ends on an event. With `enforceRbac` (or MC_ENFORCE_RBAC=1 in the
-// environment, to run a whole suite that way) every sandbox authorizes every request and each
-// controller runs as the ServiceAccount `mc link` renders, with exactly its rendered RBAC.
+// The two-cluster test kit, at two levels. `startPair`: east (target) and west (source)
+// sandboxes with real clients, the Link CRD and namespaces in both — for tests that drive a
+// controller themselves. `multiclusterSetup`: a healthy setup built the way a user builds one —
+// fake Linkerd on every cluster, `mc install` applied to targets and source, `mc link` (run
+// against each target) applied to west, and each link's controller running in this process as
+// `mc serve <cluster> --probe-address` runs it (src/serve/serve.ts), its real prober probing a
+// loopback fake gateway. Targets are TLS there, so the token `mc link` puts in the credentials
+// authenticates. With `enforceRbac` (or MC_ENFORCE_RBAC=1 in the environment, to run a whole
+// suite that way) every sandbox authorizes every request and each controller runs as the
+// ServiceAccount `mc link` renders, with exactly its rendered RBAC. Every wait ends on an event.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, connectKubeconfigText, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import { connectKubeconfigText, resources, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import * as L from "../../src/model/labels.ts";
@@ -116,9 +118,73 @@ export interface Setup {
 
 const dir = () => mkdtempSync(join(tmpdir(), "mc-setup-"));
 
-async function sandbox(name: string, tls: boolean, path: string, enforceRbac: boolean, data?: string): Promise<{ sandbox: Sandbox; client: KubeClient }> {
-  const sb = await startSandbox({ name, tls, enforceRbac, kubeconfigPath: path, data });
-  return { sandbox: sb, client: await connect({ kubeconfig: path, name }) };
+export interface ClusterOptions {
+  /** Serve HTTPS (a target's token from `mc link` authenticates only over TLS). */
+  tls?: boolean;
+  /** Also write the kubeconfig here. */
+  kubeconfigPath?: string;
+  enforceRbac?: boolean;
+  /** Keep the objects in this data file (`startSandbox({ data })`). */
+  data?: string;
+  /** Events kept for watch resumes (the sandbox's default when absent). */
+  historyLimit?: number;
+  /** The client's request timeout (the client's default when absent). */
+  timeoutMs?: number;
+}
+
+/** One sandbox and a client for it, named after the cluster (as the controller names clients in messages). */
+export async function startCluster(name: string, o: ClusterOptions = {}): Promise<{ sandbox: Sandbox; client: KubeClient }> {
+  const sb = await startSandbox({ name, tls: o.tls, enforceRbac: o.enforceRbac, kubeconfigPath: o.kubeconfigPath, data: o.data, historyLimit: o.historyLimit });
+  return { sandbox: sb, client: await connectKubeconfigText(sb.kubeconfig, `kubeconfig ${name}`, { name, timeoutMs: o.timeoutMs }) };
+}
+
+/** A client for a sandbox, named after its cluster, with a 5 s request timeout. */
+export async function clientFor(sb: Sandbox, name = sb.name): Promise<KubeClient> {
+  return connectKubeconfigText(sb.kubeconfig, `kubeconfig ${name}`, { name, timeoutMs: 5000 });
+}
+
+/** Creates namespaces that do not exist yet. */
+export async function ensureNamespaces(client: KubeClient, names: string[]): Promise<void> {
+  for (const name of names) {
+    try {
+      await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+    } catch {
+      // already there
+    }
+  }
+}
+
+/** East and west, bare: what a test that steps a controller itself starts from. */
+export interface Pair {
+  east: Sandbox;
+  west: Sandbox;
+  eastClient: KubeClient;
+  westClient: KubeClient;
+  /** Controllers a test started on the pair: stopped with it. */
+  controllers: Array<{ stop(): Promise<void> }>;
+  stop(): Promise<void>;
+}
+
+/** East and west with clients, the Link CRD in west, `namespaces` (default ns1, ns2) in both and the extension namespace in west. */
+export async function startPair(o: { namespaces?: string[] } & Pick<ClusterOptions, "tls" | "historyLimit"> = {}): Promise<Pair> {
+  const [e, w] = await Promise.all([startCluster("east", { ...o, timeoutMs: 5000 }), startCluster("west", { historyLimit: o.historyLimit, timeoutMs: 5000 })]);
+  const [east, west, eastClient, westClient] = [e.sandbox, w.sandbox, e.client, w.client];
+  await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
+  const namespaces = o.namespaces ?? ["ns1", "ns2"];
+  await ensureNamespaces(eastClient, namespaces);
+  await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, ...namespaces]);
+  const pair: Pair = {
+    east,
+    west,
+    eastClient,
+    westClient,
+    controllers: [],
+    async stop() {
+      await Promise.all(pair.controllers.map((c) => c.stop()));
+      await Promise.all([east.stop(), west.stop()]);
+    },
+  };
+  return pair;
 }
 
 async function mcOut(args: string[]): Promise<Manifest[]> {
@@ -175,14 +241,14 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     dataFiles.set(name, file);
     return file;
   };
-  const { sandbox: west, client: westClient } = await sandbox("west", false, westKubeconfig, enforceRbac, dataFor("west"));
+  const { sandbox: west, client: westClient } = await startCluster("west", { kubeconfigPath: westKubeconfig, enforceRbac, data: dataFor("west") });
   fakeLinkerd(west);
   const baseline = listing(west);
   applyObjects(west, await mcOut(["--kubeconfig", westKubeconfig, "install"]));
   const targets = new Map<string, Target>();
   for (const name of o.targets ?? ["east"]) {
     const kubeconfigPath = join(root, `${name}.kubeconfig`);
-    const { sandbox: sb, client } = await sandbox(name, true, kubeconfigPath, enforceRbac, dataFor(name));
+    const { sandbox: sb, client } = await startCluster(name, { tls: true, kubeconfigPath, enforceRbac, data: dataFor(name) });
     fakeLinkerd(sb);
     applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
     const gateway = startFakeGateway({ delayMs: o.gatewayDelayMs });
