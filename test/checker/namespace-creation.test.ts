@@ -15,7 +15,7 @@ import { serve, type Serving } from "../../src/serve/serve.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
-import { exportService, GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/setup.ts";
+import { exportService, GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 
 const clusterRoles = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false } as const;
 
