@@ -7,7 +7,7 @@
 import * as v from "valibot";
 import { parseAddr } from "../src/serve/admin.ts";
 import { command } from "../src/cli/command.ts";
-import { defineFlags } from "../src/cli/flags.ts";
+import { changedFlags, defineFlags, flagList } from "../src/cli/flags.ts";
 import { MIRROR_SETTING_FLAGS, settingsOf } from "../src/cli/serve-flags.ts";
 import { namespaceFlag } from "../src/cli/groups.ts";
 import { UserError } from "../src/errors.ts";
@@ -76,6 +76,23 @@ export default command(meta("serve"), SERVE_FLAGS, async (f, g) => {
   if (link !== "" && !isDns1123Label(link)) throw new UserError(`LINK_NAME: must be a Link name (a DNS-1123 label: lowercase letters, digits, '-'), got ${JSON.stringify(link)}`);
   if (!(f.leaderElectLeaseDuration > f.leaderElectRenewDeadline && f.leaderElectRenewDeadline > f.leaderElectRetryPeriod)) {
     throw new UserError("--leader-elect-lease-duration: must be longer than --leader-elect-renew-deadline, which must be longer than --leader-elect-retry-period (defaults 30s, 10s, 2s)");
+  }
+  // Flags the chosen mode would ignore: refused, so a setting never silently does nothing.
+  const ignored = (names: Parameters<typeof changedFlags<typeof SERVE_FLAGS.rows>>[2], why: string, fix: string) => {
+    const set = changedFlags(SERVE_FLAGS, f, names);
+    const them = set.length > 1;
+    if (set.length) throw new UserError(`${flagList(set)}: ${them ? "have" : "has"} no effect ${why}: drop ${them ? "them" : "it"}${fix}`);
+  };
+  if (!f.local) {
+    ignored(["federated-service-selector", "excluded-labels", "excluded-annotations"], `without --local (a Link's selectors and exclusions are its spec's, set by mc link)`, ", or serve the local mirror with --local");
+  } else {
+    ignored(["probe-service", "probe-direct", "probe-address", "status-interval", "fast-failure-detection", "enable-endpoint-slices"], "with --local (the local mirror probes no gateway and reads no target Endpoints)", "");
+  }
+  if (f.all && changedFlags(SERVE_FLAGS, f, ["probe-service"]).length) {
+    throw new UserError("--probe-service: with --all every Link's controller would point this one probe Service at its own gateway (each uses its own probe-gateway-<cluster>): drop it, or serve that Link alone (mc serve LINK)");
+  }
+  if (!f.leaderElect) {
+    ignored(["identity", "leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period"], "with --leader-elect=false (no Lease is held)", ", or leave leader election on");
   }
   const name = f.all ? "all" : f.local ? "local" : link;
   const level = f.logLevel === "panic" || f.logLevel === "fatal" ? "error" : f.logLevel;

@@ -143,3 +143,27 @@ function picklistOptions(schema: Schema | undefined): readonly string[] | undefi
   const first = s?.pipe?.[0];
   return first?.type === "picklist" ? first.options : undefined;
 }
+
+/**
+ * Which of `names` hold a value other than their row's default (as checked, so `30s` and `30000ms`
+ * are one value): the flags a user set, for refusing those another flag makes meaningless.
+ */
+export function changedFlags<T extends FlagRows>(flags: Flags<T>, values: FlagValues<T>, names: ReadonlyArray<keyof T & string>): string[] {
+  return names.filter((name) => {
+    const row = flags.rows[name] as FlagRow;
+    if (row.type === "positional") return false;
+    const given = (values as Record<string, unknown>)[camelCase(name)];
+    let def: unknown = row.default;
+    if (row.type === "string" && row.schema) {
+      const parsed = v.safeParse(row.schema, row.default);
+      def = parsed.success ? parsed.output : undefined;
+    }
+    return JSON.stringify(given ?? null) !== JSON.stringify(def ?? null);
+  });
+}
+
+/** `--a`, `--a and --b`, `--a, --b and --c`. */
+export function flagList(names: readonly string[]): string {
+  const f = names.map((n) => (n.startsWith("-") ? n : `--${n}`));
+  return f.length <= 1 ? (f[0] ?? "") : `${f.slice(0, -1).join(", ")} and ${f.at(-1)}`;
+}

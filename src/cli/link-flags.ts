@@ -15,7 +15,7 @@ import { MIRROR_SETTINGS as S } from "../model/mirror-settings.ts";
 import * as N from "../model/names.ts";
 import { impossibility, type LabelSelector } from "../model/selector.ts";
 import * as V from "../model/values.ts";
-import { defineFlags, valuesOf, type FlagValues } from "./flags.ts";
+import { changedFlags, defineFlags, flagList, valuesOf, type FlagValues } from "./flags.ts";
 import type { Globals } from "./globals.ts";
 import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag } from "./groups.ts";
 
@@ -89,6 +89,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     if (clash) throw new UserError(`${clash} and --gateway=false are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services`);
   }
   if (f.gateway && !f.selectorAllowEmpty) refuseEmptySelector(f.selector, String(args.selector ?? N.DEFAULT_SELECTOR));
+  if (f.controller !== "dedicated") refuseControllerFlags(f);
   const options: LinkOptions = {
     clusterName: f.clusterName,
     namespace: f.namespace,
@@ -115,6 +116,36 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     context: g.context,
   };
   return { options, output: f.output };
+}
+
+/** The flags that only shape the controller mc link renders (with --controller=false or shared there is none to shape). */
+const CONTROLLER_FLAGS = [
+  "image",
+  "log-level",
+  "log-format",
+  "service-mirror-retry-limit",
+  "controller-cpu-request",
+  "controller-cpu-limit",
+  "controller-memory-request",
+  "controller-memory-limit",
+  "ha",
+  "enable-endpoint-slices",
+  "enable-namespace-creation",
+  "fast-failure-detection",
+  "kube-api-qps",
+  "kube-api-burst",
+] as const satisfies ReadonlyArray<keyof typeof LINK_FLAGS.rows>;
+
+/** A controller flag set with --controller=false or --controller=shared would be silently dropped: refused, naming both and where the setting belongs. */
+function refuseControllerFlags(f: FlagValues<typeof LINK_FLAGS.rows>): void {
+  const set = changedFlags(LINK_FLAGS, f, CONTROLLER_FLAGS);
+  if (set.length === 0) return;
+  const which = f.controller === "shared" ? "--controller=shared" : "--controller=false";
+  const why =
+    f.controller === "shared"
+      ? "the Link is served by the shared controller that mc install --shared-controller renders, with its own --image and --ha"
+      : "mc link then renders no controller";
+  throw new UserError(`${flagList(set)}: ${set.length > 1 ? "have" : "has"} no effect with ${which} (${why}): drop ${set.length > 1 ? "them" : "it"}, or use --controller=true`);
 }
 
 /**
