@@ -284,6 +284,9 @@ describe("what the mirror will not do", () => {
     const ctl = await startController(pair, {}, { settings: { eventRequeueLimit: 2 } });
     const { svc } = await exportService();
     await cached(ctl.informers.remoteServices, svc);
+    // Every request answered 503 at once: a 429's Retry-After would have the client wait 1 s per
+    // answer before the queue sees the failure, so the test's time would depend on the draws.
+    pair.west.control.faults.failWith = [503];
     pair.west.control.faults.failRate = 1;
     await ctl.drain();
     expect(ctl.outcome("ns1/service-one")).toBe("failed");
