@@ -5,6 +5,7 @@
 // anything else (exec plugins, auth providers, proxies) it is loaded here, lazily (≈170 ms,
 // ≈40 MB), and only to build TLS agents and auth.
 import type { Cluster, Context, KubeConfig, User } from "@kubernetes/client-node";
+import { X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
@@ -156,8 +157,12 @@ function toClientNode(sel: SelectedContext, source: string): { cluster: Cluster;
   const u = sel.user;
   const clusterWhere = `${source}: cluster "${sel.clusterName}"`;
   const userWhere = `${source}: user "${sel.userName ?? ""}"`;
-  if (c["certificate-authority"]) checkFile(c["certificate-authority"], `${clusterWhere} certificate-authority`);
+  if (c["certificate-authority"]) {
+    checkFile(c["certificate-authority"], `${clusterWhere} certificate-authority`);
+    checkCertificate(readText(c["certificate-authority"], `${clusterWhere} certificate-authority ${c["certificate-authority"]}`), `${clusterWhere} certificate-authority ${c["certificate-authority"]}`, "the file");
+  }
   checkBase64(c["certificate-authority-data"], `${clusterWhere} certificate-authority-data`);
+  if (c["certificate-authority-data"]) checkCertificate(Buffer.from(c["certificate-authority-data"], "base64").toString("latin1"), `${clusterWhere} certificate-authority-data`, "base64 of");
   if (u["client-certificate"]) checkFile(u["client-certificate"], `${userWhere} client-certificate`);
   if (u["client-key"]) checkFile(u["client-key"], `${userWhere} client-key`);
   if (u.tokenFile) checkFile(u.tokenFile, `${userWhere} tokenFile`);
@@ -281,6 +286,29 @@ function describeFsError(err: unknown): string {
 
 function isBase64(text: string): boolean {
   return /^[A-Za-z0-9+/_-]*={0,2}$/.test(text.replace(/\s+/g, ""));
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * A CA must be PEM certificates (client-go's AppendCertsFromPEM): anything else — a key, a
+ * truncated copy, a token pasted in the wrong field — is said as such, naming the field and the
+ * fix, instead of failing every TLS handshake later. The data itself is never echoed.
+ */
+function checkCertificate(text: string, what: string, form: "the file" | "base64 of"): void {
+  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  const parses = (block: string) => {
+    try {
+      new X509Certificate(block);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (blocks.length > 0 && blocks.every(parses)) return;
+  const held = blocks.length > 0 ? "holds a certificate block that does not parse" : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? "holds a private key, not a certificate" : "is not a certificate";
+  const fix = form === "the file" ? "point it at the cluster's CA certificate (PEM)" : "set it to the cluster's CA certificate, base64 of its PEM (kubectl config view --raw shows it), or re-run mc link for a Link's credentials";
+  throw new UserError(`${what} ${held}: ${fix}`);
 }
 
 function checkBase64(value: string | null | undefined, what: string): void {
