@@ -1,5 +1,6 @@
 // The decisions behind the mirror checks: which local Services are mirrors, which lack
-// endpoints, which belong to no Link, which lag behind their target, which foreign Services sit
+// endpoints, which belong to no Link, which lag behind their target or are missing from the
+// server though their target is exported, which foreign Services sit
 // on a name a mirror needs, and which federated Services list members of clusters that have no
 // Link. Pure: listed objects in, findings out.
 import { memberCluster, membersOf } from "../model/federated.ts";
@@ -89,6 +90,44 @@ export function outOfSync(mirrors: readonly ObjectLike[], cluster: string, targe
     else if (m.metadata.annotations?.[L.REMOTE_RESOURCE_VERSION] !== remote) out.push({ mirror: key(m), problem: "stale" });
   }
   return out;
+}
+
+/** A target Service as `mc check` lists it (ports and headless-ness matter for whether it is mirrored). */
+export interface TargetLike extends ObjectLike {
+  spec?: { ports?: unknown[]; clusterIP?: string };
+}
+
+/** Targets the Link's status lists as skipped on purpose (no namespace, invalid) or blocked by a foreign Service: `ns/name`. */
+export function skippedTargets(link: Link): Set<string> {
+  const out = new Set<string>();
+  for (const entry of link.status.mirrorServices ?? []) {
+    const e = entry as { remoteRef?: { namespace?: string; name?: string }; conditions?: Array<{ reason?: string; localRef?: unknown }> };
+    const deliberate = (e.conditions ?? []).some((c) => c.reason === "MissingNamespace" || c.reason === "InvalidService" || c.localRef !== undefined);
+    if (deliberate && e.remoteRef) out.add(`${e.remoteRef.namespace ?? ""}/${e.remoteRef.name ?? ""}`);
+  }
+  return out;
+}
+
+/**
+ * Mirrors the server lacks (`ns/<svc>-<cluster>`) though the Link exports their target: selected
+ * (through a gateway the Link has, or for remote discovery), with ports, not listed as skipped in
+ * the Link's status. Headless targets mirrored through the gateway are left out: whether their
+ * mirror waits for endpoints depends on the controller's flags.
+ */
+export function missingMirrors(link: Link, mirrors: readonly ObjectLike[], targets: readonly TargetLike[], skipped: ReadonlySet<string> = skippedTargets(link)): string[] {
+  const c = link.targetClusterName;
+  const have = new Set(mirrors.filter((m) => m.metadata.labels?.[L.CLUSTER_NAME] === c).map(key));
+  const out: string[] = [];
+  for (const t of targets) {
+    const labels = t.metadata.labels;
+    const remoteDiscovery = isSelectedBy(link.remoteDiscoverySelector, labels);
+    if (!remoteDiscovery && !(link.gateway && isSelectedBy(link.selector, labels))) continue;
+    if ((t.spec?.ports ?? []).length === 0 || skipped.has(key(t))) continue;
+    if (!remoteDiscovery && t.spec?.clusterIP === "None") continue;
+    const name = `${t.metadata.namespace ?? ""}/${mirrorName(t.metadata.name ?? "", c)}`;
+    if (!have.has(name)) out.push(name);
+  }
+  return out.sort();
 }
 
 /** Exported target Services whose mirror name is taken by a local Service that is not our mirror of them. */

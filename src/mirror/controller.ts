@@ -167,10 +167,11 @@ export class MirrorController {
     return this.w.queue.processNext();
   }
 
-  /** What the refresh timer does: re-resolve the gateway, count a repair, requeue every key. */
+  /** What the refresh timer does: re-resolve the gateway, count a repair, read the cache again (overlays older than a period go), requeue every key. */
   async refresh(): Promise<void> {
     if (this.stopped) return;
     this.w.metrics.endpointRepairs.inc({ target_cluster_name: this.cluster });
+    for (const v of this.w.views) v.expire();
     await this.w.addresses?.refresh();
     if (!this.hasSynced) return;
     this.enqueueAll();

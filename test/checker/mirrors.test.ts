@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { blockedMirrorNames, danglingMembers, listFew, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
 import * as L from "../../src/model/labels.ts";
 import { endpoints, link, mirror, service } from "./fixtures.ts";
 
@@ -45,6 +45,38 @@ describe("mirror sync", () => {
       mirror("default", "pod-0", "east", { rv: "99", labels: { [L.HEADLESS_MIRROR_SVC_NAME]: "db-east" } }),
     ];
     expect(outOfSync(mirrors, "east", [service("default", "web", { rv: "7" })])).toEqual([]);
+  });
+});
+
+describe("missing mirrors", () => {
+  const exported = (ns: string, name: string, o: { labels?: Record<string, string>; clusterIP?: string; ports?: unknown[] } = {}) => ({
+    ...service(ns, name, { labels: o.labels ?? { [L.EXPORTED]: "true" } }),
+    spec: { ports: o.ports ?? [{ port: 80 }], ...(o.clusterIP && { clusterIP: o.clusterIP }) },
+  });
+
+  test("an exported target whose mirror the server lacks is listed; targets not exported, without ports, or headless are not", () => {
+    const targets = [
+      exported("default", "a"),
+      exported("default", "gone"), // its mirror was deleted
+      exported("default", "rd", { labels: { [L.EXPORTED]: "remote-discovery" } }),
+      exported("default", "plain", { labels: {} }),
+      exported("default", "noports", { ports: [] }),
+      exported("default", "db", { clusterIP: "None" }),
+    ];
+    const mirrors = [mirror("default", "a", "east"), mirror("default", "gone", "north")];
+    expect(missingMirrors(link(), mirrors, targets)).toEqual(["default/gone-east", "default/rd-east"]);
+  });
+
+  test("a Link without a gateway only expects remote-discovery mirrors; targets its status lists as skipped are not expected", () => {
+    const targets = [exported("default", "a"), exported("default", "rd", { labels: { [L.EXPORTED]: "remote-discovery" } })];
+    expect(missingMirrors(link({ gateway: false }), [], targets)).toEqual(["default/rd-east"]);
+    const l = link();
+    l.status.mirrorServices = [
+      { remoteRef: { namespace: "default", name: "a" }, conditions: [{ type: "Mirrored", status: "False", reason: "MissingNamespace", message: "m" }] },
+      { remoteRef: { namespace: "default", name: "rd" }, conditions: [{ type: "Mirrored", status: "False", reason: "Error", message: "404 not retried" }] },
+    ];
+    // A failure that is an error (not a deliberate skip) still counts as missing.
+    expect(missingMirrors(l, [], targets)).toEqual(["default/rd-east"]);
   });
 });
 

@@ -1,6 +1,7 @@
 // The fault suite (docs/decisions.md#d95). A link with a few hundred exported Services under
 // continuous churn, the controller as `mc serve` processes with the RBAC `mc link` renders (every
-// API server enforcing it); each fault in turn, east restarted on its data file and restored from
+// API server enforcing it); each fault in turn, mirrors (then mirror Endpoints) deleted as the
+// controller updates them, east restarted on its data file and restored from
 // an older snapshot (an etcd restore: its history goes backwards), the Link's target renamed and
 // back, then all together, then the controller killed mid-sync, two replicas with the leader
 // killed, the gateway flapping, and two replicas on one host with the same $HOSTNAME. After each,
@@ -86,6 +87,37 @@ const FAULTS: [string, FaultSettings][] = [
 ];
 
 for (const [name, settings] of FAULTS) test(`under ${name} with churn, the mirrors converge to exactly the exported set`, () => underFault(name, settings), 60_000);
+
+test("mirror Services, then (separately) mirror Endpoints, deleted as the controller updates them, with churn: each is re-created", async () => {
+  for (const plural of ["services", "endpoints"] as const) {
+    const before = rig.counts();
+    const started = performance.now();
+    let deleted = 0;
+    // Each of the controller's updates of a mirror's object is followed at once by its deletion (the next few, up to 20).
+    const off = rig.west.store.onCommit((e) => {
+      if (e.type !== "MODIFIED" || e.key !== `/${plural}` || deleted >= 20) return;
+      const { labels, namespace, name, uid } = e.object.metadata;
+      if (labels?.[MIRRORED] !== "true" || labels[CLUSTER] !== rig.cluster || namespace === "linkerd-multicluster") return;
+      deleted++;
+      const type = rig.west.api.registry.find("", "v1", plural)!;
+      queueMicrotask(() => {
+        try {
+          rig.west.api.delete(type, namespace, name!, { preconditions: { uid: uid! } });
+        } catch {
+          // changed or gone meanwhile
+        }
+      });
+    });
+    rig.churn.start();
+    await Bun.sleep(PHASE_MS);
+    rig.churn.stop();
+    off();
+    expect(deleted).toBeGreaterThan(0);
+    await rig.converged();
+    report(`mirror ${plural} deleted as they are updated`, performance.now() - started, before, ` (${deleted} deleted)`);
+    expectHealthy(killedOnPurpose);
+  }
+}, 120_000);
 
 test("east's API server killed and restarted on its data file (same port) with churn: the mirrors converge", () =>
   underFault("API server restart (kill, same --data and --port)", async () => {

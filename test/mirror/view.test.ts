@@ -1,6 +1,7 @@
 // LocalView's knowledge of the controller's own writes, with a fake informer delivering events
 // in any order against the write's result: the echo is known whether it comes before or after
-// the response; anything else held meanwhile is handed on to be requeued.
+// the response; anything else held meanwhile is handed on to be requeued; and the view never
+// outlives the truth (a deletion after our write, a 404/409, a refresh).
 import { describe, expect, test } from "bun:test";
 import type { Informer, InformerEvent, KubeObject } from "../../src/kube/index.ts";
 import { LocalView } from "../../src/mirror/reconcile/view.ts";
@@ -84,5 +85,59 @@ describe("LocalView and the controller's own writes", () => {
     const r = rig();
     expect(r.view.isEcho(r.deliver("added", "1"))).toBe(false);
     expect(r.view.isEcho(r.deliver("updated", "2"))).toBe(false);
+  });
+});
+
+describe("the view never outlives the truth", () => {
+  test("our update's echo and then a deletion, both before the response: the view shows the deletion, which is handed on", () => {
+    const r = rig();
+    r.deliver("added", "3");
+    r.view.writing("ns1", "web-east");
+    r.deliver("updated", "5"); // our echo
+    r.deliver("deleted", "6"); // someone deleted the mirror right after our write
+    r.view.wrote(obj("5"), "3");
+    expect(r.view.get("ns1", "web-east")).toBeUndefined();
+    expect(r.missed).toEqual(["6"]);
+  });
+
+  test("our delete's echo and then a re-creation, both before the response: the view shows the new object", () => {
+    const r = rig();
+    r.deliver("added", "3");
+    r.view.writing("ns1", "web-east");
+    r.deliver("deleted", "4"); // our echo
+    r.deliver("added", "5"); // re-created by someone
+    r.view.deleted("ns1", "web-east", "3");
+    expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("5");
+    expect(r.missed).toEqual(["5"]);
+  });
+
+  test("our create's echo and then a deletion, before the response: nothing is shown", () => {
+    const r = rig();
+    r.view.writing("ns1", "web-east");
+    r.deliver("added", "5");
+    r.deliver("deleted", "6");
+    r.view.wrote(obj("5"));
+    expect(r.view.get("ns1", "web-east")).toBeUndefined();
+  });
+
+  test("a write answered 404/409 drops the overlay: the cache is read again", () => {
+    const r = rig();
+    r.deliver("added", "3");
+    r.view.writing("ns1", "web-east");
+    r.view.wrote(obj("5"), "3"); // the echo has not come
+    expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("5");
+    r.view.stale("ns1", "web-east");
+    expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("3");
+  });
+
+  test("an overlay whose echo never came goes at the second refresh after it, not the first", () => {
+    const r = rig();
+    r.deliver("added", "3");
+    r.view.writing("ns1", "web-east");
+    r.view.wrote(obj("5"), "3");
+    r.view.expire();
+    expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("5");
+    r.view.expire();
+    expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("3");
   });
 });

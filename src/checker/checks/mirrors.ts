@@ -1,10 +1,11 @@
-// Checks 8–12: mirrors have endpoints, belong to a Link, match their target's resourceVersion,
+// Checks 8–12: mirrors have endpoints, belong to a Link, exist on the server for every exported
+// target and match its resourceVersion,
 // no foreign Service holds a name a mirror needs, and federated Services list only members of
 // linked clusters.
 import { resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { CLUSTER_NAME, MIRRORED_SERVICE } from "../../model/labels.ts";
 import type { CheckContext } from "../context.ts";
-import { blockedMirrorNames, danglingMembers, listFew, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike } from "../mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type TargetLike } from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
 const MIRRORS = `${MIRRORED_SERVICE}=true`;
@@ -60,8 +61,11 @@ export const mirrorsInSync: Check<CheckContext> = {
       if (!remote) continue;
       const [mirrors, targets] = await Promise.all([
         mirrorServices(ctx.local, `,${CLUSTER_NAME}=${c}`),
-        remote.list<KubeObject>(resources.service).then((l) => l.items),
+        remote.list<KubeObject & TargetLike>(resources.service).then((l) => l.items),
       ]);
+      // Both read from the servers now, never from a controller's view.
+      const missing = missingMirrors(link, mirrors, targets);
+      if (missing.length) details.push(`${c}: ${plural(missing.length, "exported Service")} without a mirror: ${listFew(missing)}`);
       const findings = outOfSync(mirrors, c, targets);
       const gone = findings.filter((f) => f.problem === "target-gone").map((f) => f.mirror);
       const stale = findings.filter((f) => f.problem === "stale").map((f) => f.mirror);

@@ -1,8 +1,10 @@
 // Runs planned ops through the writer, in order, one at a time: each result goes into the
 // local view (so the next read sees it, and the view knows the write's echo) and into the write
 // counter. A failure stops the rest and propagates to the queue, which retries the key
-// (reconcile re-plans from scratch).
-import { isAlreadyExists, type KubeObject, type Writer } from "../../kube/index.ts";
+// (reconcile re-plans from scratch). A 404 or 409 on an owned object means the view was wrong:
+// its overlay goes and the key is retried, a vanished mirror's update as a create (StaleView: a
+// 404 that is retried).
+import { isAlreadyExists, isConflict, isNotFound, KubeError, type KubeObject, type Writer } from "../../kube/index.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { MirrorOp } from "./plan.ts";
 import { OUTPUT_KINDS, type OutputKind, type OwnedKind } from "./kinds.ts";
@@ -26,6 +28,17 @@ const isOwned = (kind: OutputKind): kind is OwnedKind => OUTPUT_KINDS[kind].owne
 
 export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
 
+/** An update answered 404: the mirror went while the view still held it. Unlike other 404s, worth a retry (it re-plans as a create). */
+export class StaleView extends KubeError {
+  constructor(err: KubeError) {
+    super({ verb: err.verb, target: err.target, code: err.code, reason: err.reason, ...(err.detail !== undefined && { detail: err.detail }) });
+    this.name = "StaleView";
+  }
+  override get isRetryable(): boolean {
+    return true;
+  }
+}
+
 export function createExecutor(d: ExecutorDeps): Execute {
   const count = (verb: "create" | "update" | "delete") => d.metrics.apiWrites.inc({ target_cluster_name: d.cluster, verb });
   const view = (kind: OutputKind): LocalView<KubeObject> | undefined => (isOwned(kind) ? d.views[kind] : undefined);
@@ -41,6 +54,11 @@ export function createExecutor(d: ExecutorDeps): Execute {
       } catch (err) {
         v?.failed(namespace, name);
         if (!isOwned(op.kind) && op.verb === "create" && isAlreadyExists(err)) continue; // created by someone else meanwhile: it exists
+        // An update of what is gone (404), or a write that lost to another (409): the view was not the truth.
+        if (v && (isNotFound(err) || isConflict(err))) {
+          v.stale(namespace, name);
+          if (op.verb === "update" && err instanceof KubeError && isNotFound(err)) throw new StaleView(err);
+        }
         throw err;
       }
     }

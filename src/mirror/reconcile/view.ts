@@ -7,6 +7,9 @@
 // While a write is in flight (`writing`) its key's events are held, since the echo may come
 // before the response: once the result is known, those that were not the echo (nor the object
 // the write replaced) go to `onMissed`, to be requeued.
+// The overlay never outlives the truth: a write whose echo came while it was in flight (so the
+// cache already moved past it: a deletion after it, say) leaves none; a 404/409 on a write drops
+// it (`stale`); and each refresh drops those older than a period (`expire`), so the cache is read again.
 // An optional index (kept from the same events) finds related objects — endpoint mirrors by
 // headless mirror — without a scan.
 import type { Informer, InformerEvent, KubeObject } from "../../kube/index.ts";
@@ -16,6 +19,8 @@ interface Written<T> {
   object: T | null;
   /** The resourceVersion the object had before our write ("" for a create). */
   before: string;
+  /** The refresh generation it was made in (`expire`). */
+  gen: number;
 }
 
 export type IndexKey<T> = (obj: T) => string | undefined;
@@ -29,6 +34,7 @@ export class LocalView<T extends KubeObject> {
   /** Keys with a write of ours in flight → the events that came meanwhile. */
   private readonly inflight = new Map<string, Array<InformerEvent<T>>>();
   private missed: (event: InformerEvent<T>) => void = () => {};
+  private gen = 0;
 
   constructor(
     private readonly informer: Informer<T>,
@@ -109,28 +115,50 @@ export class LocalView<T extends KubeObject> {
     this.release(key(namespace, name), () => false);
   }
 
-  private release(k: string, ours: (e: InformerEvent<T>) => boolean): void {
-    const held = this.inflight.get(k);
+  /** Ends the hold of `k`'s events: those not `ours` are handed on; returns them all. */
+  private release(k: string, ours: (e: InformerEvent<T>) => boolean): ReadonlyArray<InformerEvent<T>> {
+    const held = this.inflight.get(k) ?? [];
     this.inflight.delete(k);
-    for (const e of held ?? []) if (!ours(e)) this.missed(e);
+    for (const e of held) if (!ours(e)) this.missed(e);
+    return held;
+  }
+
+  /**
+   * A write to `namespace/name` was answered 404 or 409: what the view holds for it is not the
+   * truth. Its overlay goes, so the next reconcile reads the cache (the caller requeues the key).
+   */
+  stale(namespace: string | undefined, name: string): void {
+    this.written.delete(key(namespace, name));
+  }
+
+  /** A refresh: overlays made before the previous one (an echo that never came) go; the cache is read again. */
+  expire(): void {
+    for (const [k, w] of this.written) if (w.gen < this.gen) this.written.delete(k);
+    this.gen++;
   }
 
   /** Records a create or update's result; `before` is the resourceVersion it replaced. */
   wrote(obj: T, before = ""): void {
     const rv = obj.metadata.resourceVersion;
-    this.release(key(obj.metadata.namespace, obj.metadata.name ?? ""), (e) => e.type !== "deleted" && (e.object.metadata.resourceVersion === rv || (before !== "" && e.object.metadata.resourceVersion === before)));
+    const k = key(obj.metadata.namespace, obj.metadata.name ?? "");
+    const isEcho = (e: InformerEvent<T>) => e.type !== "deleted" && e.object.metadata.resourceVersion === rv;
+    const held = this.release(k, (e) => isEcho(e) || (e.type !== "deleted" && before !== "" && e.object.metadata.resourceVersion === before));
+    // Its event came first: the cache holds our write, or what came after it (a deletion, say), which is the truth.
+    if (held.some(isEcho)) return void this.written.delete(k);
     const cached = this.informer.cache.get(obj.metadata.namespace, obj.metadata.name ?? "");
-    if (cached && cached.metadata.resourceVersion === obj.metadata.resourceVersion) return; // its event came first
-    this.written.set(key(obj.metadata.namespace, obj.metadata.name ?? ""), { object: obj, before });
+    if (cached && cached.metadata.resourceVersion === rv) return void this.written.delete(k);
+    this.written.set(k, { object: obj, before, gen: this.gen });
   }
 
   deleted(namespace: string, name: string, before = ""): void {
-    this.release(key(namespace, name), (e) => e.type === "deleted" || (before !== "" && e.object.metadata.resourceVersion === before));
-    if (!this.informer.cache.get(namespace, name)) {
-      this.written.delete(key(namespace, name)); // its event came first
+    const k = key(namespace, name);
+    const held = this.release(k, (e) => e.type === "deleted" || (before !== "" && e.object.metadata.resourceVersion === before));
+    // Its event came first: the cache is past our deletion (a re-creation since is the truth).
+    if (held.some((e) => e.type === "deleted") || !this.informer.cache.get(namespace, name)) {
+      this.written.delete(k);
       return;
     }
-    this.written.set(key(namespace, name), { object: null, before });
+    this.written.set(k, { object: null, before, gen: this.gen });
   }
 
   private unindex(value: string, k: string): void {
