@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
-import { cached, read, startController, startPair, type Pair } from "./harness.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
+import { cached, read, startController } from "./harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {
