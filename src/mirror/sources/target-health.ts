@@ -56,7 +56,9 @@ export class TargetHealth {
         else if (st.state === "failed") this.states.set(inf, { state: "rejected", error: st.error });
         else return;
         const worst = [...this.states.values()].sort((a, b) => RANK[a.state] - RANK[b.state])[0]!;
-        const key = worst.state === "error" ? `error ${worst.error.code} ${worst.error.reason}` : worst.state;
+        // The cause, not only its kind: an outage whose cause changes (a reset connection, then a CA
+        // the target no longer matches) is told again, so the Link's condition says what is wrong now.
+        const key = worst.state === "error" ? `error ${worst.error.code} ${worst.error.reason} ${worst.error.message}` : worst.state;
         if (key === this.lastKey) return;
         this.lastKey = key;
         this.tell({ kind: "target", target: worst });
