@@ -26,6 +26,7 @@ import { Outcomes } from "./reconcile/outcomes.ts";
 import { byHeadlessMirror, type Svc } from "./reconcile/read.ts";
 import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcile.ts";
 import { RemoteSlices } from "./sources/remote-slices.ts";
+import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
 import { createSources, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
 import { sweepRenamed } from "./renamed.ts";
@@ -99,6 +100,8 @@ export interface ControllerParts {
   federatedDeps: FederatedDeps | undefined;
   gatewayRef: { namespace: string; name: string };
   health: TargetHealth;
+  /** The target Services the Link exports (its selectors' count, whatever the informer caches). */
+  selected: SelectedServices;
   prober: GatewayProber | undefined;
   /** What each key that is no Service runs. */
   special: Record<SpecialKey, () => Promise<void>>;
@@ -193,7 +196,9 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       if (k) hooks.enqueue(k);
     });
   }
-  const health = new TargetHealth(informers, c);
+  const selected = new SelectedServices(informers.remoteServices, link);
+  unsubscribe.push(selected.close);
+  const health = new TargetHealth(informers, c, selected);
   const probe = link.probe;
   const override = settings.probeAddress[link.name] ?? settings.probeAddress[""];
   const prober =
@@ -215,5 +220,5 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     },
     [RENAMED_KEY]: async () => void (await sweepRenamed({ local: opts.local, writer, link, metrics, log })),
   };
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, prober, special, unsubscribe };
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, unsubscribe };
 }
