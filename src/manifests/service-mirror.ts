@@ -26,7 +26,7 @@ import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta
  * are read. Linkerd's own link chart grants exactly these (and no patch), so a Link made by
  * Linkerd's CLI passes mc check.
  */
-export const LOCAL_MIRROR_RULES = [
+const LOCAL_MIRROR_RULES = [
   { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
   { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
 ] as const;
@@ -35,10 +35,10 @@ export const LOCAL_MIRROR_RULES = [
  * Events (on a skipped Service, on the Link): best effort — a denied Event is logged at debug
  * and mirroring goes on — so a role without this rule still works (Linkerd's grants none).
  */
-export const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
+const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
 
 /** `mc serve --enable-namespace-creation` creates a missing namespace: a rule of its own, as Linkerd's chart renders it for `enableNamespaceCreation`. */
-export const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
+const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
 
 /** The rules of the controller's ClusterRole in the source, as mc renders them (with `namespaceCreation`, for a controller run with --enable-namespace-creation). */
 export const localAccessRules = (o: { namespaceCreation?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
@@ -47,7 +47,7 @@ export const localAccessRules = (o: { namespaceCreation?: boolean } = {}): Array
 /** Whether a controller runs with --enable-namespace-creation (its ClusterRole then grants namespaces create). */
 export const createsNamespaces = (ctl: Pick<ControllerOptions, "settings">): boolean => ctl.settings?.enableNamespaceCreation === true;
 
-export type LogFormat = "plain" | "json";
+type LogFormat = "plain" | "json";
 
 export interface ControllerOptions {
   image: string;

@@ -86,7 +86,7 @@ export const STATUS_KEY = "@status";
 export const RENAMED_KEY = "@renamed";
 
 /** The keys that are no Service; what each runs is one table (wiring.ts). */
-export const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY] as const;
+const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY] as const;
 export type SpecialKey = (typeof SPECIAL_KEYS)[number];
 
 export function isSpecialKey(key: string): key is SpecialKey {
