@@ -98,7 +98,7 @@ export interface TargetLike extends ObjectLike {
 }
 
 /** Targets the Link's status lists as skipped on purpose (no namespace, invalid) or blocked by a foreign Service: `ns/name`. */
-export function skippedTargets(link: Link): Set<string> {
+function skippedTargets(link: Link): Set<string> {
   const out = new Set<string>();
   for (const entry of link.status.mirrorServices ?? []) {
     const e = entry as { remoteRef?: { namespace?: string; name?: string }; conditions?: Array<{ reason?: string; localRef?: unknown }> };
