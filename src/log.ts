@@ -44,6 +44,9 @@ export function setLogFormat(next: LogFormat): void {
   root = undefined;
 }
 
+export function isLogLevel(value: string): value is LogLevel {
+  return value in LEVELS;
+}
 
 export interface Logger {
   error(message: string): void;

@@ -17,7 +17,7 @@ export interface EndpointsLike extends ObjectLike {
 }
 
 /** How many names a finding lists before "and N more". */
-const LIST_LIMIT = 5;
+export const LIST_LIMIT = 5;
 
 const key = (o: ObjectLike) => `${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`;
 
@@ -29,7 +29,7 @@ export function listFew(keys: readonly string[], limit = LIST_LIMIT): string {
 }
 
 /** A Service one of our controllers made for a target Service (not the probe Service, not a federated one). */
-function isServiceMirror(svc: ObjectLike): boolean {
+export function isServiceMirror(svc: ObjectLike): boolean {
   const l = svc.metadata.labels ?? {};
   return l[L.MIRRORED_SERVICE] === "true" && !!l[L.CLUSTER_NAME] && l[L.MIRRORED_GATEWAY] === undefined;
 }
@@ -39,12 +39,26 @@ export function needsEndpoints(svc: ObjectLike): boolean {
   return isServiceMirror(svc) && svc.metadata.labels?.[L.MC_REMOTE_DISCOVERY] === undefined;
 }
 
-/** Mirrors whose Endpoints are missing or have no address at all (ready or not). */
-export function mirrorsWithoutEndpoints(services: readonly ObjectLike[], endpoints: readonly EndpointsLike[]): string[] {
+/** One of mc's EndpointSlices of a mirror (`--mirror-endpoint-slices`). */
+export interface SliceLike extends ObjectLike {
+  endpoints?: unknown[] | null;
+}
+
+/**
+ * Mirrors with no address at all (ready or not) in either form: their Endpoints, or the
+ * EndpointSlices mc wrote for them (`slices`: those labelled managed-by mc).
+ */
+export function mirrorsWithoutEndpoints(services: readonly ObjectLike[], endpoints: readonly EndpointsLike[], slices: readonly SliceLike[] = []): string[] {
   const byKey = new Map(endpoints.map((e) => [key(e), e]));
+  const sliced = new Set(
+    slices
+      .filter((s) => s.metadata.labels?.[L.SLICE_MANAGED_BY] === L.MC_SLICE_MANAGER && (s.endpoints?.length ?? 0) > 0)
+      .map((s) => `${s.metadata.namespace ?? ""}/${s.metadata.labels?.[L.SLICE_SERVICE_NAME] ?? ""}`),
+  );
   return services
     .filter(needsEndpoints)
     .filter((svc) => {
+      if (sliced.has(key(svc))) return false;
       const ep = byKey.get(key(svc));
       return !(ep?.subsets ?? []).some((s) => (s.addresses?.length ?? 0) + (s.notReadyAddresses?.length ?? 0) > 0);
     })
@@ -63,7 +77,7 @@ export function orphanMirrors(services: readonly ObjectLike[], clusterNames: Rea
 }
 
 /** The target Service a mirror of `cluster` stands for, as `ns/name`; undefined for endpoint mirrors (they follow Endpoints). */
-function targetOf(svc: ObjectLike, cluster: string): string | undefined {
+export function targetOf(svc: ObjectLike, cluster: string): string | undefined {
   const l = svc.metadata.labels ?? {};
   if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
   const own = svc.metadata.name ?? "";
@@ -98,7 +112,7 @@ export interface TargetLike extends ObjectLike {
 }
 
 /** Targets the Link's status lists as skipped on purpose (no namespace, invalid) or blocked by a foreign Service: `ns/name`. */
-function skippedTargets(link: Link): Set<string> {
+export function skippedTargets(link: Link): Set<string> {
   const out = new Set<string>();
   for (const entry of link.status.mirrorServices ?? []) {
     const e = entry as { remoteRef?: { namespace?: string; name?: string }; conditions?: Array<{ reason?: string; localRef?: unknown }> };
@@ -149,7 +163,7 @@ export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], l
 }
 
 /** A federated Service the mirror made: its label, no cluster (mirrors have one), `<svc>-federated`. */
-function isFederatedService(svc: ObjectLike): boolean {
+export function isFederatedService(svc: ObjectLike): boolean {
   const l = svc.metadata.labels ?? {};
   return l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === undefined && (svc.metadata.name ?? "").endsWith(FEDERATED_SUFFIX);
 }

@@ -4,14 +4,14 @@
 import type { CheckReport, CheckResult } from "./types.ts";
 
 /** The only category mc check has, named as Linkerd names it. */
-const CATEGORY = "linkerd-multicluster";
+export const CATEGORY = "linkerd-multicluster";
 /** Where each check is explained; a hint is this plus `#<anchor>`. */
-const CHECKS_DOC = "docs/checks.md";
+export const CHECKS_DOC = "docs/checks.md";
 
 const SYMBOL = { success: "√", error: "×", warning: "‼", skipped: "-" } as const;
 const INDENT = "    ";
 
-const hintLink = (anchor: string): string => `${CHECKS_DOC}#${anchor}`;
+export const hintLink = (anchor: string): string => `${CHECKS_DOC}#${anchor}`;
 
 /** The category header, printed before the first result. */
 export function renderHeader(): string {
@@ -39,7 +39,7 @@ export function renderTable(report: CheckReport): string {
   return renderHeader() + report.results.map(renderResult).join("") + renderSummary(report);
 }
 
-interface JsonCheck {
+export interface JsonCheck {
   id: string;
   description: string;
   result: CheckResult["status"];

@@ -32,7 +32,7 @@ export interface Check<C> {
 }
 
 /** success √ · error × · warning ‼ · skipped (could not run, and says why). */
-type CheckStatus = "success" | "error" | "warning" | "skipped";
+export type CheckStatus = "success" | "error" | "warning" | "skipped";
 
 export interface CheckResult {
   id: string;

@@ -70,6 +70,10 @@ export const LINK_FLAGS = defineFlags(
       ...S.enableNamespaceCreation.row,
       description: "The controller creates a missing namespace instead of skipping its Services (mc serve --enable-namespace-creation; its ClusterRole then grants namespaces create)",
     },
+    "mirror-endpoint-slices": {
+      ...S.mirrorEndpointSlices.row,
+      description: "Controller: write mirrors' endpoints as EndpointSlices instead of Endpoints, converting existing ones (mc serve --mirror-endpoint-slices; the Link stays Linkerd's)",
+    },
     "fast-failure-detection": {
       ...S.fastFailureDetection.row,
       description: "Controller: confirm a failed gateway probe every period/10 (mc serve --fast-failure-detection; the Link itself stays Linkerd's)",
@@ -105,7 +109,15 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
             logLevel: f.logLevel,
             logFormat: f.logFormat,
             ha: f.ha,
-            settings: { eventRequeueLimit: f.serviceMirrorRetryLimit, enableEndpointSlices: f.enableEndpointSlices, enableNamespaceCreation: f.enableNamespaceCreation, fastFailureDetection: f.fastFailureDetection, kubeApiQps: f.kubeApiQps, kubeApiBurst: f.kubeApiBurst },
+            settings: {
+              eventRequeueLimit: f.serviceMirrorRetryLimit,
+              enableEndpointSlices: f.enableEndpointSlices,
+              enableNamespaceCreation: f.enableNamespaceCreation,
+              mirrorEndpointSlices: f.mirrorEndpointSlices,
+              fastFailureDetection: f.fastFailureDetection,
+              kubeApiQps: f.kubeApiQps,
+              kubeApiBurst: f.kubeApiBurst,
+            },
             resources: controllerResources(f),
           }
         : f.controller === "shared"

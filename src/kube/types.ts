@@ -11,6 +11,7 @@ export interface ResourceType {
 }
 
 import type { ObjectMeta } from "../lib/kube-api.ts";
+export type { ObjectMeta } from "../lib/kube-api.ts";
 
 export interface KubeObject {
   apiVersion?: string;
@@ -25,7 +26,7 @@ export interface KubeList<T> {
   continue?: string;
 }
 
-type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 export interface WatchEvent<T> {
   type: WatchEventType;
@@ -39,3 +40,8 @@ export function objectKey(obj: { metadata: { namespace?: string; name?: string }
   return namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
 }
 
+/** The inverse of objectKey. */
+export function splitKey(key: string): { namespace?: string; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

@@ -9,7 +9,7 @@
 // cannot remove one member, so the other members' controllers drop it once the Link is gone
 // (`membersLeft` says which).
 import { UserError } from "../errors.ts";
-import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
+import { isNotFound, KubeError, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { federatedMember, FEDERATED_SUFFIX, installControllerName } from "../model/names.ts";
@@ -38,7 +38,7 @@ export interface UnlinkPlan {
 }
 
 /** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
-const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "Endpoints", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
+const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "Endpoints", "EndpointSlice", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
 
 export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<UnlinkPlan> {
   const link = await requireLink(client, o);
@@ -78,6 +78,13 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
     for (const s of secrets.items) add(s, resources.secret);
     for (const s of [...services.items, ...madeServices.items]) add(s, resources.service);
     for (const e of [...endpoints.items, ...madeEndpoints.items]) add(e, resources.endpoints);
+    // A controller run with --mirror-endpoint-slices gave its mirrors (and the gateway mirror) EndpointSlices instead.
+    const sliced = `${L.SLICE_MANAGED_BY}=${L.MC_SLICE_MANAGER}`;
+    const [slices, madeSlices] = await Promise.all([
+      listUnlessDenied(client, `${sliced},${L.CLUSTER_NAME}=${c}`),
+      made ? listUnlessDenied(client, `${sliced},${made}`) : [],
+    ]);
+    for (const s of [...slices, ...madeSlices]) add(s, resources.endpointSlice);
     const federated = await client.list(resources.service, { labelSelector: `${L.MIRRORED_SERVICE}=true,!${L.CLUSTER_NAME}` });
     for (const svc of federated.items) {
       const verdict = federatedVerdict(svc, c);
@@ -86,6 +93,16 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
     }
   }
   return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort(), membersLeft: membersLeft.sort(), installed: await installedController(client, o) };
+}
+
+/** mc's EndpointSlices with these labels; none when they cannot be listed (a cluster or a user without them). */
+async function listUnlessDenied(client: KubeClient, labelSelector: string): Promise<KubeObject[]> {
+  try {
+    return (await client.list<KubeObject>(resources.endpointSlice, { labelSelector })).items;
+  } catch (err) {
+    if (err instanceof KubeError && (err.code === 403 || err.code === 404)) return [];
+    throw err;
+  }
 }
 
 /** A line about the controller the install renders for this link, if there is one: unlink leaves it to the install. */

@@ -19,7 +19,7 @@ import {
   PROBE_PORT_NAME,
 } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, type ControllerOptions } from "./service-mirror.ts";
+import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, writesSlices, type ControllerOptions } from "./service-mirror.ts";
 
 export interface InstallController {
   /** The Link's name (its target cluster's): `link.ref.name` in the chart. */
@@ -31,16 +31,16 @@ export interface InstallController {
 
 const RBAC = "rbac.authorization.k8s.io/v1";
 
-/** The local rights every controller needs, once for all (the chart's controller-clusterrole.yaml): namespaces create when one of them creates namespaces. */
-function renderAccessRole(version: string, namespaceCreation: boolean): Manifest {
+/** The local rights every controller needs, once for all (the chart's controller-clusterrole.yaml): namespaces create when one of them creates namespaces, EndpointSlices when one writes them. */
+function renderAccessRole(version: string, controllers: readonly InstallController[]): Manifest {
   return object(RBAC, "ClusterRole", { name: INSTALL_CONTROLLER_ACCESS_NAME, labels: { [L.COMPONENT]: L.COMPONENT_CONTROLLER }, version }, {
-    rules: localAccessRules({ namespaceCreation }),
+    rules: localAccessRules({ namespaceCreation: controllers.some((c) => createsNamespaces(c.controller)), endpointSlices: controllers.some((c) => writesSlices(c.controller)) }),
   });
 }
 
 export function renderInstallControllers(o: { controllers: readonly InstallController[]; namespace: string; version: string }): Manifest[] {
   if (o.controllers.length === 0) return [];
-  return [renderAccessRole(o.version, o.controllers.some((c) => createsNamespaces(c.controller))), ...o.controllers.flatMap((c) => renderOne(c, o.namespace, o.version))];
+  return [renderAccessRole(o.version, o.controllers), ...o.controllers.flatMap((c) => renderOne(c, o.namespace, o.version))];
 }
 
 function renderOne(o: InstallController, ns: string, version: string): Manifest[] {

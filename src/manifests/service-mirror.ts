@@ -26,7 +26,7 @@ import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta
  * are read. Linkerd's own link chart grants exactly these (and no patch), so a Link made by
  * Linkerd's CLI passes mc check.
  */
-const LOCAL_MIRROR_RULES = [
+export const LOCAL_MIRROR_RULES = [
   { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
   { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
 ] as const;
@@ -35,19 +35,36 @@ const LOCAL_MIRROR_RULES = [
  * Events (on a skipped Service, on the Link): best effort — a denied Event is logged at debug
  * and mirroring goes on — so a role without this rule still works (Linkerd's grants none).
  */
-const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
+export const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
 
 /** `mc serve --enable-namespace-creation` creates a missing namespace: a rule of its own, as Linkerd's chart renders it for `enableNamespaceCreation`. */
-const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
+export const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
 
-/** The rules of the controller's ClusterRole in the source, as mc renders them (with `namespaceCreation`, for a controller run with --enable-namespace-creation). */
-export const localAccessRules = (o: { namespaceCreation?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
-  [...LOCAL_MIRROR_RULES, ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES].map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] }));
+/**
+ * `mc serve --mirror-endpoint-slices`: mirrors' EndpointSlices, as their Endpoints (mc only, so
+ * rendered only for a controller with the setting: Linkerd's role stays Linkerd's).
+ */
+export const LOCAL_SLICE_RULES = [{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] }] as const;
+
+/**
+ * The rules of the controller's ClusterRole in the source, as mc renders them (with
+ * `namespaceCreation`, for a controller run with --enable-namespace-creation; with
+ * `endpointSlices`, for one run with --mirror-endpoint-slices).
+ */
+export const localAccessRules = (o: { namespaceCreation?: boolean; endpointSlices?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
+  [...LOCAL_MIRROR_RULES, ...(o.endpointSlices ? LOCAL_SLICE_RULES : []), ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES].map((r) => ({
+    apiGroups: [...r.apiGroups],
+    resources: [...r.resources],
+    verbs: [...r.verbs],
+  }));
 
 /** Whether a controller runs with --enable-namespace-creation (its ClusterRole then grants namespaces create). */
 export const createsNamespaces = (ctl: Pick<ControllerOptions, "settings">): boolean => ctl.settings?.enableNamespaceCreation === true;
 
-type LogFormat = "plain" | "json";
+/** Whether a controller runs with --mirror-endpoint-slices (its ClusterRole then grants endpointslices). */
+export const writesSlices = (ctl: Pick<ControllerOptions, "settings">): boolean => ctl.settings?.mirrorEndpointSlices === true;
+
+export type LogFormat = "plain" | "json";
 
 export interface ControllerOptions {
   image: string;
@@ -102,7 +119,7 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
   const args = controllerArgs(ns, { ...ctl, settings: { ...ctl.settings, ...(probeService && { probeService }) } });
   const out: Manifest[] = [
     object(RBAC, "ClusterRole", meta(localResourcesAccessName(c), false), {
-      rules: localAccessRules({ namespaceCreation: createsNamespaces(ctl) }),
+      rules: localAccessRules({ namespaceCreation: createsNamespaces(ctl), endpointSlices: writesSlices(ctl) }),
     }),
     object(RBAC, "ClusterRoleBinding", meta(localResourcesAccessName(c), false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: localResourcesAccessName(c) },

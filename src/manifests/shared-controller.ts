@@ -7,7 +7,7 @@
 import * as L from "../model/labels.ts";
 import { ADMIN_PORT_NAME, LINK_GROUP, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV, SHARED_CONTROLLER_ACCESS_NAME, SHARED_CONTROLLER_LINKS_NAME, SHARED_CONTROLLER_NAME } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, type ControllerOptions } from "./service-mirror.ts";
+import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, writesSlices, type ControllerOptions } from "./service-mirror.ts";
 
 const RBAC = "rbac.authorization.k8s.io/v1";
 
@@ -17,7 +17,7 @@ export function renderSharedController(o: { controller: ControllerOptions; names
   const subjects = [{ kind: "ServiceAccount", name: SHARED_CONTROLLER_NAME, namespace: o.namespace }];
   return [
     object(RBAC, "ClusterRole", meta(SHARED_CONTROLLER_ACCESS_NAME, false), {
-      rules: localAccessRules({ namespaceCreation: createsNamespaces(o.controller) }),
+      rules: localAccessRules({ namespaceCreation: createsNamespaces(o.controller), endpointSlices: writesSlices(o.controller) }),
     }),
     object(RBAC, "ClusterRoleBinding", meta(SHARED_CONTROLLER_ACCESS_NAME, false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: SHARED_CONTROLLER_ACCESS_NAME },

@@ -85,8 +85,11 @@ export const STATUS_KEY = "@status";
 /** Mirrors this Link made under an earlier target name (renamed.ts). */
 export const RENAMED_KEY = "@renamed";
 
+/** mc's slices of mirrors left from `--mirror-endpoint-slices`, once it is off (slices-sweep.ts). */
+export const SLICES_KEY = "@slices";
+
 /** The keys that are no Service; what each runs is one table (wiring.ts). */
-const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY] as const;
+export const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY, SLICES_KEY] as const;
 export type SpecialKey = (typeof SPECIAL_KEYS)[number];
 
 export function isSpecialKey(key: string): key is SpecialKey {

@@ -23,14 +23,14 @@ import { LinkStatusWriter } from "./status/link-status.ts";
 import { keyOfLocal, type MirrorKey } from "./sources/keys.ts";
 import { failuresFromStatus } from "./status/status.ts";
 import { Outcomes } from "./reconcile/outcomes.ts";
-import { byHeadlessMirror, type Svc } from "./reconcile/read.ts";
+import { byHeadlessMirror, bySliceService, type Svc } from "./reconcile/read.ts";
 import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcile.ts";
 import { RemoteSlices } from "./sources/remote-slices.ts";
-import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
-import { createSources, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
+import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
 import { sweepRenamed } from "./renamed.ts";
-import { GATEWAY_KEY, RENAMED_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
+import { sweepSlices } from "./slices-sweep.ts";
+import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
 
 export interface MirrorControllerOptions {
@@ -100,8 +100,6 @@ export interface ControllerParts {
   federatedDeps: FederatedDeps | undefined;
   gatewayRef: { namespace: string; name: string };
   health: TargetHealth;
-  /** The target Services the Link exports (its selectors' count, whatever the informer caches). */
-  selected: SelectedServices;
   prober: GatewayProber | undefined;
   /** What each key that is no Service runs. */
   special: Record<SpecialKey, () => Promise<void>>;
@@ -134,13 +132,22 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
 
   // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
   const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices }), "src/model/access.ts");
-  const informers = createSources({ link, local: opts.local, remote, enableEndpointSlices: settings.enableEndpointSlices, backoff: opts.informerBackoff, shared: opts.shared });
+  const informers = createSources({
+    link,
+    local: opts.local,
+    remote,
+    enableEndpointSlices: settings.enableEndpointSlices,
+    mirrorEndpointSlices: settings.mirrorEndpointSlices,
+    backoff: opts.informerBackoff,
+    shared: opts.shared,
+  });
   const remoteSlices = informers.remoteEndpointSlices && new RemoteSlices(informers.remoteEndpointSlices);
   const services = new LocalView(informers.services, byHeadlessMirror(c));
   const endpoints = new LocalView(informers.endpoints);
+  const slices = informers.slices && new LocalView(informers.slices, bySliceService);
   /** The views of the kinds the mirror owns (reconcile/kinds.ts), by kind. */
-  const viewOf = { Service: services, Endpoints: endpoints } as ExecutorDeps["views"];
-  const views = Object.values(viewOf);
+  const viewOf = { Service: services, Endpoints: endpoints, EndpointSlice: slices } as ExecutorDeps["views"];
+  const views = Object.values(viewOf).filter((v) => v !== undefined) as Array<LocalView<KubeObject>>;
   const outcomes = new Outcomes(c, clock, metrics, () => hooks.enqueue(STATUS_KEY));
   outcomes.seed(failuresFromStatus(link.status.mirrorServices));
   const federated = new FederatedOutcomes(clock, () => hooks.enqueue(STATUS_KEY));
@@ -162,6 +169,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       services,
       endpoints,
       namespaces: informers.namespaces.cache,
+      slices: slices ?? null,
     },
     writer: {
       execute: createExecutor({ writer, views: viewOf, metrics, cluster: c }),
@@ -170,6 +178,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     },
     outcomes,
     log,
+    ...(!slices && { endpointsRecreated: () => hooks.enqueue(SLICES_KEY) }),
   };
   const members = informers.remoteFederated;
   const links: KnownLinks = opts.links ?? onlyLink(link);
@@ -189,16 +198,15 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   if (members && opts.links) unsubscribe.push(opts.links.onChange(() => hooks.enqueueFederated()));
   const gatewayRef = { namespace: opts.namespace, name: probeService };
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
-  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => services.isEcho(e) || endpoints.isEcho(e)));
+  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e))));
   for (const view of views) {
+    const keyOf = view === (slices as LocalView<KubeObject> | undefined) ? keyOfSlice : keyOfLocal;
     view.onMissed((e) => {
-      const k = keyOfLocal(e.object.metadata, c, gatewayRef) ?? (informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
+      const k = keyOf(e.object.metadata, c, gatewayRef) ?? (informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
       if (k) hooks.enqueue(k);
     });
   }
-  const selected = new SelectedServices(informers.remoteServices, link);
-  unsubscribe.push(selected.close);
-  const health = new TargetHealth(informers, c, selected);
+  const health = new TargetHealth(informers, c);
   const probe = link.probe;
   const override = settings.probeAddress[link.name] ?? settings.probeAddress[""];
   const prober =
@@ -219,6 +227,12 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       await status.writeFederated(federated.all());
     },
     [RENAMED_KEY]: async () => void (await sweepRenamed({ local: opts.local, writer, link, metrics, log })),
+    // With slices on, the slice phases keep them; off, what is left from before goes.
+    [SLICES_KEY]: async () => {
+      if (slices) return;
+      const has = (view: LocalView<KubeObject>) => (ns: string, name: string) => view.get(ns, name) !== undefined;
+      await sweepSlices({ local: opts.local, writer, cluster: c, hasService: has(services), hasEndpoints: has(endpoints), metrics, log });
+    },
   };
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, unsubscribe };
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, prober, special, unsubscribe };
 }

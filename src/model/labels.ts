@@ -91,6 +91,7 @@ export const COMPONENT = "component";
 export const APP = "app";
 export const APP_NAME = "app.kubernetes.io/name";
 export const APP_PART_OF = "app.kubernetes.io/part-of";
+export const APP_VERSION = "app.kubernetes.io/version";
 /** Pod annotation `"true"`: the cluster autoscaler may evict gateway and controller pods. */
 export const SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 /** Namespace label: the extension namespace runs privileged pods (linkerd-init needs capabilities). */
@@ -102,6 +103,12 @@ export const SERVICE_ACCOUNT_TOKEN_SECRET_TYPE = "kubernetes.io/service-account-
 /** Never copied to mirrors: topology hints make no sense across clusters. */
 export const TOPOLOGY_AWARE_HINTS = "service.kubernetes.io/topology-aware-hints";
 export const TOPOLOGY_MODE = "service.kubernetes.io/topology-mode";
+/** Label on an EndpointSlice: the Service whose endpoints it holds (discovery.k8s.io/v1). */
+export const SLICE_SERVICE_NAME = "kubernetes.io/service-name";
+/** Label on an EndpointSlice: the controller that manages it (kube's own leave others' slices alone). */
+export const SLICE_MANAGED_BY = "endpointslice.kubernetes.io/managed-by";
+/** SLICE_MANAGED_BY's value on the slices of mirrors (`--mirror-endpoint-slices`): mc's own, no kube controller's. */
+export const MC_SLICE_MANAGER = "service-mirror.mc-project.io";
 /** Endpoints label marking headless Services' Endpoints. */
 export const HEADLESS = "service.kubernetes.io/headless";
 

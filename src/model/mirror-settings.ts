@@ -17,6 +17,8 @@ export interface MirrorSettings {
   enableNamespaceCreation: boolean;
   /** Read the target's EndpointSlices instead of its Endpoints. */
   enableEndpointSlices: boolean;
+  /** Give mirror Services discovery.k8s.io/v1 EndpointSlices instead of v1 Endpoints (mc only; off: Linkerd's Endpoints). */
+  mirrorEndpointSlices: boolean;
   /** The local probe Service of the gateway; undefined: `probe-gateway-<cluster>`. */
   probeService: string | undefined;
   probeDirect: boolean;
@@ -94,6 +96,11 @@ export const MIRROR_SETTINGS = {
   enableEndpointSlices: {
     flag: "enable-endpoint-slices",
     row: { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
+    carried: { when: "changed" },
+  },
+  mirrorEndpointSlices: {
+    flag: "mirror-endpoint-slices",
+    row: { type: "boolean", default: false, description: "Write mirrors' endpoints as EndpointSlices instead of Endpoints (deprecated from Kubernetes 1.33); existing mirrors are converted in place" },
     carried: { when: "changed" },
   },
   probeService: {
@@ -183,6 +190,9 @@ export function settingsArgs(settings: DeployedSettings): string[] {
   }
   return out;
 }
+
+/** `--mirror-endpoint-slices`: the flag of a controller that writes mirrors' EndpointSlices (its ClusterRole needs them). */
+export const MIRROR_ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.mirrorEndpointSlices.flag}`;
 
 /** `--enable-endpoint-slices`: the flag of a controller that reads the target's EndpointSlices (mc check looks for it). */
 export const ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.enableEndpointSlices.flag}`;

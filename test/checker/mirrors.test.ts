@@ -12,6 +12,16 @@ describe("mirror endpoints", () => {
     expect(mirrorsWithoutEndpoints(services, eps)).toEqual(["default/c-east", "default/d-east"]);
   });
 
+  test("a mirror in slice form (--mirror-endpoint-slices) has endpoints when mc's slice of it has any; an empty slice, or a slice not mc's, is none", () => {
+    const services = [mirror("default", "a", "east"), mirror("default", "b", "east"), mirror("default", "c", "east")];
+    const slice = (service: string, endpoints: unknown[], managedBy = L.MC_SLICE_MANAGER) => ({
+      metadata: { name: service, namespace: "default", labels: { [L.SLICE_SERVICE_NAME]: service, [L.SLICE_MANAGED_BY]: managedBy } },
+      endpoints,
+    });
+    const one = [{ addresses: ["192.0.2.10"], conditions: { ready: false } }];
+    expect(mirrorsWithoutEndpoints(services, [], [slice("a-east", one), slice("b-east", []), slice("c-east", one, "someone-else")])).toEqual(["default/b-east", "default/c-east"]);
+  });
+
   test("remote-discovery mirrors, probe Services and foreign Services are not expected to have endpoints", () => {
     const services = [
       mirror("default", "rd", "east", { labels: { [L.MC_REMOTE_DISCOVERY]: "east" } }),

@@ -63,6 +63,27 @@ describe("planUnlink", () => {
     expect(plan.leftAlone).toEqual([]);
   });
 
+  test("mirrors in slice form (--mirror-endpoint-slices): mc's slices of the cluster go, the gateway mirror's included; other slices stay", async () => {
+    const slice = (ns: string, service: string, cluster: string, managedBy = L.MC_SLICE_MANAGER) => ({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: service, namespace: ns, labels: { [L.SLICE_SERVICE_NAME]: service, [L.SLICE_MANAGED_BY]: managedBy, [L.CLUSTER_NAME]: cluster } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["192.0.2.10"], conditions: { ready: true } }],
+      ports: [],
+    });
+    applyObjects(sb, [
+      slice("default", "web-east", "east"),
+      slice("linkerd-multicluster", "probe-gateway-east", "east"),
+      slice("default", "web-north", "north"),
+      { ...slice("default", "web-east-x", "east", "endpointslicemirroring-controller.k8s.io") },
+    ]);
+    const plan = await planUnlink(client, { clusterName: "east", ...opts });
+    expect(names(plan.objects.filter((r) => r.kind === "EndpointSlice"))).toEqual(["EndpointSlice default/web-east", "EndpointSlice linkerd-multicluster/probe-gateway-east"]);
+    const kinds = plan.objects.map((r) => r.kind);
+    expect(kinds.lastIndexOf("EndpointSlice")).toBeLessThan(kinds.indexOf("Service"));
+  });
+
   test("with --only-controller keeps the Link, Secrets and mirrors", async () => {
     const plan = await planUnlink(client, { clusterName: "east", ...opts, onlyController: true });
     expect([...new Set(plan.objects.map((r) => r.kind))].sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "Deployment", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"]);

@@ -88,6 +88,28 @@ describe("controller Deployments carry mc serve's settings from its own table", 
     expect(args).toContain("--kube-api-burst=200");
   });
 
+  test("mc link --mirror-endpoint-slices: the controller runs with it and its ClusterRole grants EndpointSlices; without it, neither (Linkerd's role)", () => {
+    const render = (args: Record<string, unknown>) => {
+      const controller = linkOptions({ "cluster-name": "east", ...args }, { verbose: false }).options.controller;
+      if (controller === null || controller === "shared") throw new Error("expected a dedicated controller");
+      return renderServiceMirror({ clusterName: "east", namespace: NS, probePort: 4191, controller, version: "0" });
+    };
+    const sliceRules = (objects: Manifest[]) =>
+      ((objects.find((o) => o.kind === "ClusterRole") as unknown as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).rules ?? []).filter((r) =>
+        r.resources.includes("endpointslices"),
+      );
+    const on = render({ "mirror-endpoint-slices": true });
+    expect(containerArgs(on)).toContain("--mirror-endpoint-slices");
+    expect(serveParses(containerArgs(on)).settings.mirrorEndpointSlices).toBe(true);
+    expect(sliceRules(on)).toEqual([{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] }]);
+    const off = render({});
+    expect(containerArgs(off).filter((a) => a.includes("mirror-endpoint-slices"))).toEqual([]);
+    expect(sliceRules(off)).toEqual([]);
+    const installed = renderInstallControllers({ controllers: [{ clusterName: "east", controller: { ...base, settings: { mirrorEndpointSlices: true } }, probePort: null }], namespace: NS, version: "0" });
+    expect(sliceRules(installed)).toHaveLength(1);
+    expect(sliceRules(renderSharedController({ controller: { ...base, settings: { mirrorEndpointSlices: true } }, namespace: NS, version: "0" }))).toHaveLength(1);
+  });
+
   test("defaults are not written, save the always-carried --event-requeue-limit (Linkerd's Deployment has it)", () => {
     const args = containerArgs(renderSharedController({ controller: base, namespace: NS, version: "0" }));
     expect(args).toEqual(["serve", `--namespace=${NS}`, "--log-level=info", "--log-format=plain", "--event-requeue-limit=3", "--all"]);

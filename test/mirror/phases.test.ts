@@ -53,7 +53,7 @@ describe("reconcile phases", () => {
     const pod1 = withIP(desired.headless!.endpointMirrors[1]!.service, "10.96.0.6");
     const s = { ...first, endpointMirrors: { services: [pod1], endpoints: new Map([["pod-1-east", desired.headless!.endpointMirrors[1]!.endpoints as never]]) } };
     const { phases, conflict } = phasesFor(s, desired);
-    expect(phases.map((p) => p.name)).toEqual(["namespace", "endpoint mirrors", "mirror"]);
+    expect(phases.map((p) => p.name)).toEqual(["namespace", "endpoint mirrors", "mirror", "endpoint slices", "retired endpoints"]);
     expect(conflict).toBeNull();
     expect(phases[0]!.plan([])).toEqual([]);
     const epOps = phases[1]!.plan([]);
@@ -68,6 +68,35 @@ describe("reconcile phases", () => {
     // Planned without pod-0's write, its pod is left out: the phase is a function of what was written.
     const alone = phases[2]!.plan([]);
     expect((alone[1]!.verb === "create" ? (alone[1]!.object as { subsets: Array<{ addresses: unknown[] }> }) : undefined)?.subsets[0]?.addresses).toEqual([{ hostname: "pod-1", ip: "10.96.0.6" }]);
+    // Without --mirror-endpoint-slices (no slices read) the slice phases plan nothing.
+    expect([phases[3]!.plan(written), phases[4]!.plan(written)]).toEqual([[], []]);
+  });
+
+  test("with slices: no Endpoints are written; each mirror's slices come from the Endpoints it would have had, and Endpoints from before go last", () => {
+    const first = snapshot({ remote: { service: remoteService({ headless: true }), endpoints: pods } });
+    const desired = desiredFor(first);
+    // pod-1's endpoint mirror exists with its Endpoints (made before the setting was on).
+    const pod1 = withIP(desired.headless!.endpointMirrors[1]!.service, "10.96.0.6");
+    const oldEp = { ...desired.headless!.endpointMirrors[1]!.endpoints, metadata: { ...desired.headless!.endpointMirrors[1]!.endpoints.metadata, uid: "ep-uid" } };
+    const s = { ...first, endpointMirrors: { services: [pod1], endpoints: new Map([["pod-1-east", oldEp as never]]) }, slices: new Map([["service-one-east", []], ["pod-1-east", []]]) };
+    const { phases } = phasesFor(s, desired);
+    const epOps = phases[1]!.plan([]);
+    expect(epOps.map((op) => `${op.verb} ${op.kind}`)).toEqual(["create Service"]);
+    const written = answered(epOps, "10.96.0.5");
+    const mirrorOps = phases[2]!.plan(written);
+    expect(mirrorOps.map((op) => `${op.verb} ${op.kind}`)).toEqual(["create Service"]);
+    const sliceOps = phases[3]!.plan(written);
+    expect(sliceOps.map((op) => `${op.verb} ${op.kind} ${op.verb === "create" ? op.object.metadata.name : ""}`)).toEqual([
+      "create EndpointSlice pod-0-east",
+      "create EndpointSlice pod-1-east",
+      "create EndpointSlice service-one-east",
+    ]);
+    const headless = sliceOps[2]!.verb === "create" ? (sliceOps[2]!.object as unknown as { endpoints: unknown[] }) : undefined;
+    expect(headless?.endpoints).toEqual([
+      { addresses: ["10.96.0.5"], conditions: { ready: true, serving: true }, hostname: "pod-0" },
+      { addresses: ["10.96.0.6"], conditions: { ready: true, serving: true }, hostname: "pod-1" },
+    ]);
+    expect(phases[4]!.plan([...written, ...answered(sliceOps, "")])).toEqual([{ verb: "delete", kind: "Endpoints", namespace: "ns1", name: "pod-1-east", uid: "ep-uid" }]);
   });
 
   test("a foreign Service holding the mirror's name: our endpoint mirrors are removed, the mirror phase plans nothing, and the conflict is reported", () => {

@@ -2,10 +2,10 @@
 // target and match its resourceVersion,
 // no foreign Service holds a name a mirror needs, and federated Services list only members of
 // linked clusters.
-import { resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
-import { CLUSTER_NAME, MIRRORED_SERVICE } from "../../model/labels.ts";
+import { KubeError, resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
+import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY } from "../../model/labels.ts";
 import type { CheckContext } from "../context.ts";
-import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type TargetLike } from "../mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type SliceLike, type TargetLike } from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
 const MIRRORS = `${MIRRORED_SERVICE}=true`;
@@ -22,11 +22,19 @@ export const mirrorEndpoints: Check<CheckContext> = {
   severity: "error",
   retry: true,
   async run(ctx) {
-    const [services, endpoints] = await Promise.all([
+    const [services, endpoints, slices] = await Promise.all([
       mirrorServices(ctx.local),
       ctx.local.list<EndpointsLike & KubeObject>(resources.endpoints, { labelSelector: MIRRORS }).then((l) => l.items),
+      // Mirrors of a controller run with --mirror-endpoint-slices have these instead (none readable: none counted).
+      ctx.local
+        .list<SliceLike & KubeObject>(resources.endpointSlice, { labelSelector: `${SLICE_MANAGED_BY}=${MC_SLICE_MANAGER}` })
+        .then((l) => l.items)
+        .catch((err: unknown) => {
+          if (err instanceof KubeError && (err.code === 403 || err.code === 404)) return [] as Array<SliceLike & KubeObject>;
+          throw err;
+        }),
     ]);
-    const empty = mirrorsWithoutEndpoints(services, endpoints);
+    const empty = mirrorsWithoutEndpoints(services, endpoints, slices);
     const total = services.filter(needsEndpoints).length;
     if (empty.length) return { ok: false, message: `${empty.length} of ${plural(total, "mirror service")} ${empty.length === 1 ? "has" : "have"} no endpoints: ${listFew(empty)}` };
     return { ok: true, message: `${plural(total, "mirror service")} checked` };

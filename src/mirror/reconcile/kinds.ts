@@ -8,6 +8,8 @@ export const OUTPUT_KINDS = {
   Namespace: { resource: resources.namespace, owned: false },
   Service: { resource: resources.service, owned: true },
   Endpoints: { resource: resources.endpoints, owned: true },
+  /** `--mirror-endpoint-slices`: a mirror's endpoints as EndpointSlices (slices.ts). */
+  EndpointSlice: { resource: resources.endpointSlice, owned: true },
 } as const satisfies Record<string, { resource: ResourceType; owned: boolean }>;
 
 export type OutputKind = keyof typeof OUTPUT_KINDS;

@@ -2,12 +2,17 @@
 // what should exist, and what the phases before it wrote (the server's answers): the namespace,
 // then a headless mirror's endpoint mirrors, then the mirror itself — whose Endpoints, for a
 // headless mirror, list the endpoint mirrors' cluster IPs taken from those writes (a new
-// endpoint mirror's IP is known only once it exists), never from a re-read. Pure; reconcile
-// runs PHASES in order, each one's writes done before the next plans.
+// endpoint mirror's IP is known only once it exists), never from a re-read. With
+// `--mirror-endpoint-slices` (the snapshot has slices) those Endpoints become EndpointSlices: the
+// slices phase writes them, and only then are Endpoints left from before deleted, so a mirror is
+// never without endpoints while it changes form. Pure; reconcile runs PHASES in order, each one's
+// writes done before the next plans.
 import type { DesiredMirror } from "./desired.ts";
 import type { OpResult } from "./execute.ts";
 import { headlessEndpoints, type HeadlessDesired } from "./headless.ts";
+import { isOwnedMirror } from "./metadata.ts";
 import { mirrorConflict, planEndpointMirrors, planMirror, type MirrorOp } from "./plan.ts";
+import { desiredSlices, planSlices } from "./slices.ts";
 import type { Snapshot } from "./read.ts";
 import type { EndpointsObject, MirrorProblem, ServiceObject } from "../types.ts";
 
@@ -33,13 +38,42 @@ export const PHASES: readonly Phase[] = [
   },
   {
     name: "endpoint mirrors",
-    plan: ({ snapshot, desired, cluster }) => planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster),
+    plan: ({ snapshot, desired, cluster }) =>
+      planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster, { endpointSlices: !!snapshot.slices }),
   },
   {
     name: "mirror",
-    plan: ({ snapshot, desired, cluster }, written) => planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster).ops,
+    plan: ({ snapshot, desired, cluster }, written) =>
+      planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster, { endpointSlices: !!snapshot.slices }).ops,
   },
+  { name: "endpoint slices", plan: (input, written) => planMirrorSlices(input, written) },
+  { name: "retired endpoints", plan: (input, written) => retiredEndpoints(input, written) },
 ];
+
+/** With slices: the mirror's and each endpoint mirror's slices, from the Endpoints they would have had (none for a Service going away). */
+export function planMirrorSlices({ snapshot, desired }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
+  if (!snapshot.slices) return [];
+  const want = new Map<string, ReturnType<typeof desiredSlices>>();
+  if (!snapshot.foreign) {
+    for (const m of desired.headless?.endpointMirrors ?? []) want.set(m.service.metadata.name ?? "", desiredSlices(m.endpoints));
+    const ep = desired.service ? mirrorEndpoints(desired, snapshot, written) : null;
+    if (ep) want.set(desired.mirrorName, desiredSlices(ep));
+  }
+  const names = new Set([...snapshot.slices.keys(), ...want.keys()]);
+  return [...names].sort().flatMap((n) => planSlices(want.get(n) ?? [], snapshot.slices?.get(n) ?? []));
+}
+
+/** With slices: our Endpoints of the mirror and its endpoint mirrors, once their slices are written (those not deleted already). */
+export function retiredEndpoints({ snapshot, cluster }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
+  if (!snapshot.slices) return [];
+  const gone = new Set(written.flatMap((r) => (r.op.verb === "delete" && r.op.kind === "Endpoints" ? [r.op.name] : [])));
+  const all = [snapshot.mirror.endpoints, ...snapshot.endpointMirrors.endpoints.values()];
+  return all.flatMap((ep): MirrorOp[] => {
+    const m = ep?.metadata;
+    if (!m || gone.has(m.name ?? "") || !isOwnedMirror(m, cluster)) return [];
+    return [{ verb: "delete", kind: "Endpoints", namespace: m.namespace ?? "", name: m.name ?? "", ...(m.uid && { uid: m.uid }) }];
+  });
+}
 
 /** A foreign Service holds the mirror's name: nothing is planned for it, and this is the problem to report. */
 export function conflictOf({ snapshot, desired, cluster }: PhaseInput): MirrorProblem | null {
@@ -52,7 +86,7 @@ function mirrorEndpoints(desired: DesiredMirror, snapshot: Snapshot, written: re
 }
 
 /** Each endpoint mirror's cluster IP by pod hostname: from what this reconcile wrote, else as read. */
-function endpointMirrorIPs(h: HeadlessDesired, read: readonly ServiceObject[], written: readonly OpResult[]): Map<string, string> {
+export function endpointMirrorIPs(h: HeadlessDesired, read: readonly ServiceObject[], written: readonly OpResult[]): Map<string, string> {
   const byName = new Map<string, ServiceObject>();
   for (const s of read) byName.set(s.metadata.name ?? "", s);
   for (const r of written) if (r.object && r.op.kind === "Service") byName.set(r.object.metadata.name ?? "", r.object as ServiceObject);

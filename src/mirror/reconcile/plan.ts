@@ -9,7 +9,7 @@ import type { OutputKind, OwnedKind } from "./kinds.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProblem, ServiceObject, ServicePort } from "../types.ts";
 
-type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
+export type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
 
 export type MirrorOp =
   | { verb: "create"; kind: OutputKind; object: MirrorObject }
@@ -26,13 +26,20 @@ export interface Plan {
 
 type Owned = (meta: Meta | undefined) => boolean;
 
+/** How a mirror's endpoints are written: as Endpoints (Linkerd's), or as EndpointSlices (slices.ts) by a later phase, which leaves Endpoints to it. */
+export interface EndpointsForm {
+  endpointSlices?: boolean;
+}
+
 /** The mirror Service and Endpoints (regular or headless) for one target Service. */
 export function planMirror(
   desired: { service: ServiceObject | null; endpoints: EndpointsObject | null },
   actual: { service?: ServiceObject; endpoints?: EndpointsObject },
   cluster: string,
+  form: EndpointsForm = {},
 ): Plan {
   const owned: Owned = (m) => isOwnedMirror(m, cluster);
+  const endpointOps: typeof planEndpoints = form.endpointSlices ? () => [] : planEndpoints;
   const svc = actual.service;
   if (svc && !owned(svc.metadata)) return { ops: [], conflict: mirrorConflict(desired.service, svc, cluster) };
   if (!desired.service) {
@@ -50,13 +57,13 @@ export function planMirror(
   } else {
     const changed = serviceChanges(desired.service, svc);
     const update: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
-    const eps = planEndpoints(desired.endpoints, endpoints, owned);
+    const eps = endpointOps(desired.endpoints, endpoints, owned);
     // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
     // remote-discovery labels (and the other way round loses them after): at no moment is the
     // mirror a gateway-mode Service without Endpoints.
     return { ops: eps.some((op) => op.verb === "create") ? [...eps, ...update] : [...update, ...eps], conflict: null };
   }
-  ops.push(...planEndpoints(desired.endpoints, endpoints, owned));
+  ops.push(...endpointOps(desired.endpoints, endpoints, owned));
   return { ops, conflict: null };
 }
 
@@ -68,7 +75,7 @@ export function mirrorConflict(desired: ServiceObject | null, actual: ServiceObj
 }
 
 /** Endpoints on their own: create, update only what differs, delete only our own. */
-function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject | undefined, owned: Owned): MirrorOp[] {
+export function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject | undefined, owned: Owned): MirrorOp[] {
   if (!desired) return deleteIfOwned("Endpoints", actual, owned);
   if (!actual) return [{ verb: "create", kind: "Endpoints", object: desired }];
   if (!owned(actual.metadata)) return [];
@@ -90,6 +97,7 @@ export function planEndpointMirrors(
   desired: readonly EndpointMirror[],
   actual: { services: readonly ServiceObject[]; endpoints: ReadonlyMap<string, EndpointsObject> },
   cluster: string,
+  form: EndpointsForm = {},
 ): MirrorOp[] {
   const owned: Owned = (m) => isOwnedMirror(m, cluster) && !!m?.labels?.[HEADLESS_MIRROR_SVC_NAME];
   const ops: MirrorOp[] = [];
@@ -109,7 +117,7 @@ export function planEndpointMirrors(
       const changed = serviceChanges(d.service, svc, { ignoreResourceVersion: true });
       if (changed.length > 0) ops.push({ verb: "update", kind: "Service", object: updatedService(svc, d.service), changed });
     }
-    ops.push(...planEndpoints(d.endpoints, actual.endpoints.get(name), owned));
+    if (!form.endpointSlices) ops.push(...planEndpoints(d.endpoints, actual.endpoints.get(name), owned));
   }
   return ops;
 }
@@ -139,7 +147,7 @@ export function serviceChanges(desired: ServiceObject, actual: ServiceObject, op
   return out;
 }
 
-function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
+export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
   const out: string[] = [];
   if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
@@ -180,7 +188,7 @@ function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePor
 }
 
 /** Subsets in a canonical form: addresses sorted, defaults filled, empty subsets dropped. */
-function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
+export function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
   const addrs = (list: readonly EndpointAddress[] | undefined) =>
     (list ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname ?? "" })).sort((x, y) => (x.ip + x.hostname < y.ip + y.hostname ? -1 : 1));
   return (subsets ?? [])

@@ -3,17 +3,19 @@
 // endpoint mirrors of a headless mirror, and whether the namespace exists (local). What follows
 // (desired, plan, record) works on this snapshot and on what the writes return, never on a re-read.
 import type { KubeObject, ReadonlyCache } from "../../kube/index.ts";
-import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../../model/labels.ts";
+import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, SLICE_SERVICE_NAME } from "../../model/labels.ts";
 import { mirrorName } from "../../model/names.ts";
 import type { RemoteState } from "./desired.ts";
 import { splitServiceKey, type ServiceKey } from "../sources/keys.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import { isHeadless } from "./plan.ts";
+import { isMirrorSlice, type MirrorSlice } from "./slices.ts";
 import type { EndpointsObject, ServiceObject } from "../types.ts";
 import type { LocalView } from "./view.ts";
 
 export type Svc = ServiceObject & KubeObject;
 export type Eps = EndpointsObject & KubeObject;
+export type MirrorSliceObject = MirrorSlice & KubeObject;
 
 /** Where reads come from: the remote informers' caches and the local views (our writes included). */
 export interface MirrorCaches {
@@ -23,6 +25,8 @@ export interface MirrorCaches {
   services: LocalView<Svc>;
   endpoints: LocalView<Eps>;
   namespaces: ReadonlyCache<KubeObject>;
+  /** `--mirror-endpoint-slices`: mc's slices of this cluster's mirrors (indexed by `bySliceService`); null: mirrors have Endpoints. */
+  slices: LocalView<MirrorSliceObject> | null;
 }
 
 export interface Snapshot {
@@ -41,6 +45,8 @@ export interface Snapshot {
   /** Services labelled as endpoint mirrors of this mirror (in its namespace), and their Endpoints by name. */
   endpointMirrors: { services: Svc[]; endpoints: Map<string, Eps> };
   namespaceExists: boolean;
+  /** With `--mirror-endpoint-slices`: mc's slices of the mirror and of its endpoint mirrors, by Service name. */
+  slices?: Map<string, MirrorSliceObject[]>;
 }
 
 export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey): Snapshot {
@@ -54,6 +60,7 @@ export function readSnapshot(caches: MirrorCaches, cluster: string, key: Service
     const ep = caches.endpoints.get(namespace, s.metadata.name ?? "");
     if (ep) epMirrorEndpoints.set(s.metadata.name ?? "", ep);
   }
+  const slices = caches.slices && new Map([mirror, ...epMirrors.map((m) => m.metadata.name ?? "")].map((n) => [n, caches.slices!.indexed(sliceIndex(namespace, n))]));
   return {
     key,
     namespace,
@@ -65,11 +72,12 @@ export function readSnapshot(caches: MirrorCaches, cluster: string, key: Service
     ...(owned && { currentMirror: isHeadless(owned) ? "headless" : "clusterIP" }),
     endpointMirrors: { services: epMirrors, endpoints: epMirrorEndpoints },
     namespaceExists: caches.namespaces.get(undefined, namespace) !== undefined,
+    ...(slices && { slices }),
   };
 }
 
 /** The index key of a headless mirror's endpoint mirrors: `ns/<headless mirror name>`. */
-function endpointMirrorIndex(namespace: string, headlessMirror: string): string {
+export function endpointMirrorIndex(namespace: string, headlessMirror: string): string {
   return `${namespace}/${headlessMirror}`;
 }
 
@@ -80,4 +88,15 @@ export function byHeadlessMirror(cluster: string): (svc: Svc) => string | undefi
     const owner = labels?.[CLUSTER_NAME] === cluster ? labels[HEADLESS_MIRROR_SVC_NAME] : undefined;
     return owner ? endpointMirrorIndex(svc.metadata.namespace ?? "", owner) : undefined;
   };
+}
+
+/** The index key of mc's slices of one Service: `ns/<service>`. */
+export function sliceIndex(namespace: string, service: string): string {
+  return `${namespace}/${service}`;
+}
+
+/** Index function for mc's slices: by the Service they belong to. */
+export function bySliceService(slice: MirrorSliceObject): string | undefined {
+  const service = slice.metadata.labels?.[SLICE_SERVICE_NAME];
+  return service && isMirrorSlice(slice.metadata) ? sliceIndex(slice.metadata.namespace ?? "", service) : undefined;
 }

@@ -12,13 +12,15 @@ import type { Execute, OpResult } from "./execute.ts";
 import type { ServiceKey } from "../sources/keys.ts";
 import type { Outcomes } from "./outcomes.ts";
 import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
-import { planGatewayMirror } from "./plan.ts";
-import { readSnapshot, type MirrorCaches } from "./read.ts";
+import { planGatewayMirror, type MirrorOp } from "./plan.ts";
+import { readSnapshot, sliceIndex, type MirrorCaches } from "./read.ts";
+import { desiredSlices, planSlices } from "./slices.ts";
+import { CLUSTER_NAME } from "../../model/labels.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import type { EndpointsObject, ResolvedGateway } from "../types.ts";
 
 /** What the controller knows of its Link right now: the Link, its flags, its gateway and liveness. */
-interface LinkView {
+export interface LinkView {
   link: Link;
   /** The Link's namespace (the gateway mirror lives there). */
   namespace: string;
@@ -31,7 +33,7 @@ interface LinkView {
 }
 
 /** Where writes go: mirror objects (through the local view), and Events on either cluster. */
-interface MirrorWriter {
+export interface MirrorWriter {
   execute: Execute;
   /** Events on target Services (target cluster) and on local Services. */
   remoteEvent: RecordEvent;
@@ -44,6 +46,11 @@ export interface ReconcileDeps {
   writer: MirrorWriter;
   /** The record step's memory (gauges, Link status failures). */
   outcomes: Outcomes;
+  /**
+   * Without `--mirror-endpoint-slices`: called when an existing mirror gets its Endpoints again —
+   * the setting was just turned off, so mc's slices from before may be left (slices-sweep.ts).
+   */
+  endpointsRecreated?: () => void;
   log: Logger;
 }
 
@@ -65,6 +72,7 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
   });
   const plan: PhaseInput = { snapshot, desired, cluster };
   const done = await runPhases(plan, d.writer.execute);
+  if (!snapshot.slices && snapshot.mirror.service && !snapshot.foreign && done.some((r) => r.op.verb === "create" && r.op.kind === "Endpoints")) d.endpointsRecreated?.();
   const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done });
   for (const line of verdict.logs) d.log[line.level](line.message);
   for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
@@ -83,13 +91,24 @@ async function runPhases(input: PhaseInput, execute: Execute): Promise<OpResult[
 export async function reconcileGatewayMirror(d: ReconcileDeps): Promise<void> {
   const { link, namespace, probeService } = d.link;
   const desired = desiredGatewayMirror(link, d.link.gateway(), probeService, namespace);
-  const ops = planGatewayMirror(desired, d.caches.endpoints.get(namespace, probeService), link.targetClusterName);
+  const current = d.caches.endpoints.get(namespace, probeService);
+  const slices = d.caches.slices;
+  const ops = slices
+    ? [...planSlices(desired ? desiredSlices(desired) : [], slices.indexed(sliceIndex(namespace, probeService))), ...retiredGatewayEndpoints(current, link.targetClusterName)]
+    : planGatewayMirror(desired, current, link.targetClusterName);
   await d.writer.execute(ops);
-  for (const op of ops) {
-    const where = `Endpoints ${namespace}/${probeService}`;
-    if (op.verb === "delete") d.log.info(`deleted gateway mirror ${where}`);
-    else d.log.info(`gateway mirror ${where} ${op.verb === "create" ? "points" : "now points"} at ${addressesOf(desired)}`);
-  }
+  const form = slices ? "EndpointSlices" : "Endpoints";
+  const where = `${form} ${namespace}/${probeService}`;
+  if (ops.length === 0) return;
+  if (!desired) d.log.info(`deleted gateway mirror ${where}`);
+  else if (ops.some((op) => op.verb !== "delete" && op.kind !== "Endpoints")) d.log.info(`gateway mirror ${where} ${ops.some((op) => op.verb === "create") ? "points" : "now points"} at ${addressesOf(desired)}`);
+}
+
+/** With slices, the gateway mirror's Endpoints from before (ours: our cluster's label) go once its slices are written. */
+function retiredGatewayEndpoints(current: EndpointsObject | undefined, cluster: string): MirrorOp[] {
+  const m = current?.metadata;
+  if (!m || m.labels?.[CLUSTER_NAME] !== cluster) return [];
+  return [{ verb: "delete", kind: "Endpoints", namespace: m.namespace ?? "", name: m.name ?? "", ...(m.uid && { uid: m.uid }) }];
 }
 
 function addressesOf(ep: EndpointsObject | null): string {

@@ -8,21 +8,22 @@
 // Services queue work. Federated members are a watch of their own (the Link's
 // federatedServiceSelector), keyed like the rest: `<svc>-federated` locally and `svc` in the
 // target are both the key `ns/svc`. Local: all Services (so a foreign same-named Service is seen), our
-// Endpoints (label cluster-name) and Namespaces (a skipped Service is retried when its
+// Endpoints (label cluster-name), with `--mirror-endpoint-slices` our EndpointSlices (labels
+// managed-by mc and cluster-name), and Namespaces (a skipped Service is retried when its
 // namespace appears).
 import { Informer, resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import type { BackoffOptions } from "../../runtime/index.ts";
 import { logger } from "../../log.ts";
 import type { Metrics } from "../../metrics.ts";
-import { CLUSTER_NAME, MIRRORED_SERVICE } from "../../model/labels.ts";
+import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY, SLICE_SERVICE_NAME } from "../../model/labels.ts";
 import type { Link } from "../../model/link.ts";
 import { coveringSelector, formatLabelSelector, type LabelSelector } from "../../model/selector.ts";
 import { federatedKeyOf, isFederatedService } from "../federated/federated.ts";
 import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
-import type { Eps, Svc } from "../reconcile/read.ts";
+import type { Eps, MirrorSliceObject, Svc } from "../reconcile/read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
 import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
-import { GATEWAY_KEY } from "../types.ts";
+import { GATEWAY_KEY, type Meta } from "../types.ts";
 
 export interface Sources {
   /** Absent when the Link exports nothing (no remote-discovery selector, and no selector or no gateway). */
@@ -34,7 +35,20 @@ export interface Sources {
   remoteFederated?: Informer<Svc>;
   services: Informer<Svc>;
   endpoints: Informer<Eps>;
+  /** `--mirror-endpoint-slices`: mc's EndpointSlices of this cluster's mirrors. */
+  slices?: Informer<MirrorSliceObject>;
   namespaces: Informer<KubeObject>;
+}
+
+/** The labels of mc's slices of `cluster`'s mirrors (the gateway mirror's included). */
+export function mirrorSlicesSelector(cluster: string): string {
+  return `${SLICE_MANAGED_BY}=${MC_SLICE_MANAGER},${CLUSTER_NAME}=${cluster}`;
+}
+
+/** The key of one of mc's slices: that of the Service it belongs to. */
+export function keyOfSlice(meta: Meta, cluster: string, gateway: Gateway): MirrorKey | undefined {
+  const service = meta.labels?.[SLICE_SERVICE_NAME];
+  return service ? keyOfLocal({ ...meta, name: service }, cluster, gateway) : undefined;
 }
 
 /** Local informers every controller of a process can share (`mc serve --all`): all Services, Namespaces. Their owner starts and stops them. */
@@ -56,6 +70,7 @@ export function createSources(o: {
   local: KubeClient;
   remote: KubeClient;
   enableEndpointSlices?: boolean;
+  mirrorEndpointSlices?: boolean;
   backoff?: Partial<BackoffOptions>;
   shared?: SharedLocalInformers;
 }): Sources {
@@ -75,6 +90,7 @@ export function createSources(o: {
     ...(o.link.federatedServiceSelector && { remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)) }),
     services: o.shared?.services ?? inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
+    ...(o.mirrorEndpointSlices && { slices: inf<MirrorSliceObject>(o.local, resources.endpointSlice, mirrorSlicesSelector(c)) }),
     namespaces: o.shared?.namespaces ?? inf<KubeObject>(o.local, resources.namespace),
   };
 }
@@ -129,9 +145,10 @@ export function wireSources(
   });
   for (const off of [offEndpoints, offSlices]) if (off) subs.push(off);
   const federated = s.remoteFederated !== undefined;
-  for (const local of [s.services, s.endpoints] as Array<Informer<KubeObject>>) {
+  for (const local of [s.services, s.endpoints, s.slices].filter((i) => i !== undefined) as Array<Informer<KubeObject>>) {
+    const keyOf = local === (s.slices as Informer<KubeObject> | undefined) ? keyOfSlice : keyOfLocal;
     const off = local.on((e) => {
-      const key = keyOfLocal(e.object.metadata, cluster, gateway);
+      const key = keyOf(e.object.metadata, cluster, gateway);
       if (isEcho(e)) return;
       if (key) enqueue(key);
       const fkey = federated && local === (s.services as Informer<KubeObject>) ? federatedKeyOf(e.object.metadata) : undefined;
@@ -153,6 +170,7 @@ export function wireSources(
     [s.remoteFederated as Informer<KubeObject> | undefined, "services"],
     [s.services as Informer<KubeObject>, "services"],
     [s.endpoints as Informer<KubeObject>, "endpoints"],
+    [s.slices as Informer<KubeObject> | undefined, "endpointslices"],
     [s.namespaces, "namespaces"],
   ];
   for (const [informer, resource] of named) {
@@ -164,11 +182,15 @@ export function wireSources(
   return subs;
 }
 
-/** The keys whose mirror Endpoints exist (regular mirrors and endpoint mirrors): what a gateway liveness change rewrites. */
+/** The keys whose mirror Endpoints (or slices) exist (regular mirrors and endpoint mirrors): what a gateway liveness change rewrites. */
 export function liveKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
   const keys = new Set<MirrorKey>();
   for (const obj of s.endpoints.cache.list()) {
     const k = keyOfLocal(obj.metadata, cluster, gateway);
+    if (k && k !== GATEWAY_KEY) keys.add(k);
+  }
+  for (const obj of s.slices?.cache.list() ?? []) {
+    const k = keyOfSlice(obj.metadata, cluster, gateway);
     if (k && k !== GATEWAY_KEY) keys.add(k);
   }
   return [...keys].sort();
@@ -184,6 +206,10 @@ export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKe
   ];
   for (const obj of [...s.services.cache.list(ours), ...s.endpoints.cache.list()]) {
     const k = keyOfLocal(obj.metadata, cluster, gateway);
+    if (k) keys.add(k);
+  }
+  for (const obj of s.slices?.cache.list() ?? []) {
+    const k = keyOfSlice(obj.metadata, cluster, gateway);
     if (k) keys.add(k);
   }
   keys.add(GATEWAY_KEY);

@@ -4,7 +4,6 @@
 // that found the target's history gone backwards (relisted). The supervisor writes it as the
 // Link's status.conditions (src/serve/link-health.ts, link-conditions.ts).
 import type { Informer, KubeError, KubeObject } from "../../kube/index.ts";
-import type { SelectedServices } from "./selected.ts";
 import { ownMirrorCount, remoteInformers, type Sources } from "./sources.ts";
 
 /** What the controller's watches of the target say. */
@@ -43,11 +42,10 @@ export class TargetHealth {
   private selected: boolean | undefined;
   private hasSynced = false;
 
-  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services (what the Link's selectors select: `selected`). */
+  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services. */
   constructor(
     private readonly informers: Sources,
     private readonly cluster: string,
-    private readonly selectedServices: SelectedServices,
   ) {
     for (const inf of remoteInformers(informers)) {
       this.states.set(inf, { state: "unknown" });
@@ -66,9 +64,8 @@ export class TargetHealth {
         this.tell({ kind: "target", target: worst });
       });
     }
-    // Subscribed after `selectedServices` (made first), so it has counted the event. An update can change the selection (the informer may be unfiltered).
-    informers.remoteServices?.on(() => {
-      if (this.hasSynced) this.checkSelection();
+    informers.remoteServices?.on((e) => {
+      if (this.hasSynced && e.type !== "updated") this.checkSelection();
     });
   }
 
@@ -87,7 +84,7 @@ export class TargetHealth {
 
   /** Tells the selection when whether anything is selected changed (and at sync). */
   private checkSelection(force = false): void {
-    const selected = this.selectedServices.size > 0;
+    const selected = (this.informers.remoteServices?.cache.size ?? 0) > 0;
     if (!force && selected === this.selected) return;
     this.selected = selected;
     this.tell({ kind: "selection", selection: { selected, mirrorsExisted: !selected && ownMirrorCount(this.informers, this.cluster) > 0 } });

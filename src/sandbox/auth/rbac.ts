@@ -41,7 +41,7 @@ export interface ResourceAttributes {
 }
 
 /** spec.nonResourceAttributes of an access review. */
-interface NonResourceAttributes {
+export interface NonResourceAttributes {
   path?: string;
   verb?: string;
 }
@@ -76,7 +76,7 @@ export interface PolicySource {
 }
 
 /** Policy lists as a PolicySource (every binding is a candidate). */
-function listPolicy(p: Policy): PolicySource {
+export function listPolicy(p: Policy): PolicySource {
   return {
     clusterRoleBindings: () => p.clusterRoleBindings,
     roleBindings: (_user, namespace) => p.roleBindings.filter((b) => b.metadata.namespace === namespace),

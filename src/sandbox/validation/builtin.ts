@@ -55,7 +55,17 @@ import {
 } from "./errors.ts";
 
 export { childPath, indexPath } from "./field-recorder.ts";
-export { formatValue, invalidError, strictDecodingError, unknownFieldWarning, type FieldProblem, type FieldProblems } from "./errors.ts";
+export {
+  decodeError,
+  formatValue,
+  groupOf,
+  invalidError,
+  strictDecodingError,
+  unknownFieldWarning,
+  type CauseReason,
+  type FieldProblem,
+  type FieldProblems,
+} from "./errors.ts";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 
