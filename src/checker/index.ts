@@ -4,7 +4,7 @@
 import { connect } from "../kube/index.ts";
 import { createCheckContext, type CheckContext } from "./context.ts";
 import { linkCrdExists, linksAreValid, linksSelectServices } from "./checks/links.ts";
-import { controllerRbac, controllerRunning, gatewaysAlive } from "./checks/controller.ts";
+import { controllerRbac, controllerRunning, gatewaysAlive, probeTimeouts } from "./checks/controller.ts";
 import { federatedMembers, mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
 import { remoteAccess, trustAnchors } from "./checks/remote.ts";
 import { runChecks, type RunOptions } from "./runner.ts";
@@ -18,6 +18,7 @@ export const multiclusterChecks: readonly Check<CheckContext>[] = [
   controllerRbac,
   controllerRunning,
   gatewaysAlive,
+  probeTimeouts,
   mirrorEndpoints,
   mirrorOrphans,
   mirrorsInSync,

@@ -4,14 +4,15 @@
 // metrics, tells the controller about liveness *changes* only, and writes status.gateway on the
 // Link (at once on a liveness change, otherwise at most every status interval). With
 // `fastFailureDetection` a failed probe is confirmed by re-probes at period/10 until the
-// failure threshold decides (state.ts's nextRoundDelayMs); healthy, it probes as Linkerd. The clock,
+// failure threshold decides (state.ts's nextRoundDelayMs), and a probe unanswered for period/10
+// is a failed one (probeDeadlineMs); healthy, it probes as Linkerd. The clock,
 // timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
 import { formatError } from "../errors.ts";
 import { systemClock, type Clock } from "../runtime/clock.ts";
 import { formatDuration } from "../model/duration.ts";
 import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
 import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
-import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
+import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, probeDeadlineMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
 import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
 import type { GatewayHealth, GatewayProber, ProberFactory, ProberOptions } from "./types.ts";
 
@@ -100,7 +101,7 @@ export class Prober implements GatewayProber {
     this.opts.log.info(
       `probing gateway ${this.cluster} at ${s.path} every ${formatDuration(s.periodMs)} ` +
         `(timeout ${formatDuration(s.timeoutMs)}, dead after ${s.failureThreshold} failed probes` +
-        `${this.timing.fastFailureDetection ? `, confirmed every ${formatDuration(s.periodMs / 10)}` : ""})`,
+        `${this.timing.fastFailureDetection ? `, confirmed every ${formatDuration(s.periodMs / 10)}, unanswered for ${formatDuration(Math.min(s.timeoutMs, s.periodMs / 10))} counts as failed once it has answered` : ""})`,
     );
     this.schedule(this.clock.now());
   }
@@ -163,13 +164,14 @@ export class Prober implements GatewayProber {
   private async runRound(): Promise<void> {
     const startedAt = this.clock.now();
     const targets = this.readTargets();
+    const timeoutMs = probeDeadlineMs(this.timing, this.spec.timeoutMs, latencyPercentiles(this.window, startedAt)?.p99);
     const results = await Promise.all(
       targets.map((target) =>
         probeTarget({
           fetch: this.fetch,
           target,
           path: this.spec.path,
-          timeoutMs: this.spec.timeoutMs,
+          timeoutMs,
           stop: this.abort.signal,
           timeoutSignal: this.timeoutSignal,
           elapsed: this.elapsed,

@@ -8,7 +8,7 @@ import type { JsonReport } from "../../src/checker/render.ts";
 import { resources } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
 import { linkResource } from "../../src/model/link.ts";
-import { credentialsSecretName, localResourcesAccessName } from "../../src/model/names.ts";
+import { credentialsSecretName, localResourcesAccessName, serviceMirrorName } from "../../src/model/names.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
@@ -89,6 +89,21 @@ describe("mc check with one thing broken", () => {
     const c = await check(s);
     expectOnly(c, "trust-anchors", "error");
     expect(detailsOf(c, "trust-anchors")).toBe("east: no trust anchor in common with west");
+  });
+
+  test("a probe timeout longer than the period warns that a hung gateway is noticed late, unless the controller detects failures fast", async () => {
+    const s = await start();
+    await s.westClient.patch(linkResource, NS, "east", { spec: { probeSpec: { timeout: "30s" } } });
+    const c = await check(s);
+    expectOnly(c, "probe-timeouts", "warning");
+    expect(detailsOf(c, "probe-timeouts")).toBe(
+      "east: probeSpec.timeout 30s exceeds probeSpec.period 1s: a gateway that accepts connections and never answers is noticed after 1 × 30s (set the timeout to at most 1s, or run the controller with --fast-failure-detection)",
+    );
+    const name = serviceMirrorName("east");
+    const deployment = await s.westClient.get<{ spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }>(resources.deployment, NS, name);
+    const containers = deployment.spec.template.spec.containers.map((x, i) => (i === 0 ? { ...x, args: [...x.args, "--fast-failure-detection"] } : x));
+    await s.westClient.patch(resources.deployment, NS, name, { spec: { template: { spec: { containers } } } });
+    expect((await check(s)).checks.find((x) => x.id === "probe-timeouts")?.result).toBe("success");
   });
 
   test("a deleted controller ClusterRole fails the RBAC check and names it", async () => {

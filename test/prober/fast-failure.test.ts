@@ -39,6 +39,42 @@ describe("fast failure detection", () => {
     await r.prober.stop();
   });
 
+  test("a gateway that hangs just after a probe is noticed within period + jitter + threshold × period/10: a probe unanswered for period/10 failed", async () => {
+    let hung = false;
+    const r = rig(() => (hung ? "hang" : 200), { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, random: () => 0.999 } });
+    const t = timeline(r);
+    r.prober.start();
+    await r.tick(); // a success at 3.3 s
+    const hungAt = t.rounds[0]!;
+    hung = true;
+    while (r.liveness.length === 0) await r.tick();
+    expect(r.liveness).toEqual([false]);
+    // The next round at one period + jitter, each of three probes unanswered for 300 ms: 4.2 s at
+    // the largest jitter (it was 3 × 30 s); a hang that starts 200 ms after a probe is seen within 4 s.
+    expect(Math.round(t.reports[0]![0] - hungAt)).toBe(3300 + 3 * 300);
+    expect(r.log.at("info")).toContain("gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: no answer within 300ms; probing again in 300ms");
+    await r.prober.stop();
+  });
+
+  test("without the flag a hung gateway costs threshold × timeout, as Linkerd", async () => {
+    const r = rig((_, n) => (n === 1 ? 200 : "hang"), { link: { ...DEFAULTS, timeout: "30s" } });
+    const t = timeline(r);
+    r.prober.start();
+    while (r.liveness.length === 0) await r.tick();
+    // One period to the next round, then three 30 s timeouts back to back: 93 s.
+    expect(t.reports[0]![0] - t.rounds[0]!).toBe(3000 + 3 * 30_000);
+    await r.prober.stop();
+  });
+
+  test("a gateway that has not answered yet gets the whole timeout, even with the flag (no answer to tell slow from hung)", async () => {
+    const r = rig(() => "hang", { link: { ...DEFAULTS, timeout: "10s" }, deps: { fastFailureDetection: true } });
+    const t = timeline(r);
+    r.prober.start();
+    await r.tick();
+    expect(t.rounds).toEqual([13_000]);
+    await r.prober.stop();
+  });
+
   test("while the gateway is healthy it probes once a period, as without the flag", async () => {
     const rounds = async (fast: boolean) => {
       const r = rig(() => 200, { link: DEFAULTS, deps: { fastFailureDetection: fast } });

@@ -25,13 +25,13 @@ interface Live {
   rounds(n: number): Promise<RoundReport[]>;
 }
 
-function live(mode: Parameters<typeof startGateway>[0], o: { timeout?: string; failureThreshold?: string; targets?: (gw: LoopbackGateway) => string[] } = {}): Live {
+function live(mode: Parameters<typeof startGateway>[0], o: { timeout?: string; failureThreshold?: string; period?: string; fast?: boolean; targets?: (gw: LoopbackGateway) => string[] } = {}): Live {
   const gw = startGateway(mode);
   const metrics = createMetrics();
   const writes: GatewayStatus[] = [];
   const waiters: Array<{ alive: boolean; resolve: () => void }> = [];
-  const prober = proberFactory({ statusIntervalMs: 0 })({
-    link: probedLink({ period: PERIOD, timeout: o.timeout ?? "150ms", failureThreshold: o.failureThreshold ?? "2" }),
+  const prober = proberFactory({ statusIntervalMs: 0, fastFailureDetection: o.fast ?? false })({
+    link: probedLink({ period: o.period ?? PERIOD, timeout: o.timeout ?? "150ms", failureThreshold: o.failureThreshold ?? "2" }),
     targets: () => (o.targets ? o.targets(gw) : [gw.target]),
     onLiveness: (alive) => {
       for (const w of waiters.filter((x) => x.alive === alive)) {
@@ -160,6 +160,32 @@ describe("prober against a loopback gateway", () => {
       [other.target, false],
     ]);
     expect(r!.targets[1]!.failure).toEqual({ kind: "transport", message: "connection refused" });
+  });
+
+  test("with --fast-failure-detection, a gateway that accepts connections and stops answering is dead long before one timeout", async () => {
+    const t = live("ok", { period: "200ms", timeout: "30s", failureThreshold: "3", fast: true });
+    const answered = t.rounds(2);
+    t.prober.start();
+    await answered;
+    const dead = t.next(false);
+    const rounds = t.rounds(3);
+    rounds.catch(() => {}); // its failure is the missing report's
+    t.gw.mode = "hang";
+    const hungAt = performance.now();
+    await dead;
+    const tookMs = performance.now() - hungAt;
+    expect((await rounds).map((r) => (r.outcome.ok ? "ok" : r.outcome.failure.kind))).toEqual(["timeout", "timeout", "timeout"]);
+    // 220 ms to the next round at most, and three probes unanswered for max(20 ms, 2 × p99): far under the 30 s timeout.
+    expect(tookMs).toBeLessThan(5000);
+  });
+
+  test("with --fast-failure-detection, a gateway slower than period/10 is slow, not dead", async () => {
+    const t = live("ok", { period: "200ms", timeout: "30s", failureThreshold: "2", fast: true });
+    t.gw.delayMs = 60; // three times period/10
+    const rounds = t.rounds(6);
+    t.prober.start();
+    expect((await rounds).map((r) => r.outcome.ok)).toEqual([true, true, true, true, true, true]);
+    expect(t.prober.health()).toMatchObject({ alive: true, consecutiveFailures: 0 });
   });
 
   test("stop() during a hanging probe returns at once and leaves no series", async () => {

@@ -13,7 +13,7 @@ export interface Rig {
   liveness: boolean[];
   writes: Array<{ at: number; status: GatewayStatus }>;
   urls: string[];
-  /** Fires the next round and waits for it (and any status write) to finish. */
+  /** Fires timers until one more round has finished, and waits for it (and any status write). */
   tick(): Promise<void>;
 }
 
@@ -51,11 +51,14 @@ export function rig(
     async tick() {
       // Fire timers in order (status timers, spent timeouts) until one more round has finished.
       const before = rounds;
-      while (rounds === before) {
+      for (;;) {
+        if (rounds !== before) return await prober.idle();
         const next = clock.pendingDelays()[0];
         if (next === undefined) throw new Error("no timer pending: the prober is not scheduled");
         clock.advance(next);
-        await prober.idle();
+        // A hanging probe ends only when the clock passes its timeout: wait for the round, or
+        // until every settled promise has run (then the next timer is the hang's timeout).
+        await Promise.race([prober.idle(), new Promise((resolve) => setImmediate(resolve))]);
       }
     },
   };

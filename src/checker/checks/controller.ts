@@ -1,5 +1,5 @@
 // Checks 5–7: each link's controller has its RBAC, holds a fresh Lease, and reports its gateway
-// alive in the Link's status. A controller is of one of three kinds, and the checks say which:
+// alive in the Link's status; and (a warning) a gateway that hangs is noticed in time. A controller is of one of three kinds, and the checks say which:
 // made by `mc link` (linkerd-service-mirror-<c>), rendered by the install as Linkerd 2.18's chart
 // does (`mc install --controllers`, controller-<c>), or the shared one (`--shared-controller`).
 import { formatError } from "../../errors.ts";
@@ -9,7 +9,8 @@ import type { Manifest } from "../../manifests/meta.ts";
 import { renderInstallControllers } from "../../manifests/install-controllers.ts";
 import { renderSharedController } from "../../manifests/shared-controller.ts";
 import type { Link } from "../../model/link.ts";
-import { NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
+import { formatDuration } from "../../model/duration.ts";
+import { FAST_FAILURE_DETECTION_FLAG, NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
 import { installControllerName, leaseName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
@@ -186,5 +187,39 @@ export const gatewaysAlive: Check<CheckContext> = {
     const failed = verdicts.filter((v) => !v.ok);
     if (failed.length) return { ok: false, message: "Problematic clusters:", details: failed.map((v) => v.line) };
     return { ok: true, details: verdicts.map((v) => v.line) };
+  },
+};
+
+/**
+ * Whether the controller of `link` (whichever kind runs: mc link's, the install's or the shared
+ * one) runs `mc serve --fast-failure-detection`. A Deployment that cannot be read says no.
+ */
+async function detectsHangsFast(ctx: CheckContext, link: Link): Promise<boolean> {
+  const c = link.targetClusterName;
+  const names = [serviceMirrorName(c), installControllerName(c), SHARED_CONTROLLER_NAME];
+  const found = await Promise.all(names.map((name) => ctx.local.get<DeploymentArgs>(resources.deployment, link.namespace, name).catch(() => undefined)));
+  const fast = (a: string) => a === FAST_FAILURE_DETECTION_FLAG || a === `${FAST_FAILURE_DETECTION_FLAG}=true`;
+  return found.some((d) => d?.spec?.template?.spec?.containers?.some((x) => x.args?.some(fast)) ?? false);
+}
+
+export const probeTimeouts: Check<CheckContext> = {
+  id: "probe-timeouts",
+  title: "a hung gateway is noticed within its probe period",
+  hint: "mc-multicluster-probe-timeouts",
+  severity: "warning",
+  needs: ["links-valid"],
+  async run(ctx) {
+    const late: string[] = [];
+    for (const link of ctx.links) {
+      const p = link.probe;
+      if (!p || p.timeoutMs <= p.periodMs || (await detectsHangsFast(ctx, link))) continue;
+      const [timeout, period] = [formatDuration(p.timeoutMs), formatDuration(p.periodMs)];
+      late.push(
+        `${link.targetClusterName}: probeSpec.timeout ${timeout} exceeds probeSpec.period ${period}: a gateway that accepts connections and never answers ` +
+          `is noticed after ${p.failureThreshold} × ${timeout} (set the timeout to at most ${period}, or run the controller with --fast-failure-detection)`,
+      );
+    }
+    if (late.length > 0) return { ok: false, message: "Links whose probe timeout exceeds their period:", details: late };
+    return { ok: true };
   },
 };
