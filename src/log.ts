@@ -44,9 +44,6 @@ export function setLogFormat(next: LogFormat): void {
   root = undefined;
 }
 
-export function isLogLevel(value: string): value is LogLevel {
-  return value in LEVELS;
-}
 
 export interface Logger {
   error(message: string): void;

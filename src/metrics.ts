@@ -5,16 +5,15 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Linkerd's gateway_probe_latency_ms buckets (multicluster/service-mirror/metrics.go). */
-export const PROBE_LATENCY_BUCKETS_MS = [1, 2, 3, 4, 5, 10, 20, 30, 40, 50, 100, 200, 300, 400, 500, 1000, 2000, 3000, 4000, 5000, 10000, 20000, 30000, 40000, 50000];
+const PROBE_LATENCY_BUCKETS_MS = [1, 2, 3, 4, 5, 10, 20, 30, 40, 50, 100, 200, 300, 400, 500, 1000, 2000, 3000, 4000, 5000, 10000, 20000, 30000, 40000, 50000];
 
 const CLUSTER = "target_cluster_name";
 
-export const MIRROR_STATES = ["mirrored", "failed", "skipped"] as const;
+const MIRROR_STATES = ["mirrored", "failed", "skipped"] as const;
 export type MirrorState = (typeof MIRROR_STATES)[number];
-export const WRITE_VERBS = ["create", "update", "patch", "delete"] as const;
-export type WriteVerb = (typeof WRITE_VERBS)[number];
+const WRITE_VERBS = ["create", "update", "patch", "delete"] as const;
 /** The `resource` label values of mc_watch_restarts_total. */
-export const WATCHED_RESOURCES = ["services", "endpoints", "links", "secrets", "namespaces"] as const;
+const WATCHED_RESOURCES = ["services", "endpoints", "links", "secrets", "namespaces"] as const;
 
 export interface Metrics {
   registry: Registry;

@@ -55,6 +55,5 @@ export async function checkMulticluster(o: CheckOptions): Promise<CheckReport> {
 }
 
 export type { CheckContext } from "./context.ts";
-export type { Check, CheckOutcome, CheckReport, CheckResult, CheckStatus, Severity } from "./types.ts";
-export { renderHeader, renderJson, renderResult, renderSummary, renderTable, toJsonReport } from "./render.ts";
-export { runChecks } from "./runner.ts";
+export type { Check, CheckReport } from "./types.ts";
+export { renderHeader, renderJson, renderResult, renderSummary } from "./render.ts";

@@ -17,7 +17,7 @@ export interface EndpointsLike extends ObjectLike {
 }
 
 /** How many names a finding lists before "and N more". */
-export const LIST_LIMIT = 5;
+const LIST_LIMIT = 5;
 
 const key = (o: ObjectLike) => `${o.metadata.namespace ?? ""}/${o.metadata.name ?? ""}`;
 
@@ -29,7 +29,7 @@ export function listFew(keys: readonly string[], limit = LIST_LIMIT): string {
 }
 
 /** A Service one of our controllers made for a target Service (not the probe Service, not a federated one). */
-export function isServiceMirror(svc: ObjectLike): boolean {
+function isServiceMirror(svc: ObjectLike): boolean {
   const l = svc.metadata.labels ?? {};
   return l[L.MIRRORED_SERVICE] === "true" && !!l[L.CLUSTER_NAME] && l[L.MIRRORED_GATEWAY] === undefined;
 }
@@ -77,7 +77,7 @@ export function orphanMirrors(services: readonly ObjectLike[], clusterNames: Rea
 }
 
 /** The target Service a mirror of `cluster` stands for, as `ns/name`; undefined for endpoint mirrors (they follow Endpoints). */
-export function targetOf(svc: ObjectLike, cluster: string): string | undefined {
+function targetOf(svc: ObjectLike, cluster: string): string | undefined {
   const l = svc.metadata.labels ?? {};
   if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
   const own = svc.metadata.name ?? "";
@@ -112,7 +112,7 @@ export interface TargetLike extends ObjectLike {
 }
 
 /** Targets the Link's status lists as skipped on purpose (no namespace, invalid) or blocked by a foreign Service: `ns/name`. */
-export function skippedTargets(link: Link): Set<string> {
+function skippedTargets(link: Link): Set<string> {
   const out = new Set<string>();
   for (const entry of link.status.mirrorServices ?? []) {
     const e = entry as { remoteRef?: { namespace?: string; name?: string }; conditions?: Array<{ reason?: string; localRef?: unknown }> };
@@ -163,7 +163,7 @@ export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], l
 }
 
 /** A federated Service the mirror made: its label, no cluster (mirrors have one), `<svc>-federated`. */
-export function isFederatedService(svc: ObjectLike): boolean {
+function isFederatedService(svc: ObjectLike): boolean {
   const l = svc.metadata.labels ?? {};
   return l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === undefined && (svc.metadata.name ?? "").endsWith(FEDERATED_SUFFIX);
 }

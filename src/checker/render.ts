@@ -4,14 +4,14 @@
 import type { CheckReport, CheckResult } from "./types.ts";
 
 /** The only category mc check has, named as Linkerd names it. */
-export const CATEGORY = "linkerd-multicluster";
+const CATEGORY = "linkerd-multicluster";
 /** Where each check is explained; a hint is this plus `#<anchor>`. */
-export const CHECKS_DOC = "docs/checks.md";
+const CHECKS_DOC = "docs/checks.md";
 
 const SYMBOL = { success: "√", error: "×", warning: "‼", skipped: "-" } as const;
 const INDENT = "    ";
 
-export const hintLink = (anchor: string): string => `${CHECKS_DOC}#${anchor}`;
+const hintLink = (anchor: string): string => `${CHECKS_DOC}#${anchor}`;
 
 /** The category header, printed before the first result. */
 export function renderHeader(): string {
@@ -39,7 +39,7 @@ export function renderTable(report: CheckReport): string {
   return renderHeader() + report.results.map(renderResult).join("") + renderSummary(report);
 }
 
-export interface JsonCheck {
+interface JsonCheck {
   id: string;
   description: string;
   result: CheckResult["status"];

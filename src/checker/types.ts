@@ -32,7 +32,7 @@ export interface Check<C> {
 }
 
 /** success √ · error × · warning ‼ · skipped (could not run, and says why). */
-export type CheckStatus = "success" | "error" | "warning" | "skipped";
+type CheckStatus = "success" | "error" | "warning" | "skipped";
 
 export interface CheckResult {
   id: string;

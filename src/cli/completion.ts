@@ -12,7 +12,7 @@ export const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** What a dynamic completion needs: where the Links are, and which kubeconfig and context to read. */
-export interface CompletionScope {
+interface CompletionScope {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
@@ -25,7 +25,7 @@ export interface CompletionSources {
 }
 
 /** Names read from outside: the cluster's Links (a flag row's `suggest`), the kubeconfig's contexts (--context). */
-export type Suggest = "links" | "contexts";
+type Suggest = "links" | "contexts";
 
 /** What completion knows of mc: its commands' one lines, the global flags, and a loader per command. */
 export interface CompletionTree {

@@ -18,7 +18,7 @@ interface HelpFields {
   defaultText?: string;
 }
 
-export interface StringFlag extends HelpFields {
+interface StringFlag extends HelpFields {
   type: "string";
   alias?: string;
   default?: string;
@@ -31,7 +31,7 @@ export interface StringFlag extends HelpFields {
   schema?: Schema;
 }
 
-export interface BooleanFlag extends HelpFields {
+interface BooleanFlag extends HelpFields {
   type: "boolean";
   alias?: string;
   default?: boolean;
@@ -39,7 +39,7 @@ export interface BooleanFlag extends HelpFields {
 }
 
 /** A positional argument (`mc serve LINK_NAME`): passed through as given; the command checks it. */
-export interface PositionalFlag {
+interface PositionalFlag {
   type: "positional";
   required?: boolean;
   description: string;
@@ -48,7 +48,7 @@ export interface PositionalFlag {
   suggest?: "links";
 }
 
-export type FlagRow = StringFlag | BooleanFlag | PositionalFlag;
+type FlagRow = StringFlag | BooleanFlag | PositionalFlag;
 export type FlagRows = Record<string, FlagRow>;
 
 type CamelCase<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;

@@ -17,7 +17,7 @@ export const GLOBAL_ARGS = {
 } as const;
 
 /** A global flag without its value: a user error (one line, no stack even with -v). */
-export class GlobalFlagError extends UserError {
+class GlobalFlagError extends UserError {
   constructor(message: string) {
     super(message);
     this.name = "GlobalFlagError";

@@ -10,7 +10,7 @@ import { FALSE_WORDS, TRUE_WORDS } from "../model/values.ts";
 import { extractGlobals } from "./globals.ts";
 import { helpWidth, renderUsage, type CommandGroup, type CommandHelp } from "./usage.ts";
 
-export type AnyCommand = CommandDef<ArgsDef>;
+type AnyCommand = CommandDef<ArgsDef>;
 
 async function resolve<T>(value: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
   return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
@@ -54,7 +54,6 @@ async function rejectUnknownFlags(cmd: AnyCommand, path: string, args: string[])
     if (!known.has(m[1]!)) throw new UserError(`unknown flag: ${arg.split("=")[0]} (see ${path} --help)`);
   }
 }
-
 
 /**
  * Flag values as pflag reads them (kubectl, linkerd): `--flag=VALUE` of a boolean is Go's

@@ -6,7 +6,7 @@
 import type { ArgsDef } from "citty";
 
 /** A README-style example: the command line and, above it, what it does. */
-export interface Example {
+interface Example {
   command: string;
   comment?: string;
 }
@@ -79,7 +79,7 @@ export function renderUsage(u: UsageInput): string {
 }
 
 /** How a flag is written: `-o, --output=yaml|json`, `--gateway, --no-gateway`. */
-export function flagSpelling(name: string, def: HelpArg): string {
+function flagSpelling(name: string, def: HelpArg): string {
   const aliases = "alias" in def && def.alias !== undefined ? [def.alias].flat() : [];
   const short = aliases.map((a) => `-${a}, `).join("");
   if (def.type === "boolean") return `${short}--${name}${def.default === true ? `, --no-${name}` : ""}`;
@@ -99,7 +99,7 @@ function flagEntry(name: string, def: HelpArg, width: number): string[] {
 }
 
 /** A flag's words and its default, `(default …)`: a boolean's only when true, an empty string's never. */
-export function flagWords(def: HelpArg): string {
+function flagWords(def: HelpArg): string {
   const d = def.defaultText ?? (def.type === "boolean" ? (def.default === true ? "true" : undefined) : def.default === "" ? undefined : def.default?.toString());
   return [def.description ?? "", d === undefined ? "" : `(default ${d})`].filter(Boolean).join(" ");
 }
@@ -132,7 +132,7 @@ function commandLines(command: string, width: number): string[] {
 }
 
 /** Words filled into lines of at most `width` columns (a word longer than a line stands alone). */
-export function wrap(text: string, width: number, first: string, rest: string): string[] {
+function wrap(text: string, width: number, first: string, rest: string): string[] {
   const lines: string[] = [];
   let line = first;
   let empty = true;

@@ -23,7 +23,7 @@ export interface InvalidLink {
   problem: string;
 }
 
-export function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayRow {
+function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayRow {
   const status = link.status.gateway;
   const periodMs = link.probe?.periodMs ?? 0;
   return {

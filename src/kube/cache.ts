@@ -64,7 +64,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   }
 }
 
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
   if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);

@@ -35,7 +35,7 @@ export interface WriteOptions extends CallOptions {
 }
 
 /** merge = RFC 7386 JSON merge patch; json = RFC 6902; strategic = Kubernetes strategic merge; apply = server-side apply. */
-export type PatchType = "merge" | "json" | "strategic" | "apply";
+type PatchType = "merge" | "json" | "strategic" | "apply";
 
 export interface PatchOptions extends WriteOptions {
   type?: PatchType;
@@ -273,7 +273,7 @@ export class KubeClient {
 }
 
 /** `/api/v1/namespaces/ns/services/name`, `/apis/coordination.k8s.io/v1/leases`, … */
-export function resourcePath(res: ResourceType, namespace?: string, name?: string): string {
+function resourcePath(res: ResourceType, namespace?: string, name?: string): string {
   const base = res.apiVersion.includes("/") ? `/apis/${res.apiVersion}` : `/api/${res.apiVersion}`;
   const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
   return `${base}${ns}/${res.plural}${name !== undefined ? `/${encodeURIComponent(name)}` : ""}`;

@@ -19,7 +19,7 @@ import { resources } from "./resources.ts";
 import type { Transport } from "./transport.ts";
 
 export { REMOTE_KUBECONFIG_SECRET_TYPE };
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface ConnectOptions {
   /** `--kubeconfig`: one file; wins over KUBECONFIG. */

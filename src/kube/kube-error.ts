@@ -176,7 +176,7 @@ const CONNECTION_FAILURES: { codes: readonly string[]; say: (server: string, hos
  * and the likely fix, as kubectl does; undefined for a code we do not know. The raw code follows in
  * brackets so it can still be searched for.
  */
-export function explainConnectionFailure(code: string, server?: string): string | undefined {
+function explainConnectionFailure(code: string, server?: string): string | undefined {
   const failure = CONNECTION_FAILURES.find((f) => f.codes.includes(code));
   if (!failure) return undefined;
   const url = server ?? "the API server";
@@ -205,7 +205,7 @@ export function describeTarget(t: { plural: string; cluster: string; namespace?:
 }
 
 /** One short, secret-free line from untrusted text (a server message, a transport error). */
-export function shortDetail(text: string, max = 200): string {
+function shortDetail(text: string, max = 200): string {
   const line = redact(text).replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
@@ -286,5 +286,3 @@ export function toKubeError(err: unknown, verb: KubeVerb, target: string, server
 export const isNotFound = (err: unknown): boolean => err instanceof KubeError && err.isNotFound;
 export const isConflict = (err: unknown): boolean => err instanceof KubeError && err.isConflict;
 export const isAlreadyExists = (err: unknown): boolean => err instanceof KubeError && err.isAlreadyExists;
-/** Retryable KubeErrors; any other error is not (retrying a bug does not fix it). */
-export const isRetryable = (err: unknown): boolean => err instanceof KubeError && err.isRetryable;

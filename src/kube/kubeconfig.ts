@@ -43,9 +43,9 @@ const KubeconfigSchema = v.looseObject({
   "current-context": optString,
 });
 
-export type KubeconfigCluster = v.InferOutput<typeof ClusterSchema>;
-export type KubeconfigUser = v.InferOutput<typeof UserSchema>;
-export type KubeconfigContext = v.InferOutput<typeof ContextSchema>;
+type KubeconfigCluster = v.InferOutput<typeof ClusterSchema>;
+type KubeconfigUser = v.InferOutput<typeof UserSchema>;
+type KubeconfigContext = v.InferOutput<typeof ContextSchema>;
 
 export interface Kubeconfig {
   clusters: Array<{ name: string; cluster: KubeconfigCluster }>;

@@ -11,7 +11,6 @@ export interface ResourceType {
 }
 
 import type { ObjectMeta } from "../lib/kube-api.ts";
-export type { ObjectMeta } from "../lib/kube-api.ts";
 
 export interface KubeObject {
   apiVersion?: string;
@@ -26,7 +25,7 @@ export interface KubeList<T> {
   continue?: string;
 }
 
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 export interface WatchEvent<T> {
   type: WatchEventType;
@@ -40,8 +39,3 @@ export function objectKey(obj: { metadata: { namespace?: string; name?: string }
   return namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
 }
 
-/** The inverse of objectKey. */
-export function splitKey(key: string): { namespace?: string; name: string } {
-  const slash = key.indexOf("/");
-  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}

@@ -6,7 +6,7 @@ import { isNotFound } from "./kube-error.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 /** The object `namespace/name` of `res`, read and watched through a field selector on its name. */
-export function followObject<T extends KubeObject = KubeObject>(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string): Followable<T> {
+function followObject<T extends KubeObject = KubeObject>(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string): Followable<T> {
   const fieldSelector = `metadata.name=${name}`;
   return {
     async read() {

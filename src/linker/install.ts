@@ -9,7 +9,7 @@ import type { RemoteAccessOptions } from "../manifests/remote-access.ts";
 import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN, defaultImage } from "../model/names.ts";
 import { readLinkerdConfig } from "./target.ts";
 
-export interface ClusterAccess {
+interface ClusterAccess {
   ignoreCluster: boolean;
   kubeconfig?: string;
   context?: string;

@@ -30,7 +30,7 @@ export const refKey = (r: ObjectRef): string => `${r.apiVersion}|${r.kind}|${r.n
 export const describeRef = (r: ObjectRef): string => `${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
 
 /** Which part of `mc link`'s output an object is: the controller, or the credentials and Link. */
-export type LinkPart = "controller" | "link";
+type LinkPart = "controller" | "link";
 
 export interface LinkObject {
   part: LinkPart;

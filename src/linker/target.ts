@@ -49,7 +49,7 @@ export async function readLinkerdConfig(client: KubeClient, linkerdNamespace: st
 }
 
 /** The token the token controller wrote into the ServiceAccount's token Secret (decoded). */
-export async function readServiceAccountToken(client: KubeClient, namespace: string, serviceAccount: string): Promise<string> {
+async function readServiceAccountToken(client: KubeClient, namespace: string, serviceAccount: string): Promise<string> {
   const sa = `ServiceAccount ${namespace}/${serviceAccount} on ${client.cluster}`;
   const [, secrets] = await Promise.all([
     orExplain(client.get(resources.serviceAccount, namespace, serviceAccount), `${sa} not found: run mc install (or mc allow --service-account-name ${serviceAccount}) on ${client.cluster} first`),
@@ -86,7 +86,7 @@ export function tokenFromSecrets(secrets: readonly TokenSecretLike[], serviceAcc
   return token;
 }
 
-export async function readGateway(client: KubeClient, namespace: string, name: string, overrides: GatewayOverrides): Promise<LinkGateway> {
+async function readGateway(client: KubeClient, namespace: string, name: string, overrides: GatewayOverrides): Promise<LinkGateway> {
   const where = `gateway Service ${namespace}/${name} on ${client.cluster}`;
   const svc = await orExplain(
     client.get<GatewayServiceLike & KubeObject>(resources.service, namespace, name),

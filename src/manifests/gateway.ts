@@ -8,13 +8,13 @@ import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta
 export type GatewayServiceType = "LoadBalancer" | "NodePort" | "ClusterIP";
 export const GATEWAY_SERVICE_TYPES: readonly GatewayServiceType[] = ["LoadBalancer", "NodePort", "ClusterIP"];
 
-export const PAUSE_IMAGE = "registry.k8s.io/pause:3.2";
+const PAUSE_IMAGE = "registry.k8s.io/pause:3.2";
 /** The gateway's pause container: a process that sleeps (well under 1 MB). */
 const PAUSE_RESOURCES = { requests: { cpu: "10m", memory: "8Mi" }, limits: { cpu: "100m", memory: "32Mi" } };
 
 /** UID/GID of Linkerd's gateway and controller containers. */
 export const LINKERD_UID = 2103;
-export const PROBE_PATH = "/ready";
+const PROBE_PATH = "/ready";
 
 export interface GatewayOptions {
   serviceType: GatewayServiceType;

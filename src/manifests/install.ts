@@ -38,7 +38,7 @@ export interface InstallOptions {
   mcs?: boolean;
 }
 
-export function renderNamespace(name: string): Manifest {
+function renderNamespace(name: string): Manifest {
   // linkerd-init needs capabilities, so the extension namespace admits privileged pods.
   return { apiVersion: "v1", kind: "Namespace", metadata: { name, labels: extensionLabels({ [POD_SECURITY_ENFORCE]: "privileged" }) } };
 }

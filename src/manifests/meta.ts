@@ -1,7 +1,7 @@
 // What every renderer shares: the manifest shape and the metadata every object carries.
 import { CREATED_BY, EXTENSION, EXTENSION_NAME } from "../model/labels.ts";
 
-export interface ManifestMeta {
+interface ManifestMeta {
   name: string;
   namespace?: string;
   labels?: Record<string, string>;

@@ -26,7 +26,7 @@ import { antiAffinity, object, restrictedContainer, type Manifest } from "./meta
  * are read. Linkerd's own link chart grants exactly these (and no patch), so a Link made by
  * Linkerd's CLI passes mc check.
  */
-export const LOCAL_MIRROR_RULES = [
+const LOCAL_MIRROR_RULES = [
   { apiGroups: [""], resources: ["endpoints", "services"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
   { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "get", "watch"] },
 ] as const;
@@ -35,16 +35,16 @@ export const LOCAL_MIRROR_RULES = [
  * Events (on a skipped Service, on the Link): best effort — a denied Event is logged at debug
  * and mirroring goes on — so a role without this rule still works (Linkerd's grants none).
  */
-export const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
+const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["create"] }] as const;
 
 /** `mc serve --enable-namespace-creation` creates a missing namespace: a rule of its own, as Linkerd's chart renders it for `enableNamespaceCreation`. */
-export const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
+const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
 
 /**
  * `mc serve --mirror-endpoint-slices`: mirrors' EndpointSlices, as their Endpoints (mc only, so
  * rendered only for a controller with the setting: Linkerd's role stays Linkerd's).
  */
-export const LOCAL_SLICE_RULES = [{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] }] as const;
+const LOCAL_SLICE_RULES = [{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] }] as const;
 
 /**
  * The rules of the controller's ClusterRole in the source, as mc renders them (with
@@ -64,7 +64,7 @@ export const createsNamespaces = (ctl: Pick<ControllerOptions, "settings">): boo
 /** Whether a controller runs with --mirror-endpoint-slices (its ClusterRole then grants endpointslices). */
 export const writesSlices = (ctl: Pick<ControllerOptions, "settings">): boolean => ctl.settings?.mirrorEndpointSlices === true;
 
-export type LogFormat = "plain" | "json";
+type LogFormat = "plain" | "json";
 
 export interface ControllerOptions {
   image: string;

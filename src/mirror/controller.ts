@@ -126,7 +126,7 @@ export class MirrorController {
     }
     if (this.stopped) return;
     this.hasSynced = true;
-    const exported = this.informers.remoteServices?.cache.size ?? 0;
+    const exported = this.w.selected.size;
     if (this.link.selector && !this.link.gateway) this.w.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
     this.w.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
     this.w.health.markSynced();

@@ -89,7 +89,7 @@ export const RENAMED_KEY = "@renamed";
 export const SLICES_KEY = "@slices";
 
 /** The keys that are no Service; what each runs is one table (wiring.ts). */
-export const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY, SLICES_KEY] as const;
+const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY, SLICES_KEY] as const;
 export type SpecialKey = (typeof SPECIAL_KEYS)[number];
 
 export function isSpecialKey(key: string): key is SpecialKey {

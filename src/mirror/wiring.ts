@@ -26,6 +26,7 @@ import { Outcomes } from "./reconcile/outcomes.ts";
 import { byHeadlessMirror, bySliceService, type Svc } from "./reconcile/read.ts";
 import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcile.ts";
 import { RemoteSlices } from "./sources/remote-slices.ts";
+import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
 import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
 import { sweepRenamed } from "./renamed.ts";
@@ -100,6 +101,8 @@ export interface ControllerParts {
   federatedDeps: FederatedDeps | undefined;
   gatewayRef: { namespace: string; name: string };
   health: TargetHealth;
+  /** The target Services the Link exports (its selectors' count, whatever the informer caches). */
+  selected: SelectedServices;
   prober: GatewayProber | undefined;
   /** What each key that is no Service runs. */
   special: Record<SpecialKey, () => Promise<void>>;
@@ -206,7 +209,9 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       if (k) hooks.enqueue(k);
     });
   }
-  const health = new TargetHealth(informers, c);
+  const selected = new SelectedServices(informers.remoteServices, link);
+  unsubscribe.push(selected.close);
+  const health = new TargetHealth(informers, c, selected);
   const probe = link.probe;
   const override = settings.probeAddress[link.name] ?? settings.probeAddress[""];
   const prober =
@@ -234,5 +239,5 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       await sweepSlices({ local: opts.local, writer, cluster: c, hasService: has(services), hasEndpoints: has(endpoints), metrics, log });
     },
   };
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, prober, special, unsubscribe };
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, unsubscribe };
 }

@@ -5,7 +5,7 @@
 // rendered role. Pure.
 import { LINKERD_CONFIG } from "./names.ts";
 
-export type AccessVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
+type AccessVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 
 /** An RBAC PolicyRule (rbac.authorization.k8s.io/v1), as a ClusterRole holds it. */
 export interface AccessRule {

@@ -3,7 +3,7 @@
 // when the status changes — and observedGeneration). mc's: Ready, CredentialsValid,
 // TargetReachable, ServicesSelected (docs/decisions.md#d53). Pure.
 
-export type ConditionStatus = "True" | "False" | "Unknown";
+type ConditionStatus = "True" | "False" | "Unknown";
 
 export interface Condition {
   type: string;
@@ -15,7 +15,7 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-export const LINK_CONDITIONS = ["Ready", "CredentialsValid", "TargetReachable", "ServicesSelected"] as const;
+const LINK_CONDITIONS = ["Ready", "CredentialsValid", "TargetReachable", "ServicesSelected"] as const;
 export type LinkConditionType = (typeof LINK_CONDITIONS)[number];
 
 /** What a condition says, without its times. */

@@ -91,7 +91,6 @@ export const COMPONENT = "component";
 export const APP = "app";
 export const APP_NAME = "app.kubernetes.io/name";
 export const APP_PART_OF = "app.kubernetes.io/part-of";
-export const APP_VERSION = "app.kubernetes.io/version";
 /** Pod annotation `"true"`: the cluster autoscaler may evict gateway and controller pods. */
 export const SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 /** Namespace label: the extension namespace runs privileged pods (linkerd-init needs capabilities). */

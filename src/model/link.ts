@@ -16,7 +16,7 @@ import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, typ
 /** The Link resource, shaped like src/kube's ResourceType (model imports nothing from src/kube). */
 export const linkResource = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, plural: "links", namespaced: true } as const;
 
-export interface GatewaySpec {
+interface GatewaySpec {
   /** `spec.gatewayAddress` split on commas: IPs or hostnames. */
   addresses: string[];
   port: number;
@@ -24,7 +24,7 @@ export interface GatewaySpec {
   identity: string;
 }
 
-export interface ProbeSpec {
+interface ProbeSpec {
   path: string;
   port: number;
   periodMs: number;

@@ -3,7 +3,7 @@
 // (a Link's spec.selector), validated with kube-apiserver's rules, and kubectl's string form. Pure.
 import { isLabelKey, isLabelValue, SelectorError, type LabelSelector, type Requirement } from "../lib/label-selector.ts";
 export { matchesLabels, parseFieldSelector, parseLabelSelector, SelectorError } from "../lib/label-selector.ts";
-export type { FieldRequirement, LabelSelector, Requirement } from "../lib/label-selector.ts";
+export type { LabelSelector } from "../lib/label-selector.ts";
 
 export interface LabelSelectorObject {
   matchLabels?: Record<string, string>;

@@ -3,7 +3,7 @@
 import type { GatewayStatus } from "./link.ts";
 
 /** A status is stale once its last probe is older than 3 probe periods, and never sooner than this. */
-export const MIN_STALE_MS = 30_000;
+const MIN_STALE_MS = 30_000;
 
 /** How old a status may be before it is stale: max(3 × period, 30 s). */
 export function staleAfterMs(periodMs: number): number {

@@ -2,7 +2,7 @@
 // Prometheus for): successful probes only, percentiles by nearest rank. Pure: callers pass
 // the time; windows are immutable.
 
-export const LATENCY_WINDOW_MS = 60_000;
+const LATENCY_WINDOW_MS = 60_000;
 /** A bound on memory for very short periods (a 10 ms period gives 6,000 samples a minute). */
 export const MAX_LATENCY_SAMPLES = 10_000;
 

@@ -14,7 +14,7 @@ import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts
 import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
 import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, probeDeadlineMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
 import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
-import type { GatewayHealth, GatewayProber, ProberFactory, ProberOptions } from "./types.ts";
+import type { GatewayHealth, GatewayProber, ProberOptions } from "./types.ts";
 
 export interface ProberDeps {
   clock?: Clock;
@@ -44,8 +44,6 @@ export function proberFactory(deps: ProberDeps = {}): (opts: ProberOptions) => P
   return (opts) => new Prober(opts, deps);
 }
 
-/** The production prober: system clock, native fetch, AbortSignal.timeout, 10 s status interval. */
-export const createProber: ProberFactory = proberFactory();
 
 export class Prober implements GatewayProber {
   private readonly clock: Clock;

@@ -8,7 +8,7 @@ export interface Clock {
 }
 
 /** The longest wait one setTimeout takes: 2^31−1 ms (~24.8 days); a longer one fires at once. */
-export const MAX_TIMER_STEP_MS = 2 ** 31 - 1;
+const MAX_TIMER_STEP_MS = 2 ** 31 - 1;
 
 /**
  * setTimeout for any `ms`: waits in steps of at most `stepMs` (MAX_TIMER_STEP_MS; smaller only in

@@ -14,7 +14,7 @@ import type { WatchStreams } from "./http/watch.ts";
 import type { Store } from "./storage/store.ts";
 import { ApiError, errors, type ResourceType } from "./types.ts";
 
-export interface Faults {
+interface Faults {
   /** Fraction of API requests (0..1) failed before they reach the store, with one of `failWith` at random. */
   failRate: number;
   /** The statuses failures are drawn from: 500, 503 and 429 (with Retry-After) by default. */
@@ -39,14 +39,14 @@ export interface Faults {
   random: () => number;
 }
 
-export type FailStatus = 500 | 503 | 429;
-export const FAIL_STATUSES: readonly FailStatus[] = [500, 503, 429];
+type FailStatus = 500 | 503 | 429;
+const FAIL_STATUSES: readonly FailStatus[] = [500, 503, 429];
 
 /** The faults a sandbox starts with (`startSandbox({ faults })`, `mc sandbox` flags). */
 export type FaultSettings = Partial<Omit<Faults, "random">> & { seed?: number };
 
 /** How many faults were injected, by kind (a suite's summary reads them). */
-export interface InjectedFaults {
+interface InjectedFaults {
   failures: number;
   /** Requests shed by maxInflight. */
   throttled: number;
@@ -129,7 +129,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
 }
 
 /** Seconds a 429 asks the client to wait: what kube-apiserver's priority and fairness starts at (it doubles under sustained shedding, up to 32). */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 /** A request shed as priority and fairness sheds it (answered by http/codec.ts's throttledResponse). */
 export class Throttled {

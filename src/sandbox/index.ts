@@ -128,8 +128,7 @@ async function keptFact<T>(durable: DurableStore | undefined, name: string, make
   return parse(made);
 }
 
-export type { Faults, FaultSettings, InjectedFaults, SandboxControl } from "./faults.ts";
+export type { FaultSettings } from "./faults.ts";
 export { seededRandom } from "./faults.ts";
 export { Store } from "./storage/store.ts";
 export { DurableStoreError } from "./storage/durable.ts";
-export type { Pem } from "./http/tls.ts";

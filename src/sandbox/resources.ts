@@ -69,7 +69,7 @@ interface CrdSpec {
 }
 
 /** The served types a CustomResourceDefinition defines, one per served version. */
-export function typesOfCrd(crd: KubeObject): ResourceType[] {
+function typesOfCrd(crd: KubeObject): ResourceType[] {
   const spec = crd.spec as CrdSpec;
   return spec.versions
     .filter((v) => v.served !== false)
@@ -165,7 +165,7 @@ export class Registry {
 }
 
 /** Kubernetes version priority: GA > beta > alpha, higher numbers first. */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const rank = (v: string): [number, number, number] => {
     const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
     if (!m) return [0, 0, 0];

@@ -15,8 +15,8 @@ import type { LinkSupervisor } from "./supervisor.ts";
 export type LinkUnit = LeaderUnit<LinkSupervisor>;
 
 /** Watches a served Link holds at most (its Link, Secret and mirror Endpoints here; Services, Endpoints and members there), and what the process holds besides. */
-export const REQUESTS_PER_LINK = 6;
-export const REQUESTS_SHARED = 8;
+const REQUESTS_PER_LINK = 6;
+const REQUESTS_SHARED = 8;
 
 /** Bun's cap on concurrent HTTP requests as this process started with it. */
 export function httpRequestCap(env: Record<string, string | undefined> = process.env): number {

@@ -1,7 +1,6 @@
 // What the supervisor and its controller learn about a Link, as condition updates (the Link's
 // status.conditions, link-conditions.ts writes them). Pure: situations in, conditions out.
 import { formatError } from "../errors.ts";
-import type { KubeError } from "../kube/index.ts";
 import type { Condition, ConditionState, ConditionUpdates } from "../model/conditions.ts";
 import type { Selection, TargetState } from "../mirror/sources/target-health.ts";
 

@@ -268,7 +268,7 @@ export class LinkSupervisor {
 }
 
 /** JSON with sorted keys: equal specs give equal strings whatever the key order. */
-export function stableJson(value: unknown): string {
+function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );

@@ -3,9 +3,6 @@
 //   mc install | kubectl apply -f -                                     (east and west)
 //   mc --kubeconfig east link --cluster-name east | kubectl --kubeconfig west apply -f -
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { connectKubeconfigText, resources } from "../../src/kube/index.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import { parseLink } from "../../src/model/link.ts";

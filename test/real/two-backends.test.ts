@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resources, type KubeObject } from "../../src/kube/index.ts";
+import { resources } from "../../src/kube/index.ts";
 import { EXPORTED, FEDERATED } from "../../src/model/labels.ts";
 import { SHARED_CONTROLLER_NAME } from "../../src/model/names.ts";
 import { hasKubectl, kubectlSkipReason } from "../helpers/kubectl.ts";

@@ -6,7 +6,6 @@
 // mc check, mc unlink) also run whole with MC_ENFORCE_RBAC=1
 // (test/security/enforced-suites.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import YAML from "yaml";
 import { connectKubeconfigText, KubeError, resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
 import { linkResource, type GatewayStatus } from "../../src/model/link.ts";

@@ -20,7 +20,7 @@ const selfSubjectAccessReview: ResourceType = {
 };
 
 /** Every (verb, resource) `mc serve` and `mc check` need on the target: the table the remote-access ClusterRole is rendered from. */
-export const REMOTE_NEEDS: readonly AccessAttributes[] = accessAttributes([...TARGET_ACCESS.mirror, ...TARGET_ACCESS.check]);
+const REMOTE_NEEDS: readonly AccessAttributes[] = accessAttributes([...TARGET_ACCESS.mirror, ...TARGET_ACCESS.check]);
 
 interface Review extends KubeObject {
   status?: { allowed?: boolean; reason?: string };

@@ -15,7 +15,7 @@ import type { Svc } from "../reconcile/read.ts";
 import type { LocalView } from "../reconcile/view.ts";
 
 /** Plans (and conditional writes) per reconcile before a conflict is left to the queue's retry. */
-export const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 5;
 
 export interface FederatedDeps {
   link: Link;

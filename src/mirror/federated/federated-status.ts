@@ -38,7 +38,7 @@ export interface FederatedServiceStatus {
 }
 
 /** The entry a plan's outcome leaves (null: none — not a member, nothing wrong). */
-export function entryOf(key: ServiceKey, plan: FederatedPlan, before: FederatedEntry | undefined, now: number): FederatedEntry | null {
+function entryOf(key: ServiceKey, plan: FederatedPlan, before: FederatedEntry | undefined, now: number): FederatedEntry | null {
   const { namespace, name } = splitServiceKey(key);
   const next: Omit<FederatedEntry, "since"> | null = plan.problem
     ? { namespace, name, joined: false, reason: plan.problem.reason, message: plan.problem.message, ...(plan.problem.localRef && { localRef: plan.problem.localRef }) }

@@ -33,7 +33,7 @@ export function onlyLink(link: Link): KnownLinks {
   return { createdAt: (c) => (c === link.targetClusterName ? link.creationTimestamp : undefined), isGone: () => false };
 }
 
-export const HEADLESS_MEMBER_MESSAGE = "Headless service cannot join federated service";
+const HEADLESS_MEMBER_MESSAGE = "Headless service cannot join federated service";
 
 /** Whether a Service is a federated Service the mirror made: its label, no cluster (a mirror has one), its name. */
 export function isFederatedService(svc: ServiceObject | undefined): boolean {

@@ -2,7 +2,7 @@
 // Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or a
 // remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
 // objects in, plain objects out (docs/linkerd-compatibility.md#controller).
-import { isSelectedBy, type Link } from "../../model/link.ts";
+import type { Link } from "../../model/link.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../../model/names.ts";
@@ -38,14 +38,14 @@ export interface DesiredInput extends DesiredOptions {
   alive: boolean;
 }
 
-export interface NamespaceObject {
+interface NamespaceObject {
   apiVersion: "v1";
   kind: "Namespace";
   metadata: { name: string; labels: Record<string, string> };
 }
 
 /** An Event to write on the target Service (Linkerd writes these to the target cluster). */
-export interface RemoteEvent {
+interface RemoteEvent {
   reason: "ServiceMirroringSkipped";
   message: string;
 }
@@ -68,17 +68,13 @@ export interface DesiredMirror {
   remoteEvent: RemoteEvent | null;
 }
 
-export const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
+const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
 /** A Service name may have at most 63 characters (a DNS-1123 label). */
-export const MAX_SERVICE_NAME = 63;
-export const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
+const MAX_SERVICE_NAME = 63;
+const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
 
-/** Is this target Service exported through the gateway by the Link? A missing or empty selector exports nothing. */
-export function isExported(link: Link, svc: ServiceObject | undefined): boolean {
-  return svc !== undefined && isSelectedBy(link.selector, svc.metadata.labels);
-}
 
-export function isHeadlessService(svc: ServiceObject | undefined): boolean {
+function isHeadlessService(svc: ServiceObject | undefined): boolean {
   return svc?.spec?.clusterIP === "None";
 }
 

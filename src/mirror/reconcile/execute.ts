@@ -29,7 +29,7 @@ const isOwned = (kind: OutputKind): kind is OwnedKind => OUTPUT_KINDS[kind].owne
 export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
 
 /** An update answered 404: the mirror went while the view still held it. Unlike other 404s, worth a retry (it re-plans as a create). */
-export class StaleView extends KubeError {
+class StaleView extends KubeError {
   constructor(err: KubeError) {
     super({ verb: err.verb, target: err.target, code: err.code, reason: err.reason, ...(err.detail !== undefined && { detail: err.detail }) });
     this.name = "StaleView";

@@ -29,7 +29,7 @@ export interface Transition {
 }
 
 /** What recording `outcome` changes, given the Service's entry before. Pure. */
-export function transition(key: ServiceKey, outcome: Outcome, before: MirrorFailure | undefined, now: number): Transition {
+function transition(key: ServiceKey, outcome: Outcome, before: MirrorFailure | undefined, now: number): Transition {
   const state = stateOf(outcome);
   if (outcome.state !== "problem") return { state, failure: null, newProblem: null, failuresChanged: before !== undefined };
   const p = outcome.problem;
@@ -55,7 +55,7 @@ export interface Reconciled {
 }
 
 /** An Event to raise: on the target Service (in the target cluster) or on a local Service. */
-export interface MirrorEvent {
+interface MirrorEvent {
   cluster: "remote" | "local";
   on: ServiceObject;
   type: EventType;
@@ -63,7 +63,7 @@ export interface MirrorEvent {
   message: string;
 }
 
-export interface LogLine {
+interface LogLine {
   level: "debug" | "info" | "warn";
   message: string;
 }

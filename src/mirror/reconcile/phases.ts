@@ -86,7 +86,7 @@ function mirrorEndpoints(desired: DesiredMirror, snapshot: Snapshot, written: re
 }
 
 /** Each endpoint mirror's cluster IP by pod hostname: from what this reconcile wrote, else as read. */
-export function endpointMirrorIPs(h: HeadlessDesired, read: readonly ServiceObject[], written: readonly OpResult[]): Map<string, string> {
+function endpointMirrorIPs(h: HeadlessDesired, read: readonly ServiceObject[], written: readonly OpResult[]): Map<string, string> {
   const byName = new Map<string, ServiceObject>();
   for (const s of read) byName.set(s.metadata.name ?? "", s);
   for (const r of written) if (r.object && r.op.kind === "Service") byName.set(r.object.metadata.name ?? "", r.object as ServiceObject);

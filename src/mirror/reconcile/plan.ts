@@ -9,7 +9,7 @@ import type { OutputKind, OwnedKind } from "./kinds.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProblem, ServiceObject, ServicePort } from "../types.ts";
 
-export type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
+type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
 
 export type MirrorOp =
   | { verb: "create"; kind: OutputKind; object: MirrorObject }
@@ -75,7 +75,7 @@ export function mirrorConflict(desired: ServiceObject | null, actual: ServiceObj
 }
 
 /** Endpoints on their own: create, update only what differs, delete only our own. */
-export function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject | undefined, owned: Owned): MirrorOp[] {
+function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject | undefined, owned: Owned): MirrorOp[] {
   if (!desired) return deleteIfOwned("Endpoints", actual, owned);
   if (!actual) return [{ verb: "create", kind: "Endpoints", object: desired }];
   if (!owned(actual.metadata)) return [];
@@ -147,7 +147,7 @@ export function serviceChanges(desired: ServiceObject, actual: ServiceObject, op
   return out;
 }
 
-export function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
+function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): string[] {
   const out: string[] = [];
   if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
@@ -188,7 +188,7 @@ function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePor
 }
 
 /** Subsets in a canonical form: addresses sorted, defaults filled, empty subsets dropped. */
-export function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
+function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
   const addrs = (list: readonly EndpointAddress[] | undefined) =>
     (list ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname ?? "" })).sort((x, y) => (x.ip + x.hostname < y.ip + y.hostname ? -1 : 1));
   return (subsets ?? [])

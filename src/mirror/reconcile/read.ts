@@ -77,7 +77,7 @@ export function readSnapshot(caches: MirrorCaches, cluster: string, key: Service
 }
 
 /** The index key of a headless mirror's endpoint mirrors: `ns/<headless mirror name>`. */
-export function endpointMirrorIndex(namespace: string, headlessMirror: string): string {
+function endpointMirrorIndex(namespace: string, headlessMirror: string): string {
   return `${namespace}/${headlessMirror}`;
 }
 

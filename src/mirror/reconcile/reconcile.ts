@@ -20,7 +20,7 @@ import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import type { EndpointsObject, ResolvedGateway } from "../types.ts";
 
 /** What the controller knows of its Link right now: the Link, its flags, its gateway and liveness. */
-export interface LinkView {
+interface LinkView {
   link: Link;
   /** The Link's namespace (the gateway mirror lives there). */
   namespace: string;
@@ -33,7 +33,7 @@ export interface LinkView {
 }
 
 /** Where writes go: mirror objects (through the local view), and Events on either cluster. */
-export interface MirrorWriter {
+interface MirrorWriter {
   execute: Execute;
   /** Events on target Services (target cluster) and on local Services. */
   remoteEvent: RecordEvent;

@@ -24,7 +24,3 @@ export function remoteDiscoveryLabels(mirror: Record<string, string>, cluster: s
   return { ...mirror, [MC_REMOTE_DISCOVERY]: cluster, [MC_REMOTE_SERVICE]: remoteName };
 }
 
-/** Whether a mirror Service is a remote-discovery one (it has, and needs, no Endpoints). */
-export function isRemoteDiscoveryMirror(svc: ServiceObject | undefined): boolean {
-  return svc?.metadata.labels?.[MC_REMOTE_DISCOVERY] !== undefined;
-}

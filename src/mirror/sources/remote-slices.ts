@@ -11,16 +11,16 @@ import type { Informer, KubeObject, ReadonlyCache } from "../../kube/index.ts";
 import { compactSubsets, hasHostname, sharedShapes } from "./remote-endpoints.ts";
 import type { EndpointAddress, EndpointPort, EndpointSubset, EndpointsObject, Meta } from "../types.ts";
 
-export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
-export interface SliceEndpoint {
+interface SliceEndpoint {
   addresses?: string[];
   conditions?: { ready?: boolean | null; [k: string]: unknown } | null;
   hostname?: string | null;
   [k: string]: unknown;
 }
 
-export interface SlicePort {
+interface SlicePort {
   name?: string | null;
   protocol?: string | null;
   port?: number | null;
@@ -51,7 +51,7 @@ export function sliceService(slice: { metadata: Meta }): string | undefined {
 }
 
 /** One slice as an Endpoints subset: ready endpoints under addresses, the rest under notReadyAddresses. Pure. */
-export function sliceSubset(slice: EndpointSliceObject): EndpointSubset {
+function sliceSubset(slice: EndpointSliceObject): EndpointSubset {
   const ready: EndpointAddress[] = [];
   const notReady: EndpointAddress[] = [];
   for (const e of slice.endpoints ?? []) {

@@ -4,6 +4,7 @@
 // that found the target's history gone backwards (relisted). The supervisor writes it as the
 // Link's status.conditions (src/serve/link-health.ts, link-conditions.ts).
 import type { Informer, KubeError, KubeObject } from "../../kube/index.ts";
+import type { SelectedServices } from "./selected.ts";
 import { ownMirrorCount, remoteInformers, type Sources } from "./sources.ts";
 
 /** What the controller's watches of the target say. */
@@ -42,10 +43,11 @@ export class TargetHealth {
   private selected: boolean | undefined;
   private hasSynced = false;
 
-  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services. */
+  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services (what the Link's selectors select: `selected`). */
   constructor(
     private readonly informers: Sources,
     private readonly cluster: string,
+    private readonly selectedServices: SelectedServices,
   ) {
     for (const inf of remoteInformers(informers)) {
       this.states.set(inf, { state: "unknown" });
@@ -64,8 +66,9 @@ export class TargetHealth {
         this.tell({ kind: "target", target: worst });
       });
     }
-    informers.remoteServices?.on((e) => {
-      if (this.hasSynced && e.type !== "updated") this.checkSelection();
+    // Subscribed after `selectedServices` (made first), so it has counted the event. An update can change the selection (the informer may be unfiltered).
+    informers.remoteServices?.on(() => {
+      if (this.hasSynced) this.checkSelection();
     });
   }
 
@@ -84,7 +87,7 @@ export class TargetHealth {
 
   /** Tells the selection when whether anything is selected changed (and at sync). */
   private checkSelection(force = false): void {
-    const selected = (this.informers.remoteServices?.cache.size ?? 0) > 0;
+    const selected = this.selectedServices.size > 0;
     if (!force && selected === this.selected) return;
     this.selected = selected;
     this.tell({ kind: "selection", selection: { selected, mirrorsExisted: !selected && ownMirrorCount(this.informers, this.cluster) > 0 } });

@@ -11,7 +11,7 @@ import type { ServiceObject } from "../types.ts";
 export type EventType = "Normal" | "Warning";
 
 /** What an Event is about: a Service (the default kind) or any other object (the Link). */
-export type EventSubject = Pick<ServiceObject, "apiVersion" | "kind" | "metadata">;
+type EventSubject = Pick<ServiceObject, "apiVersion" | "kind" | "metadata">;
 
 export type RecordEvent = (on: EventSubject, type: EventType, reason: string, message: string) => Promise<void>;
 

@@ -22,7 +22,7 @@ export function admitDeployment(dep: KubeObject, previous: KubeObject | undefine
 }
 
 /** The PodSpec defaults kube's SetDefaults_PodSpec and SetDefaults_Container give. Mutates `spec`. */
-export function defaultPodSpec(spec: Record<string, unknown>): void {
+function defaultPodSpec(spec: Record<string, unknown>): void {
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= "ClusterFirst";

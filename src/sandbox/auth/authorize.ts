@@ -23,7 +23,7 @@ const DISCOVERY = [/^\/api(\/.*)?$/, /^\/apis(\/.*)?$/, /^\/openapi(\/.*)?$/, /^
 const SELF_REVIEWS = new Set(["authorization.k8s.io/selfsubjectaccessreviews", "authorization.k8s.io/selfsubjectrulesreviews", "authentication.k8s.io/selfsubjectreviews"]);
 
 /** The attributes kube's RequestInfo resolver gives a resource request. */
-export function resourceAttributes(method: string, route: RequestRoute, query: URLSearchParams): ResourceAttributes {
+function resourceAttributes(method: string, route: RequestRoute, query: URLSearchParams): ResourceAttributes {
   const { type, subresource } = route;
   let name = route.name;
   let verb: string;
@@ -63,7 +63,7 @@ function exactName(selector: string): string | undefined {
 }
 
 /** kube's forbidden message for the attributes (responsewriters.forbiddenMessage), with RBAC's reason when it has one. */
-export function forbidden(user: UserInfo, a: ResourceAttributes, reason?: string): ApiError {
+function forbidden(user: UserInfo, a: ResourceAttributes, reason?: string): ApiError {
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : (a.resource ?? "");
   const where = a.namespace ? `in the namespace ${JSON.stringify(a.namespace)}` : "at the cluster scope";
   const why = `User ${JSON.stringify(user.name)} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.group ?? "")} ${where}${reason ? `: ${reason}` : ""}`;

@@ -41,7 +41,7 @@ export interface ResourceAttributes {
 }
 
 /** spec.nonResourceAttributes of an access review. */
-export interface NonResourceAttributes {
+interface NonResourceAttributes {
   path?: string;
   verb?: string;
 }
@@ -76,7 +76,7 @@ export interface PolicySource {
 }
 
 /** Policy lists as a PolicySource (every binding is a candidate). */
-export function listPolicy(p: Policy): PolicySource {
+function listPolicy(p: Policy): PolicySource {
   return {
     clusterRoleBindings: () => p.clusterRoleBindings,
     roleBindings: (_user, namespace) => p.roleBindings.filter((b) => b.metadata.namespace === namespace),

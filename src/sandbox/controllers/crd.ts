@@ -7,7 +7,7 @@ import { errors, type KubeObject, type ResourceType } from "../types.ts";
 const isCrd = (type: ResourceType) => type.kind === "CustomResourceDefinition";
 
 /** A CRD is named plural.group, and its names are accepted at once. Mutates `crd`. */
-export function admitCrd(crd: KubeObject): void {
+function admitCrd(crd: KubeObject): void {
   const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
   const expected = `${spec?.names?.plural}.${spec?.group}`;
   if (crd.metadata.name !== expected) {

@@ -58,7 +58,7 @@ function canonical(value: unknown): string {
 }
 
 /** kube's ComputeHash shape: FNV-32a of the template, its decimal spelled with rand.SafeEncodeString's alphabet. */
-export function podTemplateHash(template: unknown): string {
+function podTemplateHash(template: unknown): string {
   let h = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(canonical(template))) {
     h ^= byte;
@@ -87,7 +87,7 @@ function maxUnavailable(spec: DeploymentSpec, replicas: number): number {
 const revisionOf = (rs: KubeObject) => Number.parseInt(rs.metadata.annotations?.[REVISION] ?? "0", 10) || 0;
 
 /** The status kube's deployment controller reports for a Deployment and its ReplicaSets. Pure. */
-export function deploymentStatus(dep: KubeObject, newRs: KubeObject | undefined, all: readonly KubeObject[], at = timestamp()): Record<string, unknown> {
+function deploymentStatus(dep: KubeObject, newRs: KubeObject | undefined, all: readonly KubeObject[], at = timestamp()): Record<string, unknown> {
   const spec = (dep.spec as DeploymentSpec | undefined) ?? {};
   const want = spec.replicas ?? 1;
   const sum = (f: keyof RsStatus) => all.reduce((n, rs) => n + ((rs.status as RsStatus | undefined)?.[f] ?? 0), 0);

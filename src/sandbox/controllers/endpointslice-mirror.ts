@@ -15,7 +15,7 @@ import type { Controller, ControllerContext } from "./controller.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
-export const SKIP_MIRROR_LABEL = "endpointslice.kubernetes.io/skip-mirror";
+const SKIP_MIRROR_LABEL = "endpointslice.kubernetes.io/skip-mirror";
 export const MIRROR_CONTROLLER = "endpointslicemirroring-controller.k8s.io";
 const LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
 /** Annotations the controller does not copy onto slices. */
@@ -44,14 +44,14 @@ interface EndpointSubset {
   ports?: EndpointPort[];
 }
 
-export interface SlicePort {
+interface SlicePort {
   name: string;
   port?: number;
   protocol: string;
   appProtocol?: string;
 }
 
-export interface SliceEndpoint {
+interface SliceEndpoint {
   addresses: string[];
   conditions: { ready: boolean };
   hostname?: string;
@@ -189,7 +189,7 @@ const mirroredSliceSelector = (service: string): LabelSelector => [
 ];
 
 /** Is this slice one the mirroring controller manages (for `service`, when given)? */
-export function isMirroredSlice(slice: KubeObject, service?: string): boolean {
+function isMirroredSlice(slice: KubeObject, service?: string): boolean {
   const labels = slice.metadata.labels ?? {};
   return labels[MANAGED_BY_LABEL] === MIRROR_CONTROLLER && labels[SERVICE_NAME_LABEL] !== undefined && (service === undefined || labels[SERVICE_NAME_LABEL] === service);
 }

@@ -28,19 +28,19 @@ import type { LabelSelector } from "../selector.ts";
 import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
 
-export const SLICE_CONTROLLER = "endpointslice-controller.k8s.io";
+const SLICE_CONTROLLER = "endpointslice-controller.k8s.io";
 const MANAGER = "kube-controller-manager";
 /** --max-endpoints-per-slice's default. */
 const MAX_ENDPOINTS_PER_SLICE = 100;
 
-export interface SlicePort {
+interface SlicePort {
   name: string;
   port: number;
   protocol: string;
   appProtocol?: string;
 }
 
-export interface SliceEndpoint {
+interface SliceEndpoint {
   addresses: string[];
   conditions: { ready: boolean; serving: boolean; terminating: boolean };
   hostname?: string;

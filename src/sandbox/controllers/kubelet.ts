@@ -7,8 +7,8 @@
 import type { Controller, ControllerContext } from "./controller.ts";
 import type { KubeObject } from "../types.ts";
 
-export const NODE_NAME = "sandbox-node";
-export const NODE_IP = "172.18.0.2";
+const NODE_NAME = "sandbox-node";
+const NODE_IP = "172.18.0.2";
 /** The pod range (kube-controller-manager's --cluster-cidr): 10.244.0.0/16. */
 const POD_RANGE = [10, 244] as const;
 const POD_RANGE_SIZE = 256 * 256 - 2;
@@ -22,7 +22,7 @@ interface Container {
 }
 
 /** Hands out pod IPs in order, skipping any a Pod still holds (a store kept across a restart). */
-export class PodIPs {
+class PodIPs {
   private next = 0;
   private readonly used = new Set<string>();
 

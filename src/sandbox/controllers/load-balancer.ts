@@ -7,7 +7,7 @@
 import type { KubeObject } from "../types.ts";
 import type { Controller } from "./controller.ts";
 
-export const LOAD_BALANCER_INGRESS = { ip: "192.0.2.1", ipMode: "VIP" } as const;
+const LOAD_BALANCER_INGRESS = { ip: "192.0.2.1", ipMode: "VIP" } as const;
 
 interface ServiceStatus {
   loadBalancer?: { ingress?: unknown[] };
@@ -15,7 +15,7 @@ interface ServiceStatus {
 }
 
 /** Gives a LoadBalancer Service its ingress address when it has none. Mutates `svc`. */
-export function assignIngress(svc: KubeObject): void {
+function assignIngress(svc: KubeObject): void {
   if ((svc.spec as { type?: string } | undefined)?.type !== "LoadBalancer") return;
   const status = (svc.status as ServiceStatus | undefined) ?? {};
   if ((status.loadBalancer?.ingress ?? []).length > 0) return;

@@ -6,13 +6,13 @@ import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
 
 /** Is this a token Secret whose data the token controller has still to fill in? */
-export function isUnfilledTokenSecret(secret: KubeObject): boolean {
+function isUnfilledTokenSecret(secret: KubeObject): boolean {
   const data = secret.data as Record<string, string> | undefined;
   return secret.type === SA_TOKEN_TYPE && !!secret.metadata.annotations?.[SA_NAME_ANNOTATION] && !data?.token;
 }
 
 /** Fills `data.token`, `data.ca.crt` and `data.namespace` (base64), as the token controller does. */
-export function fillTokenSecret(secret: KubeObject, serviceAccount: KubeObject, token: string, caPem: string): void {
+function fillTokenSecret(secret: KubeObject, serviceAccount: KubeObject, token: string, caPem: string): void {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   secret.data = {
     ...((secret.data as Record<string, string> | undefined) ?? {}),
@@ -27,7 +27,7 @@ export function fillTokenSecret(secret: KubeObject, serviceAccount: KubeObject, 
 }
 
 /** Random token text that looks like what a cluster hands out, unique per call. */
-export function mintToken(): string {
+function mintToken(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `sbx.${Buffer.from(bytes).toString("base64url")}`;
 }

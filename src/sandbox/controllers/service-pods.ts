@@ -7,7 +7,7 @@ import { keyOf } from "./keyed-sync.ts";
 import type { Store } from "../storage/store.ts";
 import type { KubeObject } from "../types.ts";
 
-export const HEADLESS_LABEL = "service.kubernetes.io/headless";
+const HEADLESS_LABEL = "service.kubernetes.io/headless";
 const PODS = { group: "", plural: "pods" };
 const SERVICES = { group: "", plural: "services" };
 
@@ -67,7 +67,7 @@ export function podsOf(store: Store, svc: KubeObject): readonly KubeObject[] {
 }
 
 /** Names of the Services in `namespace` whose selector matches any of these label sets (a Pod before and after a change). */
-export function servicesSelecting(store: Store, namespace: string, labelSets: ReadonlyArray<Record<string, string> | undefined>): string[] {
+function servicesSelecting(store: Store, namespace: string, labelSets: ReadonlyArray<Record<string, string> | undefined>): string[] {
   const out: string[] = [];
   for (const svc of store.scan(SERVICES, { namespace })) {
     const selector = podSelector(svc);

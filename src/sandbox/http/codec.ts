@@ -29,8 +29,8 @@ export const throttledResponse = (retryAfterSeconds: number) =>
   });
 
 /** The UIDs the sandbox names for the flow schema and priority level of every request (kube's `global-default` ones have their own). */
-export const PF_FLOWSCHEMA_UID = "5a1c2c47-1f0e-4c7e-9f4a-0d6c2b7e0a01";
-export const PF_PRIORITYLEVEL_UID = "9b3e6d15-7c2a-4d8e-b1f5-3a4c9e8d7b02";
+const PF_FLOWSCHEMA_UID = "5a1c2c47-1f0e-4c7e-9f4a-0d6c2b7e0a01";
+const PF_PRIORITYLEVEL_UID = "9b3e6d15-7c2a-4d8e-b1f5-3a4c9e8d7b02";
 
 export function warningHeaders(warnings: string[]): Record<string, string> {
   return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(", ") } : {};

@@ -90,7 +90,7 @@ export function toTable(type: ResourceType, objects: KubeObject[], opts: TableOp
 }
 
 /** The printer for a type: its CRD's columns, a built-in printer, or the default convertor. */
-export function printerFor(type: ResourceType): Printer {
+function printerFor(type: ResourceType): Printer {
   if (type.crd) return crdPrinter(type.crd.printerColumns);
   return builtinPrinter(type.group, type.plural) ?? defaultPrinter;
 }

@@ -26,7 +26,7 @@ export interface TableRow {
   object: KubeObject | PartialObjectMetadata | null;
 }
 
-export interface PartialObjectMetadata {
+interface PartialObjectMetadata {
   apiVersion: string;
   kind: "PartialObjectMetadata";
   metadata: ObjectMeta;

@@ -14,8 +14,8 @@ import { fieldValue } from "./filter.ts";
 /** The values an object has in one index (none: not in it). */
 export type IndexFn = (obj: KubeObject) => readonly string[];
 
-export const LABEL_INDEX = "labels";
-export const fieldIndex = (field: string): string => `field:${field}`;
+const LABEL_INDEX = "labels";
+const fieldIndex = (field: string): string => `field:${field}`;
 
 /** Fields that field selectors may name beyond metadata.name/namespace, indexed per storage key. */
 const INDEXED_FIELDS: Record<string, readonly string[]> = {

@@ -5,7 +5,7 @@
 import type { ListFilter } from "./filter.ts";
 import { ApiError, type KubeObject } from "../types.ts";
 
-export type EventType = "ADDED" | "MODIFIED" | "DELETED";
+type EventType = "ADDED" | "MODIFIED" | "DELETED";
 
 export interface StoreEvent {
   type: EventType;

@@ -55,17 +55,7 @@ import {
 } from "./errors.ts";
 
 export { childPath, indexPath } from "./field-recorder.ts";
-export {
-  decodeError,
-  formatValue,
-  groupOf,
-  invalidError,
-  strictDecodingError,
-  unknownFieldWarning,
-  type CauseReason,
-  type FieldProblem,
-  type FieldProblems,
-} from "./errors.ts";
+export { formatValue, invalidError, strictDecodingError, unknownFieldWarning, type FieldProblem, type FieldProblems } from "./errors.ts";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 

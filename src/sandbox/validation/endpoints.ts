@@ -20,7 +20,7 @@ function endpointsAddress(field: string, ip: string): FieldProblem[] {
   return endpointIpProblems(ip).map((m) => invalid(field, ip, m));
 }
 
-export function endpointsProblems(obj: KubeObject): FieldProblem[] {
+function endpointsProblems(obj: KubeObject): FieldProblem[] {
   const subsets = ((obj as { subsets?: Subset[] | null }).subsets ?? []) as Subset[];
   return subsets.flatMap((ss, i) =>
     (["addresses", "notReadyAddresses"] as const).flatMap((list) => (ss?.[list] ?? []).flatMap((a, j) => endpointsAddress(`subsets[${i}].${list}[${j}].ip`, a?.ip ?? ""))),
@@ -28,7 +28,7 @@ export function endpointsProblems(obj: KubeObject): FieldProblem[] {
 }
 
 /** An EndpointSlice address of type IPv4 or IPv6: IsValidIPv4Address / IsValidIPv6Address, then ValidateEndpointIP (FQDN is left to its own rules). */
-export function endpointSliceProblems(obj: KubeObject): FieldProblem[] {
+function endpointSliceProblems(obj: KubeObject): FieldProblem[] {
   const slice = obj as { addressType?: string; endpoints?: { addresses?: string[] | null }[] | null };
   const type = slice.addressType;
   if (type !== "IPv4" && type !== "IPv6") return [];

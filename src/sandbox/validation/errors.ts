@@ -4,7 +4,7 @@ import { childPath, indexPath, type AjvError } from "./field-recorder.ts";
 import { errors, type ApiError, type KubeObject, type StatusCause } from "../types.ts";
 
 /** StatusCause reasons, as kube's field.ErrorType strings. */
-export type CauseReason =
+type CauseReason =
   | "FieldValueRequired"
   | "FieldValueNotSupported"
   | "FieldValueInvalid"
@@ -127,7 +127,7 @@ export function problemsOf(root: unknown, errs: AjvError[], base = ""): FieldPro
 // Errors.
 
 const versionOf = (apiVersion: string): string => apiVersion.slice(apiVersion.indexOf("/") + 1);
-export const groupOf = (apiVersion: string): string => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+const groupOf = (apiVersion: string): string => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
 
 /** The 400 kube sends when a body does not decode: `<Kind> in version "<v>" cannot be handled as a <Kind>: <why>`. */
 export function decodeError(obj: Pick<KubeObject, "apiVersion" | "kind">, why: string): ApiError {
