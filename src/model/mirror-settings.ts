@@ -191,9 +191,6 @@ export function settingsArgs(settings: DeployedSettings): string[] {
   return out;
 }
 
-/** `--mirror-endpoint-slices`: the flag of a controller that writes mirrors' EndpointSlices (its ClusterRole needs them). */
-export const MIRROR_ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.mirrorEndpointSlices.flag}`;
-
 /** `--enable-endpoint-slices`: the flag of a controller that reads the target's EndpointSlices (mc check looks for it). */
 export const ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.enableEndpointSlices.flag}`;
 

@@ -51,7 +51,7 @@ export const PHASES: readonly Phase[] = [
 ];
 
 /** With slices: the mirror's and each endpoint mirror's slices, from the Endpoints they would have had (none for a Service going away). */
-export function planMirrorSlices({ snapshot, desired }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
+function planMirrorSlices({ snapshot, desired }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
   if (!snapshot.slices) return [];
   const want = new Map<string, ReturnType<typeof desiredSlices>>();
   if (!snapshot.foreign) {
@@ -64,7 +64,7 @@ export function planMirrorSlices({ snapshot, desired }: PhaseInput, written: rea
 }
 
 /** With slices: our Endpoints of the mirror and its endpoint mirrors, once their slices are written (those not deleted already). */
-export function retiredEndpoints({ snapshot, cluster }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
+function retiredEndpoints({ snapshot, cluster }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
   if (!snapshot.slices) return [];
   const gone = new Set(written.flatMap((r) => (r.op.verb === "delete" && r.op.kind === "Endpoints" ? [r.op.name] : [])));
   const all = [snapshot.mirror.endpoints, ...snapshot.endpointMirrors.endpoints.values()];

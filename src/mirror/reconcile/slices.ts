@@ -9,13 +9,13 @@ import { LINK_UID, MC_SLICE_MANAGER, SLICE_MANAGED_BY, SLICE_SERVICE_NAME } from
 import type { MirrorOp } from "./plan.ts";
 import type { EndpointAddress, EndpointsObject, Meta } from "../types.ts";
 
-export interface MirrorSliceEndpoint {
+interface MirrorSliceEndpoint {
   addresses: string[];
   conditions: { ready: boolean; serving: boolean };
   hostname?: string;
 }
 
-export interface MirrorSlicePort {
+interface MirrorSlicePort {
   name: string;
   protocol: string;
   port: number;
@@ -34,7 +34,7 @@ export interface MirrorSlice {
 export const MAX_SLICE_ENDPOINTS = 1000;
 
 /** The name of a Service's `i`th slice (0-based). */
-export function sliceName(service: string, i: number): string {
+function sliceName(service: string, i: number): string {
   return i === 0 ? service : `${service}.${i + 1}`;
 }
 
@@ -107,7 +107,7 @@ function deleteOf(s: MirrorSlice): MirrorOp {
 }
 
 /** Which parts mc owns differ: labels (the Link uid alone is never a reason), annotations, endpoints, ports. */
-export function sliceChanges(desired: MirrorSlice, actual: MirrorSlice): string[] {
+function sliceChanges(desired: MirrorSlice, actual: MirrorSlice): string[] {
   const out: string[] = [];
   const labels = (l: Record<string, string> | undefined) => JSON.stringify(Object.entries(l ?? {}).filter(([k]) => k !== LINK_UID).sort());
   if (labels(desired.metadata.labels) !== labels(actual.metadata.labels)) out.push("labels");
