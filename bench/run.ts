@@ -14,9 +14,10 @@ import { flip } from "./scenarios/flip.ts";
 import { idle } from "./scenarios/idle.ts";
 import { memory } from "./scenarios/memory.ts";
 import { sandbox } from "./scenarios/sandbox.ts";
+import { slices } from "./scenarios/slices.ts";
 import { sync } from "./scenarios/sync.ts";
 
-const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, memory, failure, cli];
+const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, slices, memory, failure, cli];
 
 function usage(): string {
   const lines = ["usage: bun run bench [scenario …] [--flag=value …] [--scenario.flag=value …] [--list]", "", "scenarios:"];
