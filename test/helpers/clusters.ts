@@ -17,6 +17,7 @@ import { parseManifests } from "../../src/manifests/output.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 import * as L from "../../src/model/labels.ts";
 import { linkResource } from "../../src/model/link.ts";
+import type { MirrorSettings } from "../../src/model/mirror-settings.ts";
 import { DEFAULT_NAMESPACE, serviceMirrorName, tokenSecretName } from "../../src/model/names.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { serve, type Serving } from "../../src/serve/serve.ts";
@@ -101,8 +102,8 @@ export interface Setup {
   westKubeconfig: string;
   targets: Map<string, Target>;
   controllers: Map<string, RunningController>;
-  /** Starts (again) the controller of a link and waits until it leads, synced, probed once. */
-  startController(cluster: string): Promise<RunningController>;
+  /** Starts (again) the controller of a link and waits until it leads, synced, probed once; `settings` over the setup's. */
+  startController(cluster: string, settings?: Partial<MirrorSettings>): Promise<RunningController>;
   /** Sandboxes authorize every request; controllers run as their rendered ServiceAccounts. */
   enforceRbac: boolean;
   /** The client each link's controller uses on west (its ServiceAccount's token when enforcing). */
@@ -214,6 +215,10 @@ export interface SetupOptions {
   startControllers?: boolean;
   /** Keep every sandbox's objects in a data file (`startSandbox({ data })`), so it can be restarted on it. */
   durable?: boolean;
+  /** More `mc link` flags (each link's bundle is rendered with them). */
+  linkArgs?: string[];
+  /** The controllers' mirroring settings (mc serve's flags), beyond the probe address. */
+  settings?: Partial<MirrorSettings>;
 }
 
 /**
@@ -255,7 +260,7 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
     targets.set(name, target);
     for (const svc of o.exports?.[name] ?? ["web"]) exportService(target, "default", svc);
-    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", GATEWAY_IP]);
+    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", GATEWAY_IP, ...(o.linkArgs ?? [])]);
     for (const obj of bundle) {
       if (obj.kind !== "Link") continue;
       const spec = obj.spec as { probeSpec: Record<string, string> };
@@ -271,9 +276,9 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     controllerClients.set(name, enforceRbac ? await connectKubeconfigText(kubeconfig, `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient);
   }
   const controllers = new Map<string, RunningController>();
-  const startController = async (cluster: string) => {
+  const startController = async (cluster: string, settings?: Partial<MirrorSettings>) => {
     await controllers.get(cluster)?.stop();
-    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster, targets.get(cluster)!.gateway.port);
+    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster, targets.get(cluster)!.gateway.port, { ...o.settings, ...settings });
     controllers.set(cluster, running);
     return running;
   };
@@ -302,14 +307,14 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   };
 }
 
-async function runController(west: KubeClient, cluster: string, gatewayPort: number): Promise<RunningController> {
+async function runController(west: KubeClient, cluster: string, gatewayPort: number, settings: Partial<MirrorSettings> = {}): Promise<RunningController> {
   const serving = await serve({
     local: west,
     namespace: NS,
     linkName: cluster,
     adminAddr: "127.0.0.1:0",
     identity: `test-${cluster}`,
-    settings: { probeAddress: { [cluster]: `127.0.0.1:${gatewayPort}` } },
+    settings: { ...settings, probeAddress: { [cluster]: `127.0.0.1:${gatewayPort}` } },
     controller: { proberFactory: proberFactory() },
   });
   const running = { cluster, serving, stop: () => serving.stop() };
