@@ -6,7 +6,8 @@
 import { memberCluster, membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
-import { FEDERATED_SUFFIX, mirrorName } from "../model/names.ts";
+import { mirrorName, targetName } from "../model/names.ts";
+import { isFederatedService, isHeadless } from "../model/service.ts";
 
 export interface ObjectLike {
   metadata: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
@@ -81,8 +82,7 @@ function targetOf(svc: ObjectLike, cluster: string): string | undefined {
   const l = svc.metadata.labels ?? {};
   if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
   const own = svc.metadata.name ?? "";
-  const suffix = `-${cluster}`;
-  const name = l[L.MC_REMOTE_SERVICE] ?? (own.endsWith(suffix) ? own.slice(0, -suffix.length) : own);
+  const name = l[L.MC_REMOTE_SERVICE] ?? targetName(own, cluster) ?? own;
   return `${svc.metadata.namespace ?? ""}/${name}`;
 }
 
@@ -137,7 +137,7 @@ export function missingMirrors(link: Link, mirrors: readonly ObjectLike[], targe
     const remoteDiscovery = isSelectedBy(link.remoteDiscoverySelector, labels);
     if (!remoteDiscovery && !(link.gateway && isSelectedBy(link.selector, labels))) continue;
     if ((t.spec?.ports ?? []).length === 0 || skipped.has(key(t))) continue;
-    if (!remoteDiscovery && t.spec?.clusterIP === "None") continue;
+    if (!remoteDiscovery && isHeadless(t)) continue;
     const name = `${t.metadata.namespace ?? ""}/${mirrorName(t.metadata.name ?? "", c)}`;
     if (!have.has(name)) out.push(name);
   }
@@ -162,11 +162,6 @@ export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], l
   return out;
 }
 
-/** A federated Service the mirror made: its label, no cluster (mirrors have one), `<svc>-federated`. */
-function isFederatedService(svc: ObjectLike): boolean {
-  const l = svc.metadata.labels ?? {};
-  return l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === undefined && (svc.metadata.name ?? "").endsWith(FEDERATED_SUFFIX);
-}
 
 /** Remote members of federated Services whose cluster has no Link: `ns/<svc>-federated` → its `<svc>@<cluster>` members without one. */
 export function danglingMembers(services: readonly ObjectLike[], clusterNames: ReadonlySet<string>): Map<string, string[]> {

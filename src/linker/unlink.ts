@@ -12,7 +12,7 @@ import { UserError } from "../errors.ts";
 import { isNotFound, KubeError, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
-import { federatedMember, FEDERATED_SUFFIX, installControllerName } from "../model/names.ts";
+import { federatedMember, federatedTarget, installControllerName } from "../model/names.ts";
 import { linkResource } from "../model/link.ts";
 import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
 
@@ -116,10 +116,10 @@ async function installedController(client: KubeClient, o: UnlinkOptions): Promis
 
 /** A federated Service in which `cluster` is the only member is deleted; one it shares is kept; others are not ours to touch. Pure. */
 export function federatedVerdict(svc: KubeObject, cluster: string): "delete" | "keep" | "none" {
-  const name = svc.metadata.name ?? "";
-  if (!name.endsWith(FEDERATED_SUFFIX)) return "none";
+  const target = federatedTarget(svc.metadata.name ?? "");
+  if (target === undefined) return "none";
   const members = membersOf(svc.metadata);
-  if (!members.remote.includes(federatedMember(name.slice(0, -FEDERATED_SUFFIX.length), cluster))) return "none";
+  if (!members.remote.includes(federatedMember(target, cluster))) return "none";
   return members.remote.length === 1 && !members.local ? "delete" : "keep";
 }
 

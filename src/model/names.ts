@@ -46,10 +46,19 @@ export const leaseName = (cluster: string): string => `service-mirror-write-${cl
 export const tokenSecretName = (serviceAccount: string): string => `${serviceAccount}-token`;
 /** The mirror of target Service `svc` from `cluster`. */
 export const mirrorName = (svc: string, cluster: string): string => `${svc}-${cluster}`;
+/** The inverse of mirrorName: `web-east` → `web` for cluster `east`; undefined when the name has no such suffix. */
+export function targetName(mirror: string, cluster: string): string | undefined {
+  const suffix = `-${cluster}`;
+  return mirror.length > suffix.length && mirror.endsWith(suffix) ? mirror.slice(0, -suffix.length) : undefined;
+}
 /** What federated Service names end with: `<svc>-federated` unions `svc` across clusters. */
 export const FEDERATED_SUFFIX = "-federated";
 /** The federated Service of `svc` (same namespace). */
 export const federatedName = (svc: string): string => `${svc}${FEDERATED_SUFFIX}`;
+/** The inverse of federatedName: `web-federated` → `web`; undefined when the name has no such suffix. */
+export function federatedTarget(name: string): string | undefined {
+  return name.length > FEDERATED_SUFFIX.length && name.endsWith(FEDERATED_SUFFIX) ? name.slice(0, -FEDERATED_SUFFIX.length) : undefined;
+}
 /** `<svc>@<cluster>`: one remote member in a federated Service's remote-discovery annotation. */
 export const federatedMember = (svc: string, cluster: string): string => `${svc}@${cluster}`;
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { GatewayAddresses, hostPort, resolveGatewayAddresses } from "../../src/mirror/gateway.ts";
-import { keyOfLocal, remoteNameOf } from "../../src/mirror/sources/keys.ts";
+import { keyOfLocal } from "../../src/mirror/sources/keys.ts";
+import { targetName } from "../../src/model/names.ts";
 import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "../../src/mirror/status/status.ts";
 import { recordingLog } from "../kube/helpers.ts";
 import { fakeResolver } from "./fixtures.ts";
@@ -75,7 +76,7 @@ describe("queue keys of local objects", () => {
     expect(keyOfLocal({ namespace: "linkerd-multicluster", name: "probe-gateway-east" }, "east", gw)).toBe("@gateway");
     expect(keyOfLocal({ namespace: "ns1", name: "web-west" }, "east", gw)).toBeUndefined();
     expect(keyOfLocal({ namespace: "ns1", name: "-east" }, "east", gw)).toBeUndefined();
-    expect(remoteNameOf("east", "east")).toBeUndefined();
+    expect(targetName("east", "east")).toBeUndefined();
   });
 });
 

@@ -10,10 +10,11 @@
 // deletes it. Labels, annotations and ports come from the member whose Link is oldest (the local
 // member counts as oldest; ties by cluster name); every other member leaves them as they are.
 // Members whose Link was seen deleted are dropped by whoever writes next. Pure.
-import { CLUSTER_NAME, MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY, MIRRORED_SERVICE } from "../../model/labels.ts";
+import { MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY, MIRRORED_SERVICE } from "../../model/labels.ts";
 import { memberCluster, membersOf, type Members } from "../../model/federated.ts";
 import { isSelectedBy, type Link } from "../../model/link.ts";
-import { FEDERATED_SUFFIX, federatedMember, federatedName } from "../../model/names.ts";
+import { federatedMember, federatedName, federatedTarget } from "../../model/names.ts";
+import { isFederatedService, isHeadless } from "../../model/service.ts";
 import { serviceKey, type ServiceKey } from "../sources/keys.ts";
 import { copiedAnnotations, copiedLabels, ownLabels } from "../reconcile/metadata.ts";
 import { serviceChanges, updatedService, type MirrorOp } from "../reconcile/plan.ts";
@@ -35,17 +36,10 @@ export function onlyLink(link: Link): KnownLinks {
 
 const HEADLESS_MEMBER_MESSAGE = "Headless service cannot join federated service";
 
-/** Whether a Service is a federated Service the mirror made: its label, no cluster (a mirror has one), its name. */
-export function isFederatedService(svc: ServiceObject | undefined): boolean {
-  const l = svc?.metadata.labels;
-  return l?.[MIRRORED_SERVICE] === "true" && l[CLUSTER_NAME] === undefined && (svc?.metadata.name ?? "").endsWith(FEDERATED_SUFFIX);
-}
-
 /** The key of a local Service named `<svc>-federated`: the target Service `svc` it federates. */
 export function federatedKeyOf(meta: Meta): ServiceKey | undefined {
-  const name = meta.name ?? "";
-  if (!name.endsWith(FEDERATED_SUFFIX) || name.length === FEDERATED_SUFFIX.length) return undefined;
-  return serviceKey(meta.namespace ?? "", name.slice(0, -FEDERATED_SUFFIX.length));
+  const target = federatedTarget(meta.name ?? "");
+  return target === undefined ? undefined : serviceKey(meta.namespace ?? "", target);
 }
 
 export interface FederatedInput {
@@ -87,7 +81,7 @@ export function planFederated(i: FederatedInput): FederatedPlan {
 
   let eligible = target !== undefined && isSelectedBy(link.federatedServiceSelector, target.metadata.labels);
   let problem: MirrorProblem | null = null;
-  if (eligible && target?.spec?.clusterIP === "None") {
+  if (eligible && isHeadless(target)) {
     eligible = false;
     problem = { reason: "InvalidService", message: HEADLESS_MEMBER_MESSAGE };
   }

@@ -6,6 +6,7 @@ import type { Link } from "../../model/link.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../../model/labels.ts";
 import { mirrorName, PROBE_PORT_NAME } from "../../model/names.ts";
+import { isHeadless } from "../../model/service.ts";
 import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
 import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
 import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
@@ -74,9 +75,6 @@ const MAX_SERVICE_NAME = 63;
 const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
 
 
-function isHeadlessService(svc: ServiceObject | undefined): boolean {
-  return svc?.spec?.clusterIP === "None";
-}
 
 /** Whether the target has at least one ready endpoint (Linkerd's "non-empty"). */
 export function hasReadyEndpoints(ep: EndpointsObject | undefined): boolean {
@@ -130,7 +128,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     return out;
   }
 
-  const kind = opts.enableHeadlessServices && isHeadlessService(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
+  const kind = opts.enableHeadlessServices && isHeadless(svc) ? headlessKind(remote.endpoints, opts.currentMirror) : "clusterIP";
   if (kind === "wait") {
     out.createNamespace = null;
     out.waiting = true;

@@ -4,6 +4,7 @@
 // ours: a same-named foreign Service is reported, not overwritten. Pure.
 import { jsonCopy } from "../../lib/json-copy.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, LINK_UID, REMOTE_RESOURCE_VERSION } from "../../model/labels.ts";
+import { isHeadless } from "../../model/service.ts";
 import type { EndpointMirror } from "./headless.ts";
 import type { OutputKind, OwnedKind } from "./kinds.ts";
 import { isOwnedMirror } from "./metadata.ts";
@@ -126,10 +127,6 @@ function deleteIfOwned(kind: OwnedKind, obj: { metadata: Meta } | undefined, own
   if (!obj || !owned(obj.metadata)) return [];
   const m = obj.metadata;
   return [{ verb: "delete", kind, namespace: m.namespace ?? "", name: m.name ?? "", ...(m.uid && { uid: m.uid }) }];
-}
-
-export function isHeadless(svc: ServiceObject): boolean {
-  return svc.spec?.clusterIP === "None";
 }
 
 /**

@@ -8,7 +8,7 @@ import { mirrorName } from "../../model/names.ts";
 import type { RemoteState } from "./desired.ts";
 import { splitServiceKey, type ServiceKey } from "../sources/keys.ts";
 import { isOwnedMirror } from "./metadata.ts";
-import { isHeadless } from "./plan.ts";
+import { isHeadless } from "../../model/service.ts";
 import { isMirrorSlice, type MirrorSlice } from "./slices.ts";
 import type { EndpointsObject, ServiceObject } from "../types.ts";
 import type { LocalView } from "./view.ts";

@@ -3,6 +3,7 @@
 // the gateway mirror's key. One type from the informers through the queue to reconcile and the
 // outcomes: a ServiceKey is split into namespace and name only where an object is read. Pure.
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../../model/labels.ts";
+import { targetName } from "../../model/names.ts";
 import { GATEWAY_KEY, type Meta, type SpecialKey } from "../types.ts";
 
 /** A target Service: `ns/name`. */
@@ -26,12 +27,6 @@ export function splitServiceKey(key: ServiceKey): { namespace: string; name: str
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
-/** `web-east` → `web` for cluster `east`; undefined when the name has no such suffix. */
-export function remoteNameOf(mirror: string, cluster: string): string | undefined {
-  const suffix = `-${cluster}`;
-  return mirror.length > suffix.length && mirror.endsWith(suffix) ? mirror.slice(0, -suffix.length) : undefined;
-}
-
 /**
  * The key of a local Service or Endpoints: the gateway mirror's, or the target Service's whose
  * mirror (or endpoint mirror) it is or could be. Foreign objects named `<x>-<cluster>` map too,
@@ -42,7 +37,7 @@ export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: st
   const name = meta.name ?? "";
   if (namespace === gateway.namespace && name === gateway.name) return GATEWAY_KEY;
   const headlessOf = meta.labels?.[CLUSTER_NAME] === cluster ? meta.labels?.[HEADLESS_MIRROR_SVC_NAME] : undefined;
-  const remote = remoteNameOf(headlessOf ?? name, cluster);
+  const remote = targetName(headlessOf ?? name, cluster);
   return remote === undefined ? undefined : serviceKey(namespace, remote);
 }
 
