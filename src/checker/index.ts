@@ -3,7 +3,7 @@
 // runs them.
 import { connect } from "../kube/index.ts";
 import { createCheckContext, type CheckContext } from "./context.ts";
-import { linkCrdExists, linksAreValid, linksSelectServices } from "./checks/links.ts";
+import { linkCrdExists, linksAreValid, linksSelectServices, linksTargetOwnClusters } from "./checks/links.ts";
 import { controllerRbac, controllerRunning, gatewaysAlive, probeTimeouts } from "./checks/controller.ts";
 import { federatedMembers, mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
 import { remoteAccess, trustAnchors } from "./checks/remote.ts";
@@ -13,6 +13,7 @@ import type { Check, CheckReport, CheckResult } from "./types.ts";
 export const multiclusterChecks: readonly Check<CheckContext>[] = [
   linkCrdExists,
   linksAreValid,
+  linksTargetOwnClusters,
   remoteAccess,
   trustAnchors,
   controllerRbac,

@@ -1,7 +1,8 @@
 // A Link's `status.conditions`, as Kubernetes API conventions have them (metav1.Condition: type,
 // status True/False/Unknown, a CamelCase reason, a message, lastTransitionTime — changed only
 // when the status changes — and observedGeneration). mc's: Ready, CredentialsValid,
-// TargetReachable, ServicesSelected (docs/decisions.md#d53). Pure.
+// TargetReachable, ServicesSelected (docs/decisions.md#d53), and Conflicted, written only once two
+// Links target one cluster (True on both while they do). Pure.
 
 type ConditionStatus = "True" | "False" | "Unknown";
 
@@ -15,7 +16,10 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-const LINK_CONDITIONS = ["Ready", "CredentialsValid", "TargetReachable", "ServicesSelected"] as const;
+const LINK_CONDITIONS = ["Ready", "CredentialsValid", "TargetReachable", "ServicesSelected", "Conflicted"] as const;
+
+/** Conditions whose True is the problem (kube's `Conflicted` style, as Gateway API listeners have it). */
+export const TRUE_IS_PROBLEM: ReadonlySet<string> = new Set(["Conflicted"]);
 export type LinkConditionType = (typeof LINK_CONDITIONS)[number];
 
 /** What a condition says, without its times. */

@@ -366,3 +366,13 @@ function got(input: unknown): string {
   if (typeof input === "string" || typeof input === "number" || typeof input === "boolean") return `, got ${JSON.stringify(input)}`;
   return "";
 }
+
+/**
+ * Of the Links that target one cluster, oldest first: by creationTimestamp, then by name (so every
+ * controller that sees them agrees). The first mirrors the cluster; the others are refused — two
+ * Links writing the same `<svc>-<cluster>` mirrors would undo each other's writes.
+ */
+export function oldestFirst<T extends { name: string; creationTimestamp?: string }>(links: readonly T[]): T[] {
+  const key = (l: T) => l.creationTimestamp ?? "";
+  return [...links].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

@@ -8,7 +8,7 @@
 import { formatError } from "../errors.ts";
 import { isNotFound, type KubeObject, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
-import { applyConditions, readConditions, sameConditions, type Condition, type ConditionUpdates } from "../model/conditions.ts";
+import { applyConditions, readConditions, sameConditions, TRUE_IS_PROBLEM, type Condition, type ConditionUpdates } from "../model/conditions.ts";
 import { linkResource } from "../model/link.ts";
 import { systemClock, WorkQueue, type Clock } from "../runtime/index.ts";
 import type { RecordEvent } from "../mirror/status/events.ts";
@@ -21,8 +21,14 @@ const BENIGN = new Set(["NoneExported"]);
  * good news, the specific condition before Ready (which only sums them up); none for Unknown.
  */
 function eventWorthy(transitions: readonly Condition[]): Condition | undefined {
-  const rank = (c: Condition) => (c.status === "False" ? 0 : 2) + (c.type === "Ready" ? 1 : 0);
+  const bad = (c: Condition) => (TRUE_IS_PROBLEM.has(c.type) ? c.status === "True" : c.status === "False");
+  const rank = (c: Condition) => (bad(c) ? 0 : 2) + (c.type === "Ready" ? 1 : 0);
   return transitions.filter((c) => c.status !== "Unknown").sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** A condition that says something is wrong: False for most, True for those like Conflicted. */
+function isProblem(c: Condition): boolean {
+  return TRUE_IS_PROBLEM.has(c.type) ? c.status === "True" : c.status === "False" && !BENIGN.has(c.reason);
 }
 
 export interface LinkConditionsOptions {
@@ -97,7 +103,7 @@ export class LinkConditions {
     this.wanted = conditions;
     const c = eventWorthy(transitions);
     if (c) {
-      const type = c.status === "False" && !BENIGN.has(c.reason) ? "Warning" : "Normal";
+      const type = isProblem(c) ? "Warning" : "Normal";
       const subject = this.subject();
       const message = `${c.type} is ${c.status}: ${c.message}`;
       this.events = this.events.then(() => this.o.events(subject, type, c.reason, message));

@@ -75,3 +75,23 @@ export function selectionCondition(s: Selection, before: Condition | undefined, 
   }
   return F("NoneExported", `no Service in ${cluster} matches spec.selector yet`);
 }
+
+/** This Link targets the cluster an older Link of the namespace (`owner`) mirrors: it is not served. */
+export function refusedLink(where: { namespace: string }, cluster: string, owner: string): ConditionUpdates {
+  const message = `Link ${where.namespace}/${owner}, created earlier, targets cluster ${cluster} too and mirrors it: this Link is not served (delete it, or give it another spec.targetClusterName)`;
+  const why = "the Link is not served";
+  return {
+    Ready: F("TargetClusterConflict", message),
+    CredentialsValid: U("NotChecked", why),
+    TargetReachable: U("NotChecked", why),
+    ServicesSelected: U("NotChecked", why),
+    Conflicted: T("TargetClusterConflict", message),
+  };
+}
+
+/** Conflicted on the Link that mirrors `cluster`: True while newer Links (`refused`) target it too; False once none does. */
+export function rivalsCondition(where: { namespace: string }, cluster: string, refused: readonly string[]): ConditionState {
+  if (refused.length === 0) return F("NoConflict", `no other Link targets cluster ${cluster}`);
+  const names = refused.map((n) => `${where.namespace}/${n}`).join(", ");
+  return T("TargetClusterConflict", `Link${refused.length > 1 ? "s" : ""} ${names}, created later, target${refused.length > 1 ? "" : "s"} cluster ${cluster} too and ${refused.length > 1 ? "are" : "is"} not served: this Link mirrors it (delete ${refused.length > 1 ? "them" : "it"}, or give ${refused.length > 1 ? "them" : "it"} another spec.targetClusterName)`);
+}

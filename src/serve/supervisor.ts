@@ -11,14 +11,14 @@ import { WorkQueue } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { findCondition } from "../model/conditions.ts";
-import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts";
+import { LinkError, linkResource, oldestFirst, parseLink, type Link } from "../model/link.ts";
 import { serviceMirrorName } from "../model/names.ts";
 import { systemClock } from "../runtime/index.ts";
 import { MirrorController, type MirrorControllerOptions } from "../mirror/controller.ts";
 import type { ControllerHealth } from "../mirror/sources/target-health.ts";
 import { eventRecorder } from "../mirror/status/events.ts";
 import { LinkConditions } from "./link-conditions.ts";
-import { badSecret, invalidLink, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
+import { badSecret, invalidLink, refusedLink, rivalsCondition, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
 
 /** What every controller of this process shares; the Link, namespace and clients come from the supervisor. */
 export type ControllerSettings = Omit<MirrorControllerOptions, "link" | "namespace" | "local" | "remote" | "metrics">;
@@ -36,9 +36,10 @@ export interface SupervisorOptions {
   log?: Logger;
 }
 
-export type SupervisorState = "starting" | "no-link" | "invalid-link" | "no-secret" | "bad-secret" | "running" | "stopped";
+/** `conflict`: an older Link of the namespace targets the same cluster; this one is not served. */
+export type SupervisorState = "starting" | "no-link" | "invalid-link" | "no-secret" | "bad-secret" | "conflict" | "running" | "stopped";
 
-const WAITING_STATES: ReadonlySet<SupervisorState> = new Set(["no-link", "invalid-link", "no-secret", "bad-secret"]);
+const WAITING_STATES: ReadonlySet<SupervisorState> = new Set(["no-link", "invalid-link", "no-secret", "bad-secret", "conflict"]);
 
 export class LinkSupervisor {
   private readonly links: Informer<KubeObject>;
@@ -57,6 +58,9 @@ export class LinkSupervisor {
   /** What the running controller said last: the target's answers, and whether its caches synced. */
   private target: TargetState = { state: "unknown" };
   private synced = false;
+  /** The target cluster of the Link as last parsed: other Links appearing or going for it are looked at. */
+  private cluster: string | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(private readonly o: SupervisorOptions) {
     this.log = o.log ?? logger(`mirror:${o.linkName}`);
@@ -69,6 +73,8 @@ export class LinkSupervisor {
       backoff: o.controller?.informerBackoff,
     });
     this.links.onKey(() => this.queue.add("link"));
+    const directory = o.controller?.links;
+    if (directory) this.unsubscribe.push(directory.onChange((cluster) => cluster === this.cluster && this.queue.add("link")));
     const clock = o.controller?.clock ?? systemClock;
     const writer = createWriter(o.local, { log: logger(`write:${o.local.cluster}`) });
     this.conditions = new LinkConditions({ writer, namespace: o.namespace, name: o.linkName, events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log), clock, log: this.log });
@@ -133,6 +139,7 @@ export class LinkSupervisor {
   /** Stops mirroring (mirrors stay) and every watch. */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const off of this.unsubscribe.splice(0)) off();
     // Informers first: an evaluation waiting for a sync (the API may be down) then ends.
     await Promise.all([this.links.stop(), this.secrets?.stop()]);
     await this.queue.stop();
@@ -166,6 +173,21 @@ export class LinkSupervisor {
       this.setState("invalid-link");
       return;
     }
+    this.cluster = link.targetClusterName;
+    const claim = await this.claim(link, obj);
+    if (this.stopping) return;
+    if (claim.owner !== this.o.linkName) {
+      const fingerprint = `conflict ${link.targetClusterName} ${claim.owner}`;
+      if (this.fingerprint !== fingerprint) {
+        this.log.error(`${where} targets cluster ${link.targetClusterName}, which Link ${this.o.namespace}/${claim.owner} (created earlier) mirrors: not serving it until one of them is deleted or targets another cluster`);
+      }
+      await this.stopController(); // the cluster's metric series are the older Link's
+      this.fingerprint = fingerprint;
+      this.conditions.update(refusedLink({ namespace: this.o.namespace }, link.targetClusterName, claim.owner), { clearAlive: true });
+      this.setState("conflict");
+      return;
+    }
+    this.reportRivals(link.targetClusterName, claim.refused);
     const secrets = await this.watchSecret(link.clusterCredentialsSecret);
     if (this.stopping) return;
     const secret = secrets.cache.get(this.o.namespace, link.clusterCredentialsSecret) as (KubeObject & { type?: string; data?: Record<string, string> }) | undefined;
@@ -206,6 +228,28 @@ export class LinkSupervisor {
     this.setState("running");
     this.log.info(restarting ? `${where} or its credentials changed; restarted mirroring of ${link.targetClusterName}` : `mirroring ${link.targetClusterName} (${where})`);
     for (const l of this.listeners) l(ctl);
+  }
+
+  /**
+   * Which Link of the namespace mirrors this Link's cluster (the oldest; docs/decisions.md#d127)
+   * and which are refused. Without the namespace's Links (a supervisor on its own), this one.
+   */
+  private async claim(link: Link, obj: KubeObject): Promise<{ owner: string; refused: string[] }> {
+    const directory = this.o.controller?.links;
+    if (!directory) return { owner: this.o.linkName, refused: [] };
+    await directory.synced;
+    const me = { name: this.o.linkName, creationTimestamp: obj.metadata.creationTimestamp };
+    const all = oldestFirst([me, ...directory.linksFor(link.targetClusterName).filter((l) => l.name !== me.name)]);
+    return { owner: all[0]!.name, refused: all.slice(1).map((l) => l.name) };
+  }
+
+  /** Conflicted on the Link that mirrors its cluster: True while newer Links target it too, False once they are gone (only written once there was a conflict). */
+  private reportRivals(cluster: string, refused: string[]): void {
+    const before = findCondition(this.conditions.conditions, "Conflicted");
+    if (refused.length === 0 && before?.status !== "True") return;
+    const next = rivalsCondition({ namespace: this.o.namespace }, cluster, refused);
+    if (before?.message !== next.message && refused.length > 0) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: ${next.message}`);
+    this.conditions.update({ Conflicted: next });
   }
 
   /** What the running controller says, as conditions (nothing from a controller that was replaced). */

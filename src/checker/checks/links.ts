@@ -1,9 +1,11 @@
-// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not); and
+// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not); no
+// two Links target one cluster (the newer is refused by its controller, or, across namespaces,
+// both mirror into the same names); and
 // (a warning, last) no Link selects nothing while its mirrors existed, as its controller reports
 // in the Link's ServicesSelected condition.
 import { isNotFound, type KubeObject } from "../../kube/index.ts";
 import { findCondition, readConditions } from "../../model/conditions.ts";
-import { linkResource, LinkError, parseLink, type Link } from "../../model/link.ts";
+import { linkResource, LinkError, oldestFirst, parseLink, type Link } from "../../model/link.ts";
 import { LINK_GROUP } from "../../model/names.ts";
 import type { CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
@@ -48,6 +50,30 @@ export const linksAreValid: Check<CheckContext> = {
     }
     if (valid.length === 0) return { ok: true, message: "no links detected" };
     return { ok: true, details: ctx.links.map((l) => l.targetClusterName) };
+  },
+};
+
+export const linksTargetOwnClusters: Check<CheckContext> = {
+  id: "links-unique",
+  title: "every Link targets its own cluster",
+  hint: "mc-multicluster-links-unique-targets",
+  severity: "error",
+  needs: ["links-valid"],
+  async run(ctx) {
+    const byCluster = new Map<string, Link[]>();
+    for (const link of ctx.links) byCluster.set(link.targetClusterName, [...(byCluster.get(link.targetClusterName) ?? []), link]);
+    const lines = [...byCluster].flatMap(([cluster, links]) => {
+      if (links.length < 2) return [];
+      const [owner, ...others] = oldestFirst(links);
+      const name = (l: Link) => `${l.namespace}/${l.name}`;
+      const newer = others.map(name).join(", ");
+      if (others.every((l) => l.namespace === owner!.namespace)) {
+        return [`${cluster}: Links ${name(owner!)} and ${newer} target it; ${newer}, created later, ${others.length > 1 ? "are" : "is"} not served (delete ${others.length > 1 ? "them" : "it"}, or give ${others.length > 1 ? "them" : "it"} another spec.targetClusterName)`];
+      }
+      return [`${cluster}: Links ${name(owner!)} and ${newer} in other namespaces target it and write the same mirrors (delete all but one, or give the others another spec.targetClusterName)`];
+    });
+    if (lines.length > 0) return { ok: false, message: "Clusters targeted by more than one Link:", details: lines };
+    return { ok: true };
   },
 };
 

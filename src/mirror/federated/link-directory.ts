@@ -54,6 +54,14 @@ export class LinkDirectory implements KnownLinks {
     return times.sort()[0];
   }
 
+  /** The Links (name, creationTimestamp) that target `cluster`, as seen. */
+  linksFor(cluster: string): Array<{ name: string; creationTimestamp?: string }> {
+    return [...(this.byCluster.get(cluster) ?? [])].flatMap((k) => {
+      const m = this.informer.cache.getByKey(k)?.metadata;
+      return m?.name ? [{ name: m.name, ...(m.creationTimestamp && { creationTimestamp: m.creationTimestamp }) }] : [];
+    });
+  }
+
   isGone(cluster: string): boolean {
     return this.gone.has(cluster);
   }
