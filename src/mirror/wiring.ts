@@ -29,6 +29,7 @@ import { RemoteSlices } from "./sources/remote-slices.ts";
 import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
 import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
+import { adoptMirrors } from "./adopt.ts";
 import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
 import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
@@ -231,7 +232,11 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       await status.writeFailures(outcomes.failures(), outcomes.failureCount);
       await status.writeFederated(federated.all());
     },
-    [RENAMED_KEY]: async () => void (await sweepRenamed({ local: opts.local, writer, link, metrics, log })),
+    // Adopted first: a re-created Link's mirrors carry its uid before the sweep looks for them by uid.
+    [RENAMED_KEY]: async () => {
+      await adoptMirrors({ local: opts.local, writer, link, namespace: opts.namespace, metrics, log });
+      await sweepRenamed({ local: opts.local, writer, link, metrics, log });
+    },
     // With slices on, the slice phases keep them; off, what is left from before goes.
     [SLICES_KEY]: async () => {
       if (slices) return;

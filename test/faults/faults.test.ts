@@ -1,19 +1,19 @@
 // The fault suite (docs/decisions.md#d95). A link with a few hundred exported Services under
 // continuous churn, the controller as `mc serve` processes with the RBAC `mc link` renders (every
 // API server enforcing it); each fault in turn, mirrors (then mirror Endpoints) deleted as the
-// controller updates them, east restarted on its data file and restored from
-// an older snapshot (an etcd restore: its history goes backwards), the Link's target renamed and
-// back, then all together, then the controller killed mid-sync, two replicas with the leader
-// killed, the gateway flapping, and two replicas on one host with the same $HOSTNAME. After each,
-// once the fault stops, the mirrors must equal the expected set exactly (0 missing, 0 extra, every
-// port and label right, nothing the controller made under an earlier target name), nothing without
-// mc's ownership label may have been written, the foreign Service on a mirror's name is untouched,
-// and no replica exited unless killed. One summary line per fault: `converged in T, writes W,
-// errors E` (W: requests that changed west; E: faults the API servers answered with). Knobs:
-// MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES (default 200), MC_FAULT_PHASE_MS
-// (how long each fault lasts, default 2000), MC_FAULT_FLAP_MS (how often the gateway flaps, default
-// 2000). The durations below are the faults' own schedule (how long a fault is on), never a wait
-// for a result.
+// controller updates them, east restarted on its data file and restored from an older snapshot (an
+// etcd restore: its history goes backwards), the Link's target renamed and back, the Link deleted
+// and made again (then renamed), then all together, then the controller killed mid-sync, two
+// replicas with the leader killed, the gateway flapping, and two replicas on one host with the same
+// $HOSTNAME. After each, once the fault stops, the mirrors must equal the expected set exactly (0
+// missing, 0 extra, every port and label right, nothing the controller made under an earlier target
+// name), nothing without mc's ownership label may have been written, the foreign Service on a
+// mirror's name is untouched, and no replica exited unless killed. One summary line per fault:
+// `converged in T, writes W, errors E` (W: requests that changed west; E: faults the API servers
+// answered with). Knobs: MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES (default
+// 200), MC_FAULT_PHASE_MS (how long each fault lasts, default 2000), MC_FAULT_FLAP_MS (how often
+// the gateway flaps, default 2000). The durations below are the faults' own schedule (how long a
+// fault is on), never a wait for a result.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { FaultSettings } from "../../src/sandbox/index.ts";
 import { CLUSTER, MIRRORED } from "./expected.ts";
@@ -165,6 +165,26 @@ test("the Link's target renamed east → north → east with churn: each time ex
   report("target renamed east → north → east", performance.now() - started, before);
   expectHealthy(killedOnPurpose);
 }, 60_000);
+
+test("the Link deleted and made again (a new uid) with churn: its mirrors are adopted, and a rename east → north → east then leaves nothing behind", async () => {
+  const before = rig.counts();
+  const started = performance.now();
+  rig.churn.start();
+  await rig.recreateLink();
+  await Bun.sleep(PHASE_MS / 2);
+  rig.churn.stop();
+  await rig.converged(); // every mirror carries the new Link's uid
+  for (const cluster of ["north", "east"]) {
+    rig.churn.start();
+    await rig.renameTarget(cluster);
+    await Bun.sleep(PHASE_MS / 2);
+    rig.churn.stop();
+    await rig.converged();
+    expect(rig.leftovers()).toEqual([]);
+  }
+  report("Link deleted and made again, then renamed east → north → east", performance.now() - started, before);
+  expectHealthy(killedOnPurpose);
+}, 120_000);
 
 test("all faults at once with churn: the mirrors converge", () =>
   underFault("all together", { dropWatchesEveryMs: 300, forgetHistory: true, failRate: 0.1, delayMs: 20, conflictRate: 0.2 }), 60_000);

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { seededRandom, startSandbox, type FaultSettings, type Sandbox } from "../../src/sandbox/index.ts";
 import { applyObjects } from "../../src/demo/apply.ts";
 import { linkResource } from "../../src/model/link.ts";
+import type { KubeObject } from "../../src/kube/index.ts";
 import { GATEWAY_IP, multiclusterSetup, type Setup, type Target } from "../helpers/clusters.ts";
 import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
@@ -202,6 +203,14 @@ export class Rig {
     this.clusters.add(cluster);
     await this.setup.westClient.patch(linkResource, NS, LINK, { spec: { targetClusterName: cluster } });
     this.cluster = cluster;
+  }
+
+  /** The Link deleted and made again from what it was (`kubectl delete link east`, then `mc link … | kubectl apply`): a new uid. */
+  async recreateLink(): Promise<void> {
+    const old = await this.setup.westClient.get<KubeObject>(linkResource, NS, LINK);
+    await this.setup.westClient.delete(linkResource, NS, LINK);
+    const { name, namespace, labels, annotations } = old.metadata;
+    await this.setup.westClient.create(linkResource, { apiVersion: old.apiVersion, kind: old.kind, metadata: { name, namespace, ...(labels && { labels }), ...(annotations && { annotations }) }, spec: old.spec } as KubeObject);
   }
 
   /** Services and Endpoints on west with a cluster-name label of a name the Link has had: `Kind ns/name cluster`. */

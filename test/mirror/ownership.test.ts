@@ -1,11 +1,17 @@
 // Mirror ownership by Link uid (docs/decisions.md#d47): renaming a Link's target
 // (spec.targetClusterName east → north → east) leaks no mirror. Every mirror object carries the uid
 // of the Link that made it; the controller of the new name deletes what the Link made under the old
-// one (mirrors and probe-gateway-<old>), never another Link's, and `mc unlink` lists them too.
+// one (mirrors and probe-gateway-<old>), never another Link's, and `mc unlink` lists them too. A
+// Link deleted and made again adopts the mirrors its predecessor made (their uid is relabelled),
+// so a later rename or unlink leaves nothing behind.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";
+import { adoptMirrors } from "../../src/mirror/adopt.ts";
 import { renamedSelector } from "../../src/mirror/renamed.ts";
+import { createWriter } from "../../src/kube/index.ts";
+import { createMetrics } from "../../src/metrics.ts";
+import { parseLink } from "../../src/model/link.ts";
 import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
@@ -13,7 +19,7 @@ import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";
 
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
-import { linkSupervisor, list, nextController } from "../mirror/harness.ts";
+import { linkSupervisor, list, nextController, quiet } from "../mirror/harness.ts";
 
 const UID = "mirror.linkerd.io/link-uid";
 let pair: Pair;
@@ -113,6 +119,58 @@ describe("renaming a Link's target", () => {
     const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
     const listed = plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`);
     for (const want of ["Service ns1/web-north", "Endpoints ns1/web-north", "Endpoints linkerd-multicluster/probe-gateway-north"]) expect(listed).toContain(want);
+  });
+});
+
+describe("a Link deleted and made again", () => {
+  test("(kubectl delete link, then mc link | kubectl apply) adopts its mirrors: a rename then leaves nothing of the old name, and mc unlink lists what it made", async () => {
+    await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
+    await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "web" }));
+    await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
+    const first = await pair.westClient.create(linkResource, linkObject());
+    const s = supervise();
+    let started = nextController(s);
+    s.start();
+    await started;
+    const east = ["Endpoints linkerd-multicluster/probe-gateway-east", "Endpoints ns1/web-east", "Service ns1/web-east"];
+    expect(made()).toEqual(east);
+
+    await pair.westClient.delete(linkResource, DEFAULT_NAMESPACE, "east");
+    started = nextController(s);
+    const second = await pair.westClient.create(linkResource, linkObject());
+    expect(second.metadata.uid).not.toBe(first.metadata.uid);
+    await (await started).drain();
+    for (const [plural, ns, name] of [["services", "ns1", "web-east"], ["endpoints", "ns1", "web-east"], ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"]] as const) {
+      expect(pair.west.store.get({ group: "", plural }, ns, name)!.metadata.labels![UID]).toBe(second.metadata.uid!);
+    }
+    const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
+    for (const want of east) expect(plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`)).toContain(want);
+
+    started = nextController(s);
+    await renameTarget("north");
+    await (await started).drain();
+    expect(made()).toEqual(["Endpoints linkerd-multicluster/probe-gateway-north", "Endpoints ns1/web-north", "Service ns1/web-north"]);
+  });
+
+  test("only mirrors of this target name whose Link no longer exists are relabelled; a live Link's, another name's and this Link's own are left as they are", async () => {
+    const current = parseLink(await pair.westClient.create(linkResource, linkObject()));
+    const live = await pair.westClient.create(linkResource, linkObject({ cluster: "south" }));
+    const labels = (cluster: string, uid: string) => ({ [UID]: uid, "mirror.linkerd.io/cluster-name": cluster, "mirror.linkerd.io/mirrored-service": "true" });
+    const svc = (name: string, l: Record<string, string>) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", labels: l }, spec: { ports: [{ port: 80 }] } });
+    await pair.westClient.create(resources.service, svc("dead-east", labels("east", "deleted-link")));
+    await pair.westClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "dead-east", namespace: "ns1", labels: labels("east", "deleted-link") } });
+    await pair.westClient.create(resources.service, svc("live-east", labels("east", live.metadata.uid!)));
+    await pair.westClient.create(resources.service, svc("dead-north", labels("north", "deleted-link")));
+    await pair.westClient.create(resources.service, svc("own-east", labels("east", current.uid!)));
+    const before = pair.west.store.get({ group: "", plural: "services" }, "ns1", "own-east")!.metadata.resourceVersion;
+    const o = { local: pair.westClient, writer: createWriter(pair.westClient), link: current, namespace: DEFAULT_NAMESPACE, metrics: createMetrics(), log: quiet };
+    expect(await adoptMirrors(o)).toBe(2);
+    const uidOf = (plural: "services" | "endpoints", name: string) => pair.west.store.get({ group: "", plural }, "ns1", name)!.metadata.labels![UID];
+    expect([uidOf("services", "dead-east"), uidOf("endpoints", "dead-east")]).toEqual([current.uid!, current.uid!]);
+    expect(uidOf("services", "live-east")).toBe(live.metadata.uid!);
+    expect(uidOf("services", "dead-north")).toBe("deleted-link");
+    expect(pair.west.store.get({ group: "", plural: "services" }, "ns1", "own-east")!.metadata.resourceVersion).toBe(before);
+    expect(await adoptMirrors(o)).toBe(0); // nothing left to adopt: no write
   });
 });
 
