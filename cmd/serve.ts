@@ -18,7 +18,7 @@ import { serve } from "../src/serve/serve.ts";
 import { MAX_LEASE_MS, MIN_LEASE_DURATION_MS, MIN_LEASE_RENEW_DEADLINE_MS, MIN_LEASE_RETRY_PERIOD_MS } from "../src/model/limits.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model/names.ts";
 import { periodRow as period } from "../src/model/mirror-settings.ts";
-import { keyList, oneOf, selector } from "../src/model/values.ts";
+import { clusterName, keyList, oneOf, selector } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
 
 /** Linkerd's levels; panic and fatal log as error. */
@@ -39,6 +39,11 @@ export const SERVE_FLAGS = defineFlags(
     },
     "excluded-labels": { type: "string", description: "With --local: label keys (or prefix/*) not copied to federated Services, comma-separated", schema: v.optional(keyList, "") },
     "excluded-annotations": { type: "string", description: "With --local: annotation keys (or prefix/*) not copied to federated Services, comma-separated", schema: v.optional(keyList, "") },
+    "cluster-name": {
+      type: "string",
+      description: "With --local: this cluster's name in the ClusterSet; its ServiceExports are then imported here too and get Valid, Ready and Conflict conditions (Multi-Cluster Services API)",
+      schema: v.optional(v.union([v.literal(""), clusterName]), ""),
+    },
     namespace: namespaceFlag("Namespace of the Link, its credentials Secret and the Lease", "n"),
     "admin-addr": {
       type: "string",
@@ -107,7 +112,7 @@ export default command(meta("serve"), SERVE_FLAGS, async (f, g) => {
   const serving = await serve({
     local,
     namespace: f.namespace,
-    ...(f.all ? { all: true } : f.local ? { localMirror: { federatedServiceSelector: f.federatedServiceSelector, excludedLabels: f.excludedLabels, excludedAnnotations: f.excludedAnnotations } } : { linkName: link }),
+    ...(f.all ? { all: true } : f.local ? { localMirror: { federatedServiceSelector: f.federatedServiceSelector, excludedLabels: f.excludedLabels, excludedAnnotations: f.excludedAnnotations, clusterName: f.clusterName || undefined } } : { linkName: link }),
     adminAddr: f.adminAddr,
     leaderElect: f.leaderElect,
     identity: f.identity || undefined,

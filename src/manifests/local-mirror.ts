@@ -8,7 +8,7 @@
 import * as L from "../model/labels.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, LINK_GROUP, LOCAL_MIRROR_ACCESS_NAME, LOCAL_MIRROR_ADMIN_PORT_NAME, LOCAL_MIRROR_NAME } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, type ControllerOptions } from "./service-mirror.ts";
+import { controllerArgs, controllerWorkload, LOCAL_MCS_RULES, type ControllerOptions } from "./service-mirror.ts";
 
 export interface LocalMirrorOptions {
   controller: ControllerOptions;
@@ -38,6 +38,9 @@ export function renderLocalMirror(o: LocalMirrorOptions & { namespace: string; v
         { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update", "patch"] },
         { apiGroups: [LINK_GROUP], resources: ["links"], verbs: ["list", "get", "watch"] },
         { apiGroups: [LINK_GROUP], resources: ["links/status"], verbs: ["update"] },
+        ...LOCAL_MCS_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+        { apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceexports"], verbs: ["list", "get", "watch"] },
+        { apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceexports/status"], verbs: ["update", "patch"] },
       ],
     }),
     object(RBAC, "ClusterRoleBinding", cluster(LOCAL_MIRROR_ACCESS_NAME), {

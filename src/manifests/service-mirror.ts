@@ -41,6 +41,17 @@ const LOCAL_EVENT_RULES = [{ apiGroups: [""], resources: ["events"], verbs: ["cr
 const NAMESPACE_CREATION_RULES = [{ apiGroups: [""], resources: ["namespaces"], verbs: ["create"] }] as const;
 
 /**
+ * The Multi-Cluster Services import (src/mcs/): ServiceImports and their status, and the MCS
+ * EndpointSlices (listed, watched and written, never read one by one: not the slice mirrors' rule).
+ * Optional as Events are: without them the import is off and mirroring goes on.
+ */
+export const LOCAL_MCS_RULES = [
+  { apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceimports"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
+  { apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceimports/status"], verbs: ["update", "patch"] },
+  { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch", "create", "delete", "update"] },
+] as const;
+
+/**
  * `mc serve --mirror-endpoint-slices`: mirrors' EndpointSlices, as their Endpoints (mc only, so
  * rendered only for a controller with the setting: Linkerd's role stays Linkerd's).
  */
@@ -52,7 +63,7 @@ const LOCAL_SLICE_RULES = [{ apiGroups: ["discovery.k8s.io"], resources: ["endpo
  * `endpointSlices`, for one run with --mirror-endpoint-slices).
  */
 export const localAccessRules = (o: { namespaceCreation?: boolean; endpointSlices?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
-  [...LOCAL_MIRROR_RULES, ...(o.endpointSlices ? LOCAL_SLICE_RULES : []), ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES].map((r) => ({
+  [...LOCAL_MIRROR_RULES, ...(o.endpointSlices ? LOCAL_SLICE_RULES : []), ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES, ...LOCAL_MCS_RULES].map((r) => ({
     apiGroups: [...r.apiGroups],
     resources: [...r.resources],
     verbs: [...r.verbs],

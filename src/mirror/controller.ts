@@ -23,6 +23,7 @@ import type { ControllerHealth } from "./sources/target-health.ts";
 import { allInformers, allKeys, federatedKeys, liveKeys, type Sources } from "./sources/sources.ts";
 import { isSpecialKey, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
 import { wireController, type ControllerParts, type MirrorControllerOptions } from "./wiring.ts";
+import type { McsImporter } from "../mcs/importer.ts";
 
 export type { MirrorControllerOptions } from "./wiring.ts";
 
@@ -97,6 +98,10 @@ export class MirrorController {
   get probe(): GatewayProber | undefined {
     return this.w.prober;
   }
+  /** The Multi-Cluster Services import, when on. */
+  get mcs(): McsImporter | undefined {
+    return this.w.mcs;
+  }
 
   /** What became of a target Service (`ns/name`). */
   outcome(key: ServiceKey): MirrorState | undefined {
@@ -112,6 +117,7 @@ export class MirrorController {
   start(): this {
     if (this.running) return this;
     for (const i of this.allInformers) i.start();
+    this.w.mcs?.start();
     this.running = this.run();
     return this;
   }
@@ -148,6 +154,7 @@ export class MirrorController {
     this.stopped = true;
     this.cancelRefresh();
     for (const off of this.w.unsubscribe) off();
+    await this.w.mcs?.stop();
     await this.w.prober?.stop();
     await this.w.queue.stop();
     const shared = new Set<Informer<KubeObject>>(Object.values(this.opts.shared ?? {}));
@@ -189,6 +196,7 @@ export class MirrorController {
     this.isAlive = alive;
     if (alive) this.w.log.info(`gateway of ${this.cluster} is alive again; mirror endpoints are ready`);
     else this.w.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
+    this.w.mcs?.refreshEndpoints();
     if (!this.hasSynced) return;
     for (const k of liveKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k, "high");
     this.enqueueAll(); // sets the depth gauge once

@@ -34,6 +34,7 @@ import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
 import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
+import { McsImporter } from "../mcs/importer.ts";
 
 export interface MirrorControllerOptions {
   link: Link;
@@ -64,6 +65,10 @@ export interface MirrorControllerOptions {
   links?: LinkDirectory;
   /** Local informers shared with other controllers (started and stopped by the caller). */
   shared?: SharedLocalInformers;
+  /** The Multi-Cluster Services import of the target's ServiceExports (src/mcs/); default on. */
+  mcs?: boolean;
+  /** The local mirror: this cluster's name in the ClusterSet; with it, its own ServiceExports are imported here and their status written. */
+  localClusterName?: string;
 }
 
 /** Measured with `bun run bench flip` (docs/decisions.md#d46). */
@@ -107,6 +112,8 @@ export interface ControllerParts {
   prober: GatewayProber | undefined;
   /** What each key that is no Service runs. */
   special: Record<SpecialKey, () => Promise<void>>;
+  /** The Multi-Cluster Services import, when on. */
+  mcs: McsImporter | undefined;
   unsubscribe: Array<() => void>;
 }
 
@@ -244,5 +251,21 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       await sweepSlices({ local: opts.local, writer, cluster: c, hasService: has(services), hasEndpoints: has(endpoints), metrics, log });
     },
   };
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, unsubscribe };
+  const local = link.targetClusterName === "";
+  const mcsCluster = local ? opts.localClusterName : link.targetClusterName;
+  const mcs =
+    opts.mcs !== false && mcsCluster
+      ? new McsImporter({
+          cluster: mcsCluster,
+          remote: local ? opts.local : remote,
+          local: opts.local,
+          source: local ? { kind: "local" } : { kind: "gateway", gateway: hooks.gateway, alive: hooks.alive },
+          exportStatus: local,
+          log: opts.log ?? logger(`mcs:${mcsCluster}`),
+          clock,
+          resyncMs: settings.endpointRefreshPeriod,
+          informerBackoff: opts.informerBackoff,
+        })
+      : undefined;
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, mcs, unsubscribe };
 }

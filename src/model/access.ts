@@ -24,6 +24,11 @@ export const TARGET_ACCESS = {
     { apiGroups: [""], resources: ["services", "endpoints"], verbs: ["list", "watch"] },
     { apiGroups: [""], resources: ["events"], verbs: ["create"] },
   ],
+  /**
+   * `mc serve`'s import of the Multi-Cluster Services API: the target's ServiceExports (the Services
+   * they name are read as `mirror` reads Services). Rendered by default; without it the import is off.
+   */
+  mcs: [{ apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceexports"], verbs: ["list", "watch"] }],
   /** `mc check`, with the Link's credentials: the target's trust anchors. */
   check: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"], resourceNames: [LINKERD_CONFIG] }],
   /** `mc serve --enable-endpoint-slices`: the target's EndpointSlices rather than its Endpoints. */
@@ -53,6 +58,7 @@ export interface TargetAccessModes {
 export function remoteAccessRules(modes: TargetAccessModes = {}): AccessRule[] {
   return structuredClone([
     ...TARGET_ACCESS.mirror,
+    ...TARGET_ACCESS.mcs,
     ...TARGET_ACCESS.check,
     ...(modes.endpointSlices && !modes.remoteDiscovery ? TARGET_ACCESS.endpointSlices : []),
     ...(modes.remoteDiscovery ? TARGET_ACCESS.remoteDiscovery : []),
@@ -61,7 +67,7 @@ export function remoteAccessRules(modes: TargetAccessModes = {}): AccessRule[] {
 
 /** What the controller's client for the target may do. */
 export function controllerAccess(modes: Pick<TargetAccessModes, "endpointSlices"> = {}): AccessRule[] {
-  return [...TARGET_ACCESS.mirror, ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : [])];
+  return [...TARGET_ACCESS.mirror, ...TARGET_ACCESS.mcs, ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : [])];
 }
 
 /** One (verb, resource) a rule list grants, for access reviews: `list endpoints`, `get configmaps linkerd-config`. */

@@ -16,6 +16,8 @@ export interface LocalMirrorSpec {
   federatedServiceSelector: LabelSelector;
   excludedLabels: string[];
   excludedAnnotations: string[];
+  /** `--cluster-name`: this cluster's name in the ClusterSet; with it the local mirror also imports its own ServiceExports (src/mcs/). */
+  clusterName?: string;
 }
 
 /** The Link the local mirror acts as: named `local`, no target cluster, only the federated selector. Pure. */
@@ -46,7 +48,7 @@ export class LocalMirror implements Runner {
 
   start(): void {
     const link = localMirrorLink(this.o.spec, this.o.namespace);
-    this.ctl = new MirrorController({ ...this.o.controller, proberFactory: undefined, link, namespace: this.o.namespace, local: this.o.local, remote: this.o.local, metrics: this.o.metrics });
+    this.ctl = new MirrorController({ ...this.o.controller, proberFactory: undefined, link, namespace: this.o.namespace, local: this.o.local, remote: this.o.local, metrics: this.o.metrics, localClusterName: this.o.spec.clusterName });
     this.ctl.start();
   }
 

@@ -55,7 +55,7 @@ test("under Linkerd's ClusterRole, mc serve (as the rendered ServiceAccount, RBA
   expect(check.result).toBe("success");
   expect(check.details).toEqual([
     "east: linkerd-service-mirror-east, made by mc link",
-    `east: ClusterRole ${localResourcesAccessName("east")} does not grant create events: mirroring works, but the controller records no Events`,
+    `east: ClusterRole ${localResourcesAccessName("east")} does not grant create events: mirroring works, but the controller records no Events; ClusterRole ${localResourcesAccessName("east")} does not grant what the Multi-Cluster Services import writes (serviceimports, endpointslices): mirroring works, but the import is off`,
   ]);
 }, 30_000);
 

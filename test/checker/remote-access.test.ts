@@ -57,8 +57,16 @@ describe("remote cluster access credentials", () => {
     reviews.length = 0;
     deny = new Set();
     const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
-    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config"]);
+    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list serviceexports.multicluster.x-k8s.io", "watch serviceexports.multicluster.x-k8s.io"]);
     expect(report.results[0]!.status).toBe("success");
+  });
+
+  test("credentials that may not read ServiceExports pass with a note: the Multi-Cluster Services import is off", async () => {
+    reviews.length = 0;
+    deny = new Set(["list serviceexports"]);
+    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
+    expect(report.results[0]!.status).toBe("success");
+    expect(report.results[0]!.details).toEqual(["east", "east: the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)"]);
   });
 
   test("credentials that may not list and watch services fail, naming the verbs denied", async () => {
@@ -84,7 +92,7 @@ describe("remote cluster access credentials", () => {
     reviews.length = 0;
     deny = new Set();
     const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), sourceWith(["serve", "--enable-endpoint-slices", "east"]));
-    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list endpointslices.discovery.k8s.io", "watch endpointslices.discovery.k8s.io"]);
+    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list endpointslices.discovery.k8s.io", "watch endpointslices.discovery.k8s.io", "list serviceexports.multicluster.x-k8s.io", "watch serviceexports.multicluster.x-k8s.io"]);
     expect(report.results[0]!.status).toBe("success");
   });
 

@@ -94,9 +94,10 @@ describe("controller Deployments carry mc serve's settings from its own table", 
       if (controller === null || controller === "shared") throw new Error("expected a dedicated controller");
       return renderServiceMirror({ clusterName: "east", namespace: NS, probePort: 4191, controller, version: "0" });
     };
+    // The slice mirrors' rule (the MCS import's, LOCAL_MCS_RULES, is always there and reads no slice by name).
     const sliceRules = (objects: Manifest[]) =>
-      ((objects.find((o) => o.kind === "ClusterRole") as unknown as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).rules ?? []).filter((r) =>
-        r.resources.includes("endpointslices"),
+      ((objects.find((o) => o.kind === "ClusterRole") as unknown as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).rules ?? []).filter(
+        (r) => r.resources.includes("endpointslices") && r.verbs.includes("get"),
       );
     const on = render({ "mirror-endpoint-slices": true });
     expect(containerArgs(on)).toContain("--mirror-endpoint-slices");

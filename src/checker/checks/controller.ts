@@ -8,6 +8,7 @@ import { describeRef, linkObjects, refOf, resourceOf } from "../../linker/owned.
 import type { Manifest } from "../../manifests/meta.ts";
 import { renderInstallControllers } from "../../manifests/install-controllers.ts";
 import { renderSharedController } from "../../manifests/shared-controller.ts";
+import { LOCAL_MCS_RULES } from "../../manifests/service-mirror.ts";
 import type { Link } from "../../model/link.ts";
 import { formatDuration } from "../../model/duration.ts";
 import { FAST_FAILURE_DETECTION_FLAG, NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
@@ -81,7 +82,11 @@ async function review(ctx: CheckContext, rendered: Manifest[]): Promise<RbacRevi
  * logged at debug and mirroring goes on). Linkerd's link chart grants none, and `mc serve` under
  * it is never stopped by a 403, so a missing one is a note, not a failure.
  */
-const isOptional = (rule: PolicyRule) => (rule.resources ?? []).length > 0 && (rule.resources ?? []).every((r) => r === "events");
+const isEvents = (rule: PolicyRule) => (rule.resources ?? []).length > 0 && (rule.resources ?? []).every((r) => r === "events");
+/** The Multi-Cluster Services import's rules: without them the import is off and mirroring goes on. */
+const isMcs = (rule: PolicyRule) =>
+  LOCAL_MCS_RULES.some((m) => JSON.stringify(m.apiGroups) === JSON.stringify(rule.apiGroups) && JSON.stringify(m.resources) === JSON.stringify(rule.resources) && JSON.stringify(m.verbs) === JSON.stringify(rule.verbs));
+const isOptional = (rule: PolicyRule) => isEvents(rule) || isMcs(rule);
 
 function objectReview(want: Manifest, have: KubeObject): { problem: string; note: string } {
   const what = describeRef(refOf(want));
@@ -89,10 +94,15 @@ function objectReview(want: Manifest, have: KubeObject): { problem: string; note
     const rules = (want.rules as PolicyRule[] | undefined) ?? [];
     const granted = (have.rules as PolicyRule[] | undefined) ?? [];
     const missing = missingPermissions(rules.filter((r) => !isOptional(r)), granted);
-    const optional = missingPermissions(rules.filter(isOptional), granted);
+    const events = missingPermissions(rules.filter(isEvents), granted);
+    const mcs = missingPermissions(rules.filter(isMcs), granted);
+    const notes = [
+      events.length ? `${what} does not grant ${events.join(", ")}: mirroring works, but the controller records no Events` : "",
+      mcs.length ? `${what} does not grant what the Multi-Cluster Services import writes (serviceimports, endpointslices): mirroring works, but the import is off` : "",
+    ].filter((n) => n !== "");
     return {
       problem: missing.length ? `${what} does not grant ${missing.join(", ")}` : "",
-      note: optional.length ? `${what} does not grant ${optional.join(", ")}: mirroring works, but the controller records no Events` : "",
+      note: notes.join("; "),
     };
   }
   if (want.kind.endsWith("Binding")) {

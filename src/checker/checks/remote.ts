@@ -42,11 +42,25 @@ async function readsEndpointSlices(local: KubeClient, link: Link): Promise<boole
   return deployments.some((d) => d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(ENDPOINT_SLICES_FLAG)));
 }
 
+/** What the Multi-Cluster Services import reads on the target: optional (denied, the import is off), so a note. */
+const MCS_NEEDS: readonly AccessAttributes[] = accessAttributes(TARGET_ACCESS.mcs);
+
 /** "" when the target answers and allows everything the Link's controller and mc check need; else the one-line problem. */
-async function accessProblem(remote: KubeClient, link: Link, local: KubeClient): Promise<string> {
+async function accessProblem(remote: KubeClient, link: Link, local: KubeClient): Promise<{ problem: string; note: string }> {
   await remote.getPath("/version");
   const needs = (await readsEndpointSlices(local, link)) ? [...REMOTE_NEEDS, ...accessAttributes(TARGET_ACCESS.endpointSlices)] : REMOTE_NEEDS;
-  // Denied verbs by what they are on, in the table's order: `list, watch services; create events`.
+  const denied = await denials(remote, link, needs);
+  const mcsDenied = (await denials(remote, link, MCS_NEEDS)).size > 0;
+  const note = mcsDenied ? `the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)` : "";
+  const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
+  if (!list) return { problem: "", note };
+  const slicesDenied = needs.some((n) => n.resource === "endpointslices" && denied.has(what(n)));
+  const fix = slicesDenied ? "apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target" : "apply mc install or mc allow on the target";
+  return { problem: `the credentials may not ${list} (${fix}, then mc link again)`, note };
+}
+
+/** The needs the target's answers deny, as verbs by what they are on, in the table's order: `list, watch services; create events`. */
+async function denials(remote: KubeClient, link: Link, needs: readonly AccessAttributes[]): Promise<Map<string, string[]>> {
   const denied = new Map<string, string[]>();
   for (const need of needs) {
     // A named object (linkerd-config) is asked for where it lives; everything else across all namespaces.
@@ -62,11 +76,7 @@ async function accessProblem(remote: KubeClient, link: Link, local: KubeClient):
     verbs.push(`${need.verb}${review.status?.reason ? ` (${review.status.reason})` : ""}`);
     denied.set(what(need), verbs);
   }
-  const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
-  if (!list) return "";
-  const slicesDenied = needs.some((n) => n.resource === "endpointslices" && denied.has(what(n)));
-  const fix = slicesDenied ? "apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target" : "apply mc install or mc allow on the target";
-  return `the credentials may not ${list} (${fix}, then mc link again)`;
+  return denied;
 }
 
 export const remoteAccess: Check<CheckContext> = {
@@ -78,7 +88,7 @@ export const remoteAccess: Check<CheckContext> = {
   async run(ctx) {
     ctx.remotes = new Map();
     const lines = await Promise.all(
-      ctx.links.map(async (link): Promise<{ ok: boolean; line: string }> => {
+      ctx.links.map(async (link): Promise<{ ok: boolean; line: string; note?: string }> => {
         const c = link.targetClusterName;
         let remote: KubeClient;
         try {
@@ -86,19 +96,21 @@ export const remoteAccess: Check<CheckContext> = {
         } catch (err) {
           return { ok: false, line: `${c}: ${formatError(err)}` };
         }
+        let note = "";
         try {
-          const problem = await accessProblem(remote, link, ctx.local);
-          if (problem) return { ok: false, line: `${c}: ${problem}` };
+          const found = await accessProblem(remote, link, ctx.local);
+          if (found.problem) return { ok: false, line: `${c}: ${found.problem}` };
+          note = found.note;
         } catch (err) {
           return { ok: false, line: `${c}: ${formatError(err)}` };
         }
         ctx.remotes.set(c, remote);
-        return { ok: true, line: c };
+        return { ok: true, line: c, ...(note ? { note: `${c}: ${note}` } : {}) };
       }),
     );
     const failed = lines.filter((l) => !l.ok);
     if (failed.length) return { ok: false, message: "Problematic clusters:", details: failed.map((l) => l.line) };
-    return { ok: true, details: lines.map((l) => l.line) };
+    return { ok: true, details: lines.flatMap((l) => [l.line, ...(l.note ? [l.note] : [])]) };
   },
 };
 

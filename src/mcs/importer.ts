@@ -1,0 +1,394 @@
+// The MCS importer for one exporting cluster (a Link's target, or with `mc serve --local` the
+// source itself): watches that cluster's ServiceExports and Services, and keeps in the source its
+// share of each import — its EndpointSlice (which carries its ExportView) — then the ServiceImport,
+// its derived Service and `status.clusters`, merged from every cluster's slice, so several
+// importers writing the same import agree. The last slice gone takes the import and the derived
+// Service with it. A cluster that serves no ServiceExports (or may not read them) turns it off.
+import { formatError } from "../errors.ts";
+import { AccessTableError, createWriter, Informer, isAlreadyExists, isConflict, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType, type Writer } from "../kube/index.ts";
+import type { Logger } from "../log.ts";
+import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
+import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC, mcsResources, type McsPort, type ServiceExportObject, type ServiceImportObject } from "./api.ts";
+import { derivedServiceName, desiredDerived, desiredImport, desiredSlice, LABEL_MC_IMPORT, viewOfSlice, type DerivedServiceObject, type EndpointSliceObject, type SliceEndpoints } from "./desired.ts";
+import { exportConditions, sameConditions } from "./export-status.ts";
+import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
+
+/** Where a cluster's slice points: the Link's gateway (ready while it is alive), or the cluster's own endpoints (the local importer). */
+type SliceSource = { kind: "gateway"; gateway(): { addresses: string[]; port: number } | null; alive(): boolean } | { kind: "local" };
+
+export interface ImporterOptions {
+  /** The exporting cluster's name (status.clusters, the slice's source-cluster label). */
+  cluster: string;
+  /** Where the ServiceExports and Services are read (a Link's restricted client, or the local one). */
+  remote: KubeClient;
+  /** Where imports, derived Services and slices are written. */
+  local: KubeClient;
+  source: SliceSource;
+  log: Logger;
+  clock?: Clock;
+  /** Everything is looked at again this often. Default 60 s. */
+  resyncMs?: number;
+  informerBackoff?: Partial<BackoffOptions>;
+  /** The local importer: also writes the conditions of the ServiceExports it reads (they are this cluster's). */
+  exportStatus?: boolean;
+}
+
+/** Why an importer is off, if it is. */
+export type ImporterState = { on: true } | { on: false; why: string };
+
+type Obj = KubeObject;
+
+/** `ns/name` → its parts. */
+function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf("/");
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** Keeps what a Service informer needs of a Service (its spec), not its status or managed fields. */
+const slim = <T extends Obj>(o: T): T => ({ ...o, metadata: { ...o.metadata, managedFields: undefined }, status: undefined });
+
+export class McsImporter {
+  private readonly writer: Writer;
+  private readonly clock: Clock;
+  private readonly queue: WorkQueue<string>;
+  private informers: {
+    exports: Informer<ServiceExportObject & Obj>;
+    services: Informer<ExportedService & Obj>;
+    imports: Informer<ServiceImportObject & Obj>;
+    slices: Informer<EndpointSliceObject & Obj>;
+    derived: Informer<DerivedServiceObject & Obj>;
+    endpoints?: Informer<Obj>;
+  } | undefined;
+  private stopped = false;
+  private cancelTimer: () => void = () => {};
+  private running: Promise<void> | undefined;
+  private stateNow: ImporterState = { on: false, why: "starting" };
+  /** Exports not imported because their namespace is missing here: `ns/name` → message. */
+  readonly missingNamespaces = new Map<string, string>();
+
+  constructor(private readonly o: ImporterOptions) {
+    this.writer = createWriter(o.local, { log: o.log });
+    this.clock = o.clock ?? systemClock;
+    this.queue = new WorkQueue<string>((key) => this.reconcile(key), {
+      requeueLimit: 12,
+      clock: this.clock,
+      log: o.log,
+      // Several writers of one import meet conflicts (retried with backoff); a key given up is looked at again at the next resync.
+      onGiveUp: (key, err) => o.log.warn(`MCS import ${key} from ${o.cluster}: ${formatError(err)}; looked at again at the next resync`),
+    });
+  }
+
+  get state(): ImporterState {
+    return this.stateNow;
+  }
+
+  /** Resolves once the informers synced (or the importer turned itself off). */
+  start(): this {
+    if (!this.running) this.running = this.run();
+    return this;
+  }
+
+  /** The first sync (or being off). */
+  get ready(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
+    const why = await this.probe();
+    if (this.stopped) return;
+    if (why) {
+      this.stateNow = { on: false, why };
+      this.o.log.info(`MCS import from ${this.o.cluster} is off: ${why}`);
+      this.schedule(() => {
+        this.running = this.run();
+      });
+      return;
+    }
+    const { remote, local } = this.o;
+    const backoff = this.o.informerBackoff;
+    const mcsSlices = `${LABEL_MANAGED_BY}=${MANAGED_BY_MC},${LABEL_SERVICE_NAME}`;
+    this.informers = {
+      exports: new Informer({ client: remote, resource: mcsResources.serviceExport, backoff, clock: this.clock }),
+      services: new Informer({ client: remote, resource: resources.service, backoff, clock: this.clock, transform: slim }),
+      imports: new Informer({ client: local, resource: mcsResources.serviceImport, labelSelector: LABEL_MC_IMPORT, backoff, clock: this.clock }),
+      slices: new Informer({ client: local, resource: resources.endpointSlice, labelSelector: mcsSlices, backoff, clock: this.clock }),
+      derived: new Informer({ client: local, resource: resources.service, labelSelector: LABEL_SERVICE_NAME, backoff, clock: this.clock, transform: slim }),
+      ...(this.o.source.kind === "local" ? { endpoints: new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock }) } : {}),
+    };
+    const all = Object.values(this.informers) as unknown as Array<Informer<Obj>>;
+    const enqueue = (key: string) => this.queue.add(key);
+    for (const i of [this.informers.exports, this.informers.services, this.informers.imports]) i.onKey(enqueue);
+    if (this.informers.endpoints) this.informers.endpoints.onKey(enqueue);
+    for (const i of [this.informers.slices, this.informers.derived] as unknown as Array<Informer<Obj>>) {
+      i.on((e) => {
+        const name = e.object.metadata.labels?.[LABEL_SERVICE_NAME];
+        if (name) enqueue(`${e.object.metadata.namespace}/${name}`);
+      });
+    }
+    for (const i of all) i.start();
+    try {
+      await Promise.all(all.map((i) => i.synced));
+    } catch {
+      return; // stopped
+    }
+    if (this.stopped) return;
+    this.stateNow = { on: true };
+    this.o.log.info(`MCS import from ${this.o.cluster}: ${this.informers.exports.cache.size} ServiceExport(s)`);
+    this.enqueueAll();
+    this.queue.start();
+    this.scheduleResync();
+  }
+
+  /** Why the importer cannot run, or undefined: both clusters serve the MCS kinds to these credentials. */
+  private async probe(): Promise<string | undefined> {
+    const ask = async (client: KubeClient, res: ResourceType, where: string) => {
+      try {
+        await client.list(res, { limit: 1 });
+        return undefined;
+      } catch (err) {
+        if (err instanceof AccessTableError) return `${res.plural} are outside the access table`;
+        const code = (err as { code?: number }).code;
+        if (isNotFound(err)) return `${where} serves no ${res.plural} (mc install renders the MCS CRDs)`;
+        if (code === 403) return `the credentials may not list ${res.plural} in ${where} (mc install renders the grant)`;
+        return `${res.plural} in ${where}: ${formatError(err)}`;
+      }
+    };
+    return (await ask(this.o.remote, mcsResources.serviceExport, this.o.remote.cluster)) ?? (await ask(this.o.local, mcsResources.serviceImport, this.o.local.cluster));
+  }
+
+  private schedule(fn: () => void): void {
+    if (this.stopped) return;
+    this.cancelTimer = this.clock.setTimer(this.o.resyncMs ?? 60_000, fn);
+  }
+
+  private scheduleResync(): void {
+    this.schedule(() => {
+      this.enqueueAll();
+      this.scheduleResync();
+    });
+  }
+
+  /** Gateway liveness changed: this cluster's slices move to ready or not. */
+  refreshEndpoints(): void {
+    if (!this.informers || this.stateNow.on !== true) return;
+    for (const s of this.informers.slices.cache.list(`${LABEL_SOURCE_CLUSTER}=${this.o.cluster}`)) {
+      const name = s.metadata.labels?.[LABEL_SERVICE_NAME];
+      if (name) this.queue.add(`${s.metadata.namespace}/${name}`, "high");
+    }
+  }
+
+  private enqueueAll(): void {
+    if (!this.informers) return;
+    for (const k of this.informers.exports.cache.keys()) this.queue.add(k);
+    for (const s of this.informers.slices.cache.list()) {
+      const name = s.metadata.labels?.[LABEL_SERVICE_NAME];
+      if (name) this.queue.add(`${s.metadata.namespace}/${name}`);
+    }
+    for (const k of this.informers.imports.cache.keys()) this.queue.add(k);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.cancelTimer();
+    await this.queue.stop();
+    if (this.informers) await Promise.all((Object.values(this.informers) as unknown as Array<Informer<Obj>>).map((i) => i.stop()));
+    await this.running;
+  }
+
+  /** Every key queued so far processed (tests). */
+  drain(): Promise<void> {
+    return this.queue.drain();
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const merged = await this.reconcileImport(key);
+    if (this.o.exportStatus) await this.writeExportStatus(key, merged);
+  }
+
+  private async writeExportStatus(key: string, merged: MergedImport | undefined): Promise<void> {
+    const inf = this.informers;
+    if (!inf) return;
+    const { namespace, name } = splitKey(key);
+    const exp = inf.exports.cache.get(namespace, name);
+    if (!exp) return;
+    const judged = judgeExport(this.o.cluster, exp, inf.services.cache.get(namespace, name));
+    const imp = inf.imports.cache.get(namespace, name);
+    const imported = merged !== undefined && merged.clusters.includes(this.o.cluster) && imp !== undefined;
+    const conditions = exportConditions(exp, { judged, merged, imported, cluster: this.o.cluster }, new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"));
+    if (sameConditions(exp.status?.conditions, conditions)) return;
+    await this.o.local.patch(mcsResources.serviceExport, namespace, name, { status: { conditions } }, { type: "merge", subresource: "status" });
+  }
+
+  /** The import of `key` brought to what the slices say; returns the merge (undefined: no import). */
+  private async reconcileImport(key: string): Promise<MergedImport | undefined> {
+    const inf = this.informers;
+    if (!inf) return undefined;
+    const { namespace, name } = splitKey(key);
+    const { cluster } = this.o;
+    const exp = inf.exports.cache.get(namespace, name);
+    const judged = exp ? judgeExport(cluster, exp, inf.services.cache.get(namespace, name)) : undefined;
+    const own = judged && "view" in judged ? judged.view : undefined;
+    const slices = inf.slices.cache.list(`${LABEL_SERVICE_NAME}=${name}`).filter((s) => s.metadata.namespace === namespace);
+    const mine = slices.find((s) => s.metadata.labels?.[LABEL_SOURCE_CLUSTER] === cluster);
+
+    if (own && !mine && !(await this.namespaceExists(namespace))) {
+      const message = `namespace ${namespace} does not exist in ${this.o.local.cluster}: ServiceImport ${namespace}/${name} from ${cluster} is not created`;
+      if (this.missingNamespaces.get(key) !== message) this.o.log.warn(message);
+      this.missingNamespaces.set(key, message);
+      return undefined;
+    }
+    this.missingNamespaces.delete(key);
+
+    // 1. This cluster's slice (its view with it), written first: the import is merged from the slices.
+    if (own) await this.writeSlice(namespace, name, own, mine);
+    else if (mine) await this.writer.delete(resources.endpointSlice, namespace, mine.metadata.name ?? "");
+
+    // 2. The import, merged from every cluster's view.
+    const views: ExportView[] = slices.filter((s) => s !== mine).flatMap((s) => viewOfSlice(s) ?? []);
+    if (own) views.push(own);
+    const merged = mergeViews(views);
+    const current = inf.imports.cache.get(namespace, name);
+    if (!merged) {
+      if (current) {
+        await this.writer.delete(mcsResources.serviceImport, namespace, name, { preconditions: { uid: current.metadata.uid } });
+      }
+      await this.writer.delete(resources.service, namespace, derivedServiceName(name));
+      return undefined;
+    }
+    const derivedNow = inf.derived.cache.get(namespace, derivedServiceName(name));
+    const imp = await this.writeImport(namespace, name, desiredImport(namespace, name, merged, derivedNow?.spec as { clusterIPs?: string[]; ipFamilies?: string[] } | undefined), current);
+
+    // 3. The derived Service (its ClusterIP becomes the import's ips).
+    const derived = await this.writeDerived(desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""), derivedNow);
+    const withIps = desiredImport(namespace, name, merged, derived.spec as { clusterIPs?: string[]; ipFamilies?: string[] });
+    const done = JSON.stringify(withIps.spec) === JSON.stringify(imp.spec) ? imp : await this.writeImport(namespace, name, withIps, imp);
+
+    // 4. status.clusters: every exporting cluster.
+    const clusters = merged.clusters.map((c) => ({ cluster: c }));
+    if (JSON.stringify(done.status?.clusters ?? []) !== JSON.stringify(clusters)) {
+      await this.writer.patchStatus(mcsResources.serviceImport, namespace, name, { clusters });
+    }
+    return merged;
+  }
+
+  /** Whether the namespace exists here and takes new objects (not being deleted). */
+  private async namespaceExists(namespace: string): Promise<boolean> {
+    try {
+      const ns = await this.o.local.get<Obj & { status?: { phase?: string } }>(resources.namespace, undefined, namespace);
+      return ns.status?.phase !== "Terminating" && !ns.metadata.deletionTimestamp;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  private endpointsFor(namespace: string, name: string): SliceEndpoints {
+    const src = this.o.source;
+    if (src.kind === "gateway") {
+      const gw = src.gateway();
+      const alive = src.alive();
+      const addresses = gw?.addresses ?? [];
+      return { ready: alive ? addresses : [], notReady: alive ? [] : addresses, portOf: () => gw?.port ?? 0 };
+    }
+    // The local cluster's own endpoints, from its Service's Endpoints.
+    const ep = this.informers?.endpoints?.cache.get(namespace, name) as
+      | { subsets?: Array<{ addresses?: Array<{ ip: string }>; notReadyAddresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }> }
+      | undefined;
+    const subsets = ep?.subsets ?? [];
+    const ports = subsets.flatMap((s) => s.ports ?? []);
+    return {
+      ready: [...new Set(subsets.flatMap((s) => (s.addresses ?? []).map((a) => a.ip)))],
+      notReady: [...new Set(subsets.flatMap((s) => (s.notReadyAddresses ?? []).map((a) => a.ip)))],
+      portOf: (p: McsPort) => ports.find((x) => (x.name ?? "") === (p.name ?? "") && (x.protocol ?? "TCP") === p.protocol)?.port ?? p.port,
+    };
+  }
+
+  private async writeSlice(namespace: string, name: string, view: ExportView, current: (EndpointSliceObject & Obj) | undefined): Promise<void> {
+    const want = desiredSlice(namespace, name, view, this.endpointsFor(namespace, name));
+    if (!current) {
+      try {
+        await this.writer.create(resources.endpointSlice, want as unknown as Obj);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        await this.writer.update(resources.endpointSlice, want as unknown as Obj);
+      }
+      return;
+    }
+    const same =
+      JSON.stringify(current.metadata.labels) === JSON.stringify(want.metadata.labels) &&
+      current.metadata.annotations?.[Object.keys(want.metadata.annotations)[0]!] === Object.values(want.metadata.annotations)[0] &&
+      current.addressType === want.addressType &&
+      JSON.stringify(current.endpoints ?? []) === JSON.stringify(want.endpoints) &&
+      JSON.stringify(current.ports ?? []) === JSON.stringify(want.ports);
+    if (same) return;
+    if (current.addressType !== want.addressType) {
+      // addressType is immutable.
+      await this.writer.delete(resources.endpointSlice, namespace, want.metadata.name);
+      await this.writer.create(resources.endpointSlice, want as unknown as Obj);
+      return;
+    }
+    await this.writer.update(resources.endpointSlice, { ...want, metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion } } as unknown as Obj);
+  }
+
+  /** Creates or updates the import (spec, labels, annotations), re-read live on a conflict. */
+  private async writeImport(namespace: string, name: string, want: ServiceImportObject, current: (ServiceImportObject & Obj) | ServiceImportObject | undefined): Promise<ServiceImportObject> {
+    if (!current) {
+      try {
+        return await this.writer.create(mcsResources.serviceImport, want as unknown as Obj) as unknown as ServiceImportObject;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        current = await this.o.local.get<ServiceImportObject>(mcsResources.serviceImport, namespace, name);
+      }
+    }
+    const sameAs = (c: ServiceImportObject) =>
+      JSON.stringify(c.spec) === JSON.stringify(want.spec) &&
+      JSON.stringify(c.metadata.labels ?? {}) === JSON.stringify(want.metadata.labels) &&
+      JSON.stringify(c.metadata.annotations ?? {}) === JSON.stringify(want.metadata.annotations);
+    for (let attempt = 0; ; attempt++) {
+      if (sameAs(current)) return current;
+      try {
+        return await this.writer.update(mcsResources.serviceImport, { ...want, metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion }, status: current.status } as unknown as Obj) as unknown as ServiceImportObject;
+      } catch (err) {
+        // Gone meanwhile (another writer saw no exports): written again from scratch.
+        if (isNotFound(err) && attempt < 2) return this.writeImport(namespace, name, want, undefined);
+        if (!isConflict(err) || attempt >= 2) throw err;
+        current = await this.o.local.get<ServiceImportObject>(mcsResources.serviceImport, namespace, name);
+      }
+    }
+  }
+
+  /** Creates or updates the derived Service; a change of headlessness recreates it (clusterIP is immutable). */
+  private async writeDerived(want: DerivedServiceObject, current: (DerivedServiceObject & Obj) | undefined): Promise<DerivedServiceObject> {
+    const { namespace, name } = want.metadata;
+    if (current && (current.spec.clusterIP === "None") !== (want.spec.clusterIP === "None")) {
+      await this.writer.delete(resources.service, namespace, name);
+      current = undefined;
+    }
+    if (!current) {
+      try {
+        return await this.writer.create(resources.service, want as unknown as Obj) as unknown as DerivedServiceObject;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        current = await this.o.local.get<DerivedServiceObject & Obj>(resources.service, namespace, name);
+      }
+    }
+    const c = current;
+    const cur = c.spec as DerivedServiceObject["spec"] & Record<string, unknown>;
+    const ports = (cur.ports ?? []).map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
+    const same =
+      JSON.stringify(ports) === JSON.stringify(want.spec.ports) &&
+      (want.spec.sessionAffinity ?? "None") === (cur.sessionAffinity ?? "None") &&
+      (!want.spec.sessionAffinityConfig || JSON.stringify(cur.sessionAffinityConfig) === JSON.stringify(want.spec.sessionAffinityConfig)) &&
+      (!want.spec.internalTrafficPolicy || cur.internalTrafficPolicy === want.spec.internalTrafficPolicy) &&
+      cur.trafficDistribution === want.spec.trafficDistribution &&
+      JSON.stringify(c.metadata.ownerReferences?.map((r) => r.uid)) === JSON.stringify(want.metadata.ownerReferences.map((r) => r.uid));
+    if (same) return c;
+    const spec = { ...cur, ports: want.spec.ports, sessionAffinity: want.spec.sessionAffinity ?? "None", sessionAffinityConfig: want.spec.sessionAffinityConfig, trafficDistribution: want.spec.trafficDistribution };
+    if (want.spec.internalTrafficPolicy) spec.internalTrafficPolicy = want.spec.internalTrafficPolicy;
+    if (!want.spec.sessionAffinityConfig) delete spec.sessionAffinityConfig;
+    if (!want.spec.trafficDistribution) delete spec.trafficDistribution;
+    return (await this.writer.update(resources.service, { ...c, metadata: { ...c.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences }, spec } as unknown as Obj)) as unknown as DerivedServiceObject;
+  }
+}
+
