@@ -72,7 +72,7 @@ const flags = defineFlags(
       tooSmall: `must be 0 (never) or at least ${formatDuration(MIN_FAULT_PERIOD_MS)}`,
       bareNumber: "plain",
     }),
-    "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch or list resumed from a resourceVersion" },
+    "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch resumed from a resourceVersion and every list at an exact one, as kube-apiserver with a short history" },
     "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
     latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", min: 0, bareNumber: "plain" }),
     "max-requests-inflight": {

@@ -9,7 +9,8 @@
 // and reports status `reset` (history went backwards). Also: a watch event older than the last
 // resourceVersion seen, and a periodic fresh list (the backstop for a restored server that has
 // already passed the old resourceVersion again).
-// logging one line per transition (lost, recovered) — except a request the server rejects as it
+// A 410 again right after a relist backs off (500 ms doubling to 30 s) until a watch delivers an
+// event; a Retry-After is waited out. Logging one line per transition (lost, recovered) — except a request the server rejects as it
 // is (400, 422), which would be rejected again: that one stops the informer (status `failed`). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
 import { logger, type Logger } from "../log.ts";
@@ -19,6 +20,7 @@ import { AccessTableError, type KubeClient, type WatchStream } from "./client.ts
 import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
 import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
+import { MAX_RETRY_AFTER_MS } from "./throttle.ts";
 import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
 export type { InformerCounters, InformerEvent, InformerStatus } from "./informer-events.ts";
 
@@ -196,9 +198,12 @@ export class Informer<T extends KubeObject = KubeObject> {
           this.historyReset = true;
           needList = true;
         }
-        const attempt = ++this.failures;
+        // 410s right after relists back off by their own streak, which a successful list does not
+        // end (only a watch that delivers an event does): else a server that expires every resume
+        // gets a full LIST every initialMs, forever. A Retry-After is honoured (capped).
+        const attempt = Math.max(++this.failures, error.isGone ? this.goneStreak - 1 : 0);
         this.counters.failures++;
-        const delayMs = backoffDelay(attempt, this.backoff);
+        const delayMs = Math.max(backoffDelay(attempt, this.backoff), Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
         if (attempt === 1) this.log.warn(`${error.message}; retrying in ${delayMs}ms`);
         else this.log.debug(`${error.message}; retry ${attempt} in ${delayMs}ms`);
         this.setStatus({ state: "backoff", attempt, delayMs, error });

@@ -45,7 +45,12 @@ function hintOf(err: unknown): RetryHint | undefined {
   return typeof err === "object" && err !== null && typeof (err as Partial<RetryHint>).isRetryable === "boolean" ? (err as RetryHint) : undefined;
 }
 
-const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 50, maxMs: 30_000, jitter: 0.1 };
+/**
+ * A key's retries wait ~500 ms, 1 s, 2 s… (client-go's controllers start at 5 ms, but their keys
+ * come back on resync; Linkerd's requeue limit of 3 at 50 ms spent every retry within 350 ms, so
+ * a blip of the API server left a mirror stale until the next refresh).
+ */
+const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.1 };
 
 export class WorkQueue<K extends string = string> {
   /** Keys ready to run, and at which priority. The arrays below keep their order; an entry whose key is no longer in `ready` at that priority is skipped. */

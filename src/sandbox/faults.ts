@@ -5,8 +5,9 @@
 //   requests failed with 500, 503 or 429 + Retry-After after authentication (`requestFault`);
 // - a limit of API requests in flight, beyond which they are shed with 429 (`inflightFault`);
 // - a fraction of writes that carry a resourceVersion answered 409 Conflict (`conflictFault`);
-// - "forget history": every watch or list resumed from a resourceVersion answered 410 Gone
-//   (`historyFault`), or the one-shot `forgetHistory()` that drops the retained events;
+// - "forget history": every watch resumed from a resourceVersion, and every list at an exact one,
+//   answered 410 Gone where kube-apiserver answers it (`historyFault`), or the one-shot
+//   `forgetHistory()` that drops the retained events;
 // - watch streams ended every so often (`dropWatchesEveryMs`) or at once (`dropWatches()`).
 // The rates draw from `random`, seeded for reproducible runs (`seededRandom`). A new fault
 // belongs here: a field on Faults and the one place that applies it.
@@ -31,7 +32,11 @@ interface Faults {
   retryAfterSeconds: number;
   /** Fraction of writes (0..1) carrying a resourceVersion that are answered 409 Conflict. */
   conflictRate: number;
-  /** While true, every watch or list resumed from a resourceVersion is answered 410 Gone. */
+  /**
+   * While true, every watch resumed from a resourceVersion gets 410 Gone (an ERROR event), and so
+   * does every list at an exact one (resourceVersionMatch=Exact, or a limit without a match); a
+   * list "not older than" a resourceVersion is served, as kube-apiserver serves it.
+   */
   forgetHistory: boolean;
   /** Ends every open watch stream this often, in ms (0 = never). Setting it (re)starts the timer. */
   dropWatchesEveryMs: number;
@@ -55,6 +60,12 @@ interface InjectedFaults {
   drops: number;
 }
 
+/** API requests served (past the faults), by kind: how a test measures the load a client puts on the server. */
+export interface ServedRequests {
+  lists: number;
+  watches: number;
+}
+
 export interface SandboxControl {
   /** Ends every open watch stream. */
   dropWatches(): void;
@@ -64,6 +75,8 @@ export interface SandboxControl {
   faults: Faults;
   /** Counts of injected faults so far. */
   readonly injected: InjectedFaults;
+  /** Counts of lists and watches served so far. */
+  readonly served: ServedRequests;
   /** Turns every fault off (the seed stays). */
   clear(): void;
   openWatches(): number;
@@ -86,6 +99,7 @@ export function seededRandom(seed: number): () => number {
 /** The controls of a sandbox, with the faults it starts with (none by default). */
 export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">, initial: FaultSettings = {}): SandboxControl {
   const injected: InjectedFaults = { failures: 0, throttled: 0, conflicts: 0, gone: 0, drops: 0 };
+  const served: ServedRequests = { lists: 0, watches: 0 };
   let timer: ReturnType<typeof setInterval> | undefined;
   let everyMs = 0;
   const drop = () => {
@@ -118,6 +132,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     forgetHistory: () => store.forgetHistory(),
     faults,
     injected,
+    served,
     clear() {
       Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, retryAfterSeconds: RETRY_AFTER_SECONDS, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
     },
@@ -178,9 +193,13 @@ export function conflictFault(control: Pick<SandboxControl, "faults" | "injected
   return errors.conflict(type.plural, name, type.group);
 }
 
-/** 410 Gone for a watch or list resumed from a resourceVersion while history is being forgotten. */
-export function historyFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null, current: string): ApiError | undefined {
-  if (!control.faults.forgetHistory || !resourceVersion || resourceVersion === "0") return undefined;
+/**
+ * 410 Gone while history is being forgotten, for a request kube-apiserver answers so when its
+ * history is gone: a watch resumed from a resourceVersion, or a list at an `exact` one. A list
+ * "not older than" a resourceVersion is never 410 there (it is served from newer data).
+ */
+export function historyFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null, current: string, exact: boolean): ApiError | undefined {
+  if (!control.faults.forgetHistory || !exact || !resourceVersion || resourceVersion === "0") return undefined;
   control.injected.gone++;
   return errors.gone(`too old resource version: ${resourceVersion} (${current})`);
 }

@@ -60,12 +60,19 @@ describe.skipIf(!hasKubectl)("mc sandbox faults from outside", () => {
     expect(r.stderr).toContain('Error from server (Conflict): error when replacing "STDIN": Operation cannot be fulfilled on configmaps "c": the object has been modified');
   });
 
-  test(needsKubectl("--forget-history: a list from a resourceVersion is 410 Gone; --drop-watches-every ends a watch; --latency slows every answer"), async () => {
+  test(needsKubectl("--forget-history: a list at an exact resourceVersion is 410 Gone, a list not older than one is served, a watch from one ends in a 410 ERROR event; --drop-watches-every ends a watch; --latency slows every answer"), async () => {
     const sb = await start("forgetful", ["--forget-history", "--drop-watches-every", "300ms", "--latency", "200ms"]);
     const kubectl = kubectlFor(sb.kubeconfig);
-    const gone = await kubectl(["get", "--raw", "/api/v1/namespaces?resourceVersion=1"]);
+    const gone = await kubectl(["get", "--raw", "/api/v1/namespaces?resourceVersion=1&resourceVersionMatch=Exact"]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain("Error from server (Expired): too old resource version: 1");
+    // kube-apiserver serves a list "not older than" a resourceVersion from newer data: never 410.
+    const notOlder = await kubectl(["get", "--raw", "/api/v1/namespaces?resourceVersion=1"]);
+    expect(notOlder.code).toBe(0);
+    expect(JSON.parse(notOlder.stdout)).toMatchObject({ kind: "NamespaceList" });
+    const watchGone = await kubectl(["get", "--raw", "/api/v1/namespaces?watch=true&resourceVersion=1"]);
+    expect(watchGone.code).toBe(0);
+    expect(JSON.parse(watchGone.stdout.trim())).toMatchObject({ type: "ERROR", object: { code: 410, reason: "Expired" } });
     const started = performance.now();
     const watch = await kubectl(["get", "--raw", "/api/v1/namespaces/default/configmaps?watch=true"]);
     expect(watch.code).toBe(0); // the server ended the stream

@@ -8,7 +8,8 @@
 // $HOSTNAME. After each, once the fault stops, the mirrors must equal the expected set exactly (0
 // missing, 0 extra, every port and label right, nothing the controller made under an earlier target
 // name), nothing without mc's ownership label may have been written, the foreign Service on a
-// mirror's name is untouched, and no replica exited unless killed. One summary line per fault:
+// mirror's name is untouched, and no replica exited unless killed; under a long forget-history
+// the LISTs must fall off. One summary line per fault:
 // `converged in T, writes W, errors E` (W: requests that changed west; E: faults the API servers
 // answered with). Knobs: MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES (default
 // 200), MC_FAULT_PHASE_MS (how long each fault lasts, default 2000), MC_FAULT_FLAP_MS (how often
@@ -87,6 +88,24 @@ const FAULTS: [string, FaultSettings][] = [
 ];
 
 for (const [name, settings] of FAULTS) test(`under ${name} with churn, the mirrors converge to exactly the exported set`, () => underFault(name, settings), 60_000);
+
+test("under --forget-history for 4 phases (every watch resume expired, the watches dropped once at its start), the relists back off: the LISTs of its second half are at most half of its first's (they held at ~5/s on east, ~8/s on west)", () =>
+  underFault("--forget-history, long (LISTs counted)", async () => {
+    const lists = () => rig.west.control.served.lists + rig.east.control.served.lists;
+    rig.faults({ seed: SEED, forgetHistory: true });
+    rig.west.control.dropWatches();
+    rig.east.control.dropWatches();
+    const start = lists();
+    await Bun.sleep(2 * PHASE_MS);
+    const mid = lists();
+    await Bun.sleep(2 * PHASE_MS);
+    const [first, second] = [mid - start, lists() - mid];
+    const perSecond = (n: number) => (n / ((2 * PHASE_MS) / 1000)).toFixed(1);
+    summary.push(`  LISTs under --forget-history: ${first} in the first half (${perSecond(first)}/s), ${second} in the second (${perSecond(second)}/s)`);
+    console.log(summary.at(-1));
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeLessThanOrEqual(first / 2);
+  }), 90_000);
 
 test("mirror Services, then (separately) mirror Endpoints, deleted as the controller updates them, with churn: each is re-created", async () => {
   for (const plural of ["services", "endpoints"] as const) {

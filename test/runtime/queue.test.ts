@@ -115,6 +115,28 @@ describe("WorkQueue", () => {
     expect(q.isIdle).toBe(true);
   });
 
+  test("by default a key's retries start at ~500 ms and double: the requeue limit's 3 are not spent within a blip (they were, in 350 ms)", async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue<string>(
+      () => {
+        throw retryable();
+      },
+      { clock, log: quiet },
+    );
+    q.add("a");
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const delay = clock.nextTimer();
+      await q.processNext();
+      delays.push(await delay);
+      clock.advance(delays.at(-1)!);
+    }
+    // 10% jitter at most, each.
+    expect(delays.map((d, i) => d >= 500 * 2 ** i * 0.9 && d <= 500 * 2 ** i)).toEqual([true, true, true]);
+    expect(delays.reduce((a, b) => a + b)).toBeGreaterThanOrEqual(3150);
+    await q.stop();
+  });
+
   test("a key that keeps failing is dropped after the requeue limit and reported", async () => {
     const given: Array<[string, number]> = [];
     let calls = 0;

@@ -148,16 +148,23 @@ describe("conflict rate", () => {
 });
 
 describe("forgotten history", () => {
-  test("every watch or list resumed from a resourceVersion gets 410 Gone while on; fresh ones and, after, resumes work", async () => {
+  test("while on, a watch resumed from a resourceVersion ends in a 410 ERROR event and a list at an exact one is 410 Gone, as kube-apiserver answers them; lists not older than one, fresh ones and, after, resumes work", async () => {
     const rv = (await call("GET", "/api/v1/namespaces/f/configmaps")).body.metadata.resourceVersion;
     sb.control.faults.forgetHistory = true;
+    const lists = sb.control.served.lists;
+    // kube-apiserver's watch cache answers an expired resume with 200 and one ERROR event, then ends the stream.
     const resumed = await watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${rv}`);
-    expect(resumed.status).toBe(410);
-    const list = await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}`);
-    expect(list.status).toBe(410);
-    expect(list.body).toMatchObject({ reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` });
+    expect(resumed).toMatchObject({ status: 200, ended: true, events: [{ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` } }] });
+    for (const exact of [`resourceVersion=${rv}&resourceVersionMatch=Exact`, `resourceVersion=${rv}&limit=10`]) {
+      const list = await call("GET", `/api/v1/namespaces/f/configmaps?${exact}`);
+      expect({ exact, status: list.status, body: list.body }).toMatchObject({ exact, status: 410, body: { reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` } });
+    }
+    // "Not older than" a resourceVersion is served from newer data: never 410 (the informer's check that the server reached its resume point is one).
+    expect((await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}`)).status).toBe(200);
+    expect((await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan&limit=1`)).status).toBe(200);
     expect((await call("GET", "/api/v1/namespaces/f/configmaps")).status).toBe(200);
     expect((await call("GET", "/api/v1/namespaces/f/configmaps?resourceVersion=0")).status).toBe(200);
+    expect(sb.control.served.lists - lists).toBe(4); // the two 410s were not served
     sb.control.faults.forgetHistory = false;
     const back = watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${sb.store.resourceVersion}`, (e) => e.length > 0);
     await call("POST", "/api/v1/namespaces/f/configmaps", configMap("after-history"));

@@ -20,7 +20,7 @@ export interface ResourceContext {
   /** Called on watch requests so Bun's idle timeout does not cut a quiet stream. */
   keepOpen(req: Request): void;
   /** The faults to apply (conflicts on writes, forgotten history). */
-  control: Pick<SandboxControl, "faults" | "injected">;
+  control: Pick<SandboxControl, "faults" | "injected" | "served">;
   /** How long a list at a resourceVersion not reached yet waits for it (watch.ts TOO_LARGE_WAIT_MS). */
   tooLargeWaitMs: number;
 }
@@ -76,9 +76,13 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     if (q.get("resourceVersionMatch") && !q.get("resourceVersion")) {
       throw errors.invalid("ListOptions", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
     }
-    const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion);
-    if (gone) throw gone;
-    if (q.get("watch") === "true" || q.get("watch") === "1") {
+    const watching = q.get("watch") === "true" || q.get("watch") === "1";
+    // Where kube-apiserver answers 410 for a history it no longer has: a watch from a resourceVersion, a list at exactly one.
+    const match = q.get("resourceVersionMatch");
+    const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion, watching || match === "Exact" || (!match && !!q.get("limit")));
+    if (gone && !watching) throw gone;
+    if (watching) {
+      ctx.control.served.watches++;
       ctx.keepOpen(req);
       const timeout = q.get("timeoutSeconds");
       const body = ctx.watches.stream(
@@ -90,6 +94,7 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
           timeoutSeconds: timeout ? Number(timeout) : undefined,
           sendInitialEvents: q.get("sendInitialEvents") === "true",
           render: (o) => render(api.served(type, o)),
+          ...(gone && { expired: gone }),
         },
         req.signal,
       );
@@ -99,6 +104,7 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     if (Number.isInteger(listRv) && listRv > 0 && !(await waitForResourceVersion(api.store, listRv, ctx.tooLargeWaitMs))) {
       throw tooLargeResourceVersion(listRv, api.store.resourceVersion);
     }
+    ctx.control.served.lists++;
     return listResponse(ctx, type, filter, q, table);
   }
   if (method === "GET") return json(render(api.get(type, namespace, name!)));

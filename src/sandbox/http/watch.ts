@@ -20,6 +20,8 @@ export interface WatchRequest extends ListFilter {
   sendInitialEvents?: boolean;
   /** Serves each event's object (for Table watches and version rewriting). */
   render(obj: KubeObject): unknown;
+  /** A resume point the server no longer has (the forget-history fault): one ERROR event, then the end, as kube-apiserver's watch cache answers. */
+  expired?: ApiError;
   /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
 }
 
@@ -126,6 +128,7 @@ export class WatchStreams {
         };
         const rv = req.resourceVersion;
         try {
+          if (req.expired) throw req.expired;
           if (rv === undefined || rv === "" || rv === "0" || req.sendInitialEvents) {
             for (const obj of store.scan(req.type, req)) write("ADDED", req.render(obj));
             unwatch = store.watch({ ...filterOf(req), key: storageKey(req.type), send });

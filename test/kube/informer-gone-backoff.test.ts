@@ -1,0 +1,85 @@
+// An informer against a server that expires every resume (the sandbox's forget-history fault: a
+// watch from a resourceVersion ends in a 410 ERROR event, as kube-apiserver's watch cache answers
+// when its history is short) relists with a growing backoff while the 410s keep coming — a list
+// that succeeds does not reset it — and waits at least what a Retry-After asks. LISTs are counted
+// by the server (the sandbox's served counters); time is a ManualClock, moved on each backoff.
+import { afterEach, describe, expect, test } from "bun:test";
+import { connectKubeconfigText } from "../../src/kube/connect.ts";
+import { Informer } from "../../src/kube/informer.ts";
+import { resources } from "../../src/kube/resources.ts";
+import type { KubeObject } from "../../src/kube/types.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
+import { collectEvents, freshNamespace, nextStatus, recordingLog, sandboxWithClient, service, summary } from "./helpers.ts";
+
+const cleanups: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe("relists after 410 Gone", () => {
+  test("back off while 410s keep coming (one LIST per backoff, delays doubling to the cap), and end with the first watch that delivers an event", async () => {
+    const { sb, client } = await sandboxWithClient();
+    cleanups.push(() => sb.stop());
+    const ns = await freshNamespace(client);
+    await client.create(resources.service, service("a", ns));
+    const clock = new ManualClock();
+    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log: recordingLog(), backoff: { initialMs: 500, maxMs: 4000, jitter: 0 } });
+    cleanups.push(() => inf.stop());
+    sb.control.faults.forgetHistory = true;
+    const lists = sb.control.served.lists;
+    const delays: number[] = [];
+    const listsPerBackoff: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const before = sb.control.served.lists;
+      const next = nextStatus(inf, (s) => s.state === "backoff", `backoff ${i + 1}`);
+      if (i === 0) inf.start();
+      const status = await next;
+      if (status.state !== "backoff") throw new Error("unreachable");
+      expect(status.error.code).toBe(410);
+      delays.push(status.delayMs);
+      listsPerBackoff.push(sb.control.served.lists - before);
+      clock.advance(status.delayMs);
+    }
+    // The first 410 relists at once (a routine expiry); from the second, each relist waits longer.
+    // It was 500 ms every time: ~2 LISTs/s of every object, for as long as the server expires resumes.
+    expect(delays).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
+    expect(listsPerBackoff).toEqual([2, 1, 1, 1, 1, 1]);
+    expect(sb.control.served.lists - lists).toBe(7);
+
+    // History back: the next relist's watch holds, and its first event ends the streak.
+    sb.control.faults.forgetHistory = false;
+    const watching = nextStatus(inf, (s) => s.state === "watching", "a watch that holds");
+    clock.advance(4000);
+    await watching;
+    const added = collectEvents(inf, (e) => e.length === 1, "an event on the watch");
+    await client.create(resources.service, service("b", ns));
+    expect(summary(await added)).toEqual([`added ${ns}/b`]);
+    // A later single expiry (the watch re-opened after its inactivity timeout) relists at once again, as a routine one.
+    sb.control.faults.forgetHistory = true;
+    const relisting = nextStatus(inf, (s) => s.state === "listing" || s.state === "backoff", "the relist after one expiry");
+    clock.advance(300_000);
+    expect((await relisting).state).toBe("listing");
+  });
+});
+
+describe("Retry-After", () => {
+  test("an informer waits at least what a 503's Retry-After asks, not its shorter backoff", async () => {
+    const server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "ServiceUnavailable", code: 503, message: "busy" }, { status: 503, headers: { "retry-after": "7" } }),
+    });
+    cleanups.push(() => server.stop(true));
+    const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}" } }]\nusers: [{ name: u, user: {} }]\ncontexts: [{ name: t, context: { cluster: t, user: u } }]\ncurrent-context: t\n`;
+    const client = await connectKubeconfigText(kubeconfig, "busy", { name: "east", timeoutMs: 5000 });
+    const clock = new ManualClock();
+    const inf = new Informer<KubeObject>({ client, resource: resources.service, clock, log: recordingLog(), backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 } });
+    cleanups.push(() => inf.stop());
+    const first = nextStatus(inf, (s) => s.state === "backoff", "the first backoff");
+    inf.start();
+    const status = await first;
+    if (status.state !== "backoff") throw new Error("unreachable");
+    expect(status.error.code).toBe(503);
+    expect(status.delayMs).toBe(7000);
+  });
+});
