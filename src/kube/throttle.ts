@@ -12,7 +12,7 @@ import { setLongTimer } from "../runtime/clock.ts";
 /** client-go's rest.Request maxRetries: how many times a response with Retry-After is retried. */
 export const RETRY_AFTER_ATTEMPTS = 10;
 /** The longest wait honoured per retry (APF asks for at most 32 s). */
-const MAX_RETRY_AFTER_MS = 60_000;
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** `--kube-api-qps` / `--kube-api-burst`: qps 0 = no client-side limit. */
 export interface ClientLimits {

@@ -61,7 +61,7 @@ interface InjectedFaults {
 }
 
 /** API requests served (past the faults), by kind: how a test measures the load a client puts on the server. */
-export interface ServedRequests {
+interface ServedRequests {
   lists: number;
   watches: number;
 }
