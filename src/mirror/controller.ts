@@ -85,6 +85,11 @@ export class MirrorController {
   get isSynced(): boolean {
     return this.hasSynced;
   }
+  /** The informers on the source (this process's own cluster) have synced, whatever the target does. */
+  get localSynced(): boolean {
+    const i = this.informers;
+    return i.services.hasSynced && i.endpoints.hasSynced && i.namespaces.hasSynced;
+  }
   get alive(): boolean {
     return this.isAlive;
   }

@@ -57,9 +57,9 @@ export class AllLinks {
     return this.current;
   }
 
-  /** The Links are listed and every one is mirroring, standing by, or waiting on the user. */
+  /** The Links are listed and every unit is ready as a process is (its election runs, its informers here synced): a Link whose target is down is said in its status, not here. */
   get ready(): boolean {
-    return this.o.links.hasSynced && [...this.current.values()].every((u) => u.settled);
+    return this.o.links.hasSynced && [...this.current.values()].every((u) => u.ready);
   }
 
   start(): void {

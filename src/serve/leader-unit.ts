@@ -10,10 +10,10 @@ import { logger, type Logger } from "../log.ts";
 export interface Runner {
   start(): void;
   stop(): Promise<void>;
-  /** Mirroring with every cache synced (or, for `settled`, in a state it waits in). */
+  /** Mirroring with every cache synced, the target's too. */
   readonly ready: boolean;
-  /** Nothing left to wait for: ready, or waiting on the user (a missing or bad Link or Secret). Default `ready`. */
-  readonly settled?: boolean;
+  /** Its informers on this process's own cluster have synced (what `/ready` asks of it; docs/decisions.md#d125). */
+  readonly localReady: boolean;
 }
 
 export interface LeaderUnitOptions<R extends Runner> {
@@ -67,17 +67,13 @@ export class LeaderUnit<R extends Runner> {
     return this.current;
   }
 
-  /** Leading with the runner ready, or a standby that has seen who leads. */
+  /**
+   * What `/ready` asks of this unit (docs/decisions.md#d125): leader election has run a round and
+   * knows who leads (or is off), and, while leading, the runner's informers on this cluster have
+   * synced. The target's health is not asked: it is the Link's status.
+   */
   get ready(): boolean {
-    return this.isLeading ? (this.current?.ready ?? false) : this.standing;
-  }
-
-  /** Like `ready`, but a runner waiting on the user counts too. */
-  get settled(): boolean {
-    return this.isLeading ? (this.current?.settled ?? this.current?.ready ?? false) : this.standing;
-  }
-
-  private get standing(): boolean {
+    if (this.isLeading) return this.current?.localReady ?? false;
     return this.attempted && this.elector !== undefined && this.elector.leader !== "";
   }
 

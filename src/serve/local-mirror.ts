@@ -46,6 +46,11 @@ export class LocalMirror implements Runner {
     return this.ctl?.isSynced ?? false;
   }
 
+  /** Its target is this cluster: all of its informers are local. */
+  get localReady(): boolean {
+    return this.ready;
+  }
+
   start(): void {
     const link = localMirrorLink(this.o.spec, this.o.namespace);
     this.ctl = new MirrorController({ ...this.o.controller, proberFactory: undefined, link, namespace: this.o.namespace, local: this.o.local, remote: this.o.local, metrics: this.o.metrics, localClusterName: this.o.spec.clusterName });

@@ -51,7 +51,7 @@ export interface Serving {
   links: LinkDirectory;
   /** Leading (always true without leader election); with `all`, false. */
   readonly leading: boolean;
-  /** What `/ready` says: leading with every cache synced, or standing by behind another leader; with `all`, every Link so (or waiting on the user). */
+  /** What `/ready` says: this process's informers on its own cluster synced and each election run (leading with the runner's local caches synced, or standing by behind another leader); a target's health is its Link's status, not this. */
   readonly ready: boolean;
   /** The supervisor while leading (one Link). */
   readonly supervisor: LinkSupervisor | undefined;
@@ -93,7 +93,9 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   const all = o.all ? new AllLinks({ links: links.informer, create: (n) => supervisorUnit(n, o.log ?? logger(`mirror:${n}`)), log }) : undefined;
   const unit: LeaderUnit<Runner> | undefined = single ?? local;
 
-  const isReady = () => (all ? all.ready : (unit?.ready ?? false));
+  // Readiness is this process's (docs/decisions.md#d125): its informers here synced and its elections running; each Link's health is in its status.
+  const localSynced = () => links.informer.hasSynced && Object.values(shared ?? {}).every((i) => i.hasSynced);
+  const isReady = () => localSynced() && (all ? all.ready : (unit?.ready ?? false));
   const admin = startAdmin({ addr: o.adminAddr, metrics, ready: isReady });
   log.info(`admin server listening on ${admin.url}`);
   unit?.start();

@@ -39,8 +39,6 @@ export interface SupervisorOptions {
 /** `conflict`: an older Link of the namespace targets the same cluster; this one is not served. */
 export type SupervisorState = "starting" | "no-link" | "invalid-link" | "no-secret" | "bad-secret" | "conflict" | "running" | "stopped";
 
-const WAITING_STATES: ReadonlySet<SupervisorState> = new Set(["no-link", "invalid-link", "no-secret", "bad-secret", "conflict"]);
-
 export class LinkSupervisor {
   private readonly links: Informer<KubeObject>;
   private secrets: Informer<KubeObject> | undefined;
@@ -97,9 +95,14 @@ export class LinkSupervisor {
     return this.current?.isSynced ?? false;
   }
 
-  /** Ready, or waiting for the user to fix or create the Link or its Secret: nothing this process can do meanwhile. */
-  get settled(): boolean {
-    return this.ready || WAITING_STATES.has(this.state);
+  /**
+   * Its informers on this cluster synced: the Link and its Secret read and acted on once, and the
+   * running controller's local caches (mirrors, namespaces). Whether the target answers is not
+   * asked (the Link's conditions say it).
+   */
+  get localReady(): boolean {
+    if (this.state === "starting" || this.state === "stopped" || !this.links.hasSynced) return false;
+    return (this.secrets?.hasSynced ?? true) && (this.current?.localSynced ?? true);
   }
 
   get status(): SupervisorState {

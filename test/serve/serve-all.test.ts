@@ -123,6 +123,24 @@ describe("mc serve --all", () => {
     expect(s.all!.units.get("dead")!.runner?.ready).toBe(false);
   });
 
+  test("a Link whose target's API server is dead does not hold /ready back: readiness is the process's, the Link's status says TargetReachable False", async () => {
+    const dead = await startSandbox({ name: "dead" });
+    const deadConfig = dead.kubeconfig;
+    await dead.stop();
+    await link("east");
+    await link("dead", deadConfig);
+    const s = await startAll();
+    await controllerOf(s, "east");
+    const reachable = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === "TargetReachable");
+    await waitForObject(pair.westClient, linkResource, NS, "dead", (o) => reachable(o)?.status === "False", { what: "TargetReachable False on Link dead", timeoutMs: 5000 });
+    const deadCtl = s.all!.units.get("dead")!.runner!.controller!;
+    await Promise.all([deadCtl.informers.endpoints.synced, s.all!.units.get("dead")!.runner!.informers.secrets!.synced]);
+    expect(deadCtl.isSynced).toBe(false);
+    expect(s.ready).toBe(true);
+    const res = await fetch(`${s.admin.url}/ready`);
+    expect(`${res.status} ${await res.text()}`).toBe("200 ok\n");
+  });
+
   test("a Link created later is served; a deleted Link is stopped, its Lease released and its mirrors kept", async () => {
     await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
     await link("east");

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Registry } from "prom-client";
 import { parseAddr, startAdmin } from "../../src/serve/admin.ts";
-import { resources } from "../../src/kube/index.ts";
+import { resources, waitForObject, type KubeObject } from "../../src/kube/index.ts";
 import { serve, type ServeOptions, type Serving } from "../../src/serve/serve.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { linkResource } from "../../src/model/link.ts";
@@ -87,7 +87,7 @@ describe("mc serve", () => {
     expect(list(pair.west, "services", "ns1").map((x) => x.metadata.name)).toEqual(["service-one-east"]);
   });
 
-  test("with the target unreachable the admin server stays up and /ready says not ready; once the target answers, mirrors converge", async () => {
+  test("with the target unreachable the process is ready (its own caches synced: readiness is the process's) and the Link says TargetReachable False; once the target answers, mirrors converge", async () => {
     const later = await startSandbox({ name: "east" }); // reserve a port, then free it
     const port = later.port;
     const kubeconfig = later.kubeconfig;
@@ -97,7 +97,12 @@ describe("mc serve", () => {
     const s = await start({ leaderElect: false });
     const done = mirroring(s);
     await untilStatus(s.supervisor!, "running");
-    expect(await get(s, "/ready")).toBe("500 not ready\n");
+    const ctl = s.supervisor!.controller!;
+    await Promise.all([ctl.informers.services.synced, ctl.informers.endpoints.synced, ctl.informers.namespaces.synced]);
+    const reachable = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === "TargetReachable");
+    await waitForObject(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", (o) => reachable(o)?.status === "False", { what: "TargetReachable False", timeoutMs: 5000 });
+    expect(ctl.isSynced).toBe(false);
+    expect(await get(s, "/ready")).toBe("200 ok\n");
     expect(await get(s, "/live")).toBe("200 ok\n");
     const east = await startSandbox({ name: "east", port, store: later.store });
     try {
