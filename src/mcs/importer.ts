@@ -57,6 +57,7 @@ export class McsImporter {
     imports: Informer<ServiceImportObject & Obj>;
     slices: Informer<EndpointSliceObject & Obj>;
     derived: Informer<DerivedServiceObject & Obj>;
+    namespaces: Informer<Obj & { status?: { phase?: string } }>;
     endpoints?: Informer<Obj>;
   } | undefined;
   private stopped = false;
@@ -113,6 +114,7 @@ export class McsImporter {
       imports: new Informer({ client: local, resource: mcsResources.serviceImport, labelSelector: LABEL_MC_IMPORT, backoff, clock: this.clock }),
       slices: new Informer({ client: local, resource: resources.endpointSlice, labelSelector: mcsSlices, backoff, clock: this.clock }),
       derived: new Informer({ client: local, resource: resources.service, labelSelector: LABEL_SERVICE_NAME, backoff, clock: this.clock, transform: slim }),
+      namespaces: new Informer({ client: local, resource: resources.namespace, backoff, clock: this.clock }),
       ...(this.o.source.kind === "local" ? { endpoints: new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock }) } : {}),
     };
     const all = Object.values(this.informers) as unknown as Array<Informer<Obj>>;
@@ -125,6 +127,11 @@ export class McsImporter {
         if (name) enqueue(`${e.object.metadata.namespace}/${name}`);
       });
     }
+    // A namespace that appears here brings the exports waiting for it.
+    this.informers.namespaces.on((e) => {
+      if (e.type === "deleted") return;
+      for (const key of this.missingNamespaces.keys()) if (key.startsWith(`${e.object.metadata.name}/`)) enqueue(key);
+    });
     for (const i of all) i.start();
     try {
       await Promise.all(all.map((i) => i.synced));
@@ -232,7 +239,7 @@ export class McsImporter {
     const slices = inf.slices.cache.list(`${LABEL_SERVICE_NAME}=${name}`).filter((s) => s.metadata.namespace === namespace);
     const mine = slices.find((s) => s.metadata.labels?.[LABEL_SOURCE_CLUSTER] === cluster);
 
-    if (own && !mine && !(await this.namespaceExists(namespace))) {
+    if (own && !mine && !this.namespaceExists(namespace)) {
       const message = `namespace ${namespace} does not exist in ${this.o.local.cluster}: ServiceImport ${namespace}/${name} from ${cluster} is not created`;
       if (this.missingNamespaces.get(key) !== message) this.o.log.warn(message);
       this.missingNamespaces.set(key, message);
@@ -273,14 +280,9 @@ export class McsImporter {
   }
 
   /** Whether the namespace exists here and takes new objects (not being deleted). */
-  private async namespaceExists(namespace: string): Promise<boolean> {
-    try {
-      const ns = await this.o.local.get<Obj & { status?: { phase?: string } }>(resources.namespace, undefined, namespace);
-      return ns.status?.phase !== "Terminating" && !ns.metadata.deletionTimestamp;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
+  private namespaceExists(namespace: string): boolean {
+    const ns = this.informers?.namespaces.cache.get(undefined, namespace);
+    return ns !== undefined && ns.status?.phase !== "Terminating" && !ns.metadata.deletionTimestamp;
   }
 
   private endpointsFor(namespace: string, name: string): SliceEndpoints {

@@ -11,6 +11,7 @@ import { connectKubeconfigText, isNotFound, resources, type KubeClient, type Kub
 import type { Logger } from "../../src/log.ts";
 import { renderLinkCrd, renderMcsCrds } from "../../src/manifests/crd.ts";
 import { mcsResources, type Condition, type ServiceExportObject, type ServiceImportObject } from "../../src/mcs/api.ts";
+import type { McsImporter } from "../../src/mcs/importer.ts";
 import { MirrorController } from "../../src/mirror/controller.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
@@ -130,6 +131,10 @@ export async function consistently(probe: () => Promise<void>, message: string, 
 export interface Suite {
   clients: ClusterClients[];
   backend: Backend;
+  /** Each importer: the cluster it writes in (`local`) and the one whose exports it reads (`cluster`). */
+  importers: Array<{ local: string; cluster: string; importer: McsImporter }>;
+  /** The controllers, in the order of `importers`. */
+  controllers: MirrorController[];
   stop(): Promise<void>;
 }
 
@@ -177,9 +182,12 @@ export async function startSuite(): Promise<Suite> {
   for (const c of controllers) c.start();
   await Promise.all(controllers.map((c) => c.mcs?.ready));
   for (const c of controllers) expect(c.mcs?.state).toEqual({ on: true });
+  const importers = controllers.map((c, i) => ({ local: clients[Math.floor(i / 2)]!.name, cluster: i % 2 === 0 ? clients[1 - Math.floor(i / 2)]!.name : clients[Math.floor(i / 2)]!.name, importer: c.mcs! }));
   return {
     clients,
     backend,
+    importers,
+    controllers,
     async stop() {
       await Promise.all(controllers.map((c) => c.stop()));
       await backend.stop();
