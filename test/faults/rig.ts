@@ -16,7 +16,7 @@ import { GATEWAY_IP, multiclusterSetup, type Setup, type Target } from "../helpe
 import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";
-import { CLUSTER, describeDiff, diffMirrors, EXPORTED, isClean, ownershipMonitor, type Diff } from "./expected.ts";
+import { CLUSTER, describeDiff, diffMirrors, EXPORTED, isClean, MIRRORED, ownershipMonitor, type Diff } from "./expected.ts";
 
 export interface RigOptions {
   services: number;
@@ -268,6 +268,42 @@ export class Rig {
       };
       const guard = setTimeout(() => finish(new Error(`not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}; mirror objects of earlier target names left: [${this.leftovers().slice(0, 8).join(", ")}]`)), deadlineMs);
       schedule(0);
+    });
+  }
+
+  /**
+   * Resolves once the Link's status says the gateway is `alive` (or not) and every mirror
+   * Endpoints of the target that has subsets lists the gateway as ready (alive) or not ready:
+   * the mirrors followed that transition. Checked at every commit of west; rejects after `deadlineMs`.
+   */
+  followed(alive: boolean, deadlineMs = 40_000): Promise<void> {
+    const done = () => {
+      const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { status?: { gateway?: { alive?: boolean } } } | undefined;
+      if (link?.status?.gateway?.alive !== alive) return false;
+      const mirrors = this.west.store.scan({ group: "", plural: "endpoints" }, { labels: [{ key: MIRRORED, op: "=", value: "true" }, { key: CLUSTER, op: "=", value: this.cluster }] });
+      return mirrors.every((e) => {
+        const s = (e as { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[] }> }).subsets?.[0];
+        if (!s) return true;
+        const [now, before] = alive ? [s.addresses, s.notReadyAddresses] : [s.notReadyAddresses, s.addresses];
+        return (now?.length ?? 0) > 0 && (before?.length ?? 0) === 0;
+      });
+    };
+    return new Promise<void>((resolve, reject) => {
+      let pending: ReturnType<typeof setTimeout> | undefined;
+      const finish = (err?: Error) => {
+        off();
+        clearTimeout(pending);
+        clearTimeout(guard);
+        if (err) reject(err);
+        else resolve();
+      };
+      const check = () => {
+        pending = undefined;
+        if (done()) finish();
+      };
+      const off = this.west.store.onCommit(() => void (pending ??= setTimeout(check, 20)));
+      const guard = setTimeout(() => finish(new Error(`the mirrors did not follow the gateway turning ${alive ? "alive" : "not alive"} within ${deadlineMs} ms`)), deadlineMs);
+      pending = setTimeout(check, 0);
     });
   }
 
