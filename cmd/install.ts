@@ -1,6 +1,7 @@
 // mc install: the manifests for a cluster that will be linked *to* (gateway, remote access, Link
 // CRD) and, for a source, the local service mirror and (`--shared-controller`) the controller
 // that serves every Link; `--controllers east,north`, a controller per Link (Linkerd 2.18's chart).
+import * as v from "valibot";
 import pkg from "../package.json" with { type: "json" };
 import { command } from "../src/cli/command.ts";
 import { defineFlags } from "../src/cli/flags.ts";
@@ -33,6 +34,12 @@ const flags = defineFlags(
     },
     "local-service-mirror": { type: "boolean", default: true, description: "Include the local service mirror (this cluster's Services as federated members; --local-service-mirror=false leaves it out)" },
     mcs: { type: "boolean", default: true, description: "Include the Multi-Cluster Services API's CRDs, ServiceExport and ServiceImport (--mcs=false leaves them out, e.g. when another implementation owns them)" },
+    "cluster-name": {
+      type: "string",
+      default: "",
+      description: "This cluster's name in the ClusterSet: the local mirror then imports its own ServiceExports and writes their Valid/Ready/Conflict conditions (Multi-Cluster Services API)",
+      schema: v.union([v.literal(""), V.clusterName]),
+    },
     "shared-controller": { type: "boolean", default: false, description: "Include one controller (mc serve --all) serving every Link of --namespace, for links made with mc link --controller=shared" },
     controllers: {
       type: "string",
@@ -64,7 +71,7 @@ export default command(meta("install"), flags, async (f, g) => {
       ? { serviceType: f.gatewayServiceType, port: f.gatewayPort, probePort: f.gatewayProbePort, probeSeconds: f.gatewayProbeSeconds, replicas: f.ha ? 3 : 1, ha: f.ha }
       : null,
     remoteAccessAccounts: f.serviceMirrorCredentials ? [DEFAULT_REMOTE_ACCESS_SA] : [],
-    localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha) } : null,
+    localMirror: f.localServiceMirror ? { controller: controllerOf(f.image, f.ha), ...(f.clusterName ? { clusterName: f.clusterName } : {}) } : null,
     sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
     controllers: installControllers(f.controllers, f.controllerSet, controllerOf(f.image, f.ha)),
     mcs: f.mcs,

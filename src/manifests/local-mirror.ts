@@ -16,6 +16,8 @@ export interface LocalMirrorOptions {
   federatedServiceSelector?: string;
   excludedLabels?: string[];
   excludedAnnotations?: string[];
+  /** `mc install --cluster-name`: the cluster's name in the ClusterSet, so the local mirror imports its own ServiceExports and writes their conditions. */
+  clusterName?: string;
 }
 
 const RBAC = "rbac.authorization.k8s.io/v1";
@@ -29,6 +31,7 @@ export function renderLocalMirror(o: LocalMirrorOptions & { namespace: string; v
     `--federated-service-selector=${o.federatedServiceSelector ?? DEFAULT_FEDERATED_SERVICE_SELECTOR}`,
     `--excluded-labels=${(o.excludedLabels ?? []).join(",")}`,
     `--excluded-annotations=${(o.excludedAnnotations ?? []).join(",")}`,
+    ...(o.clusterName ? [`--cluster-name=${o.clusterName}`] : []),
   ];
   return [
     object(RBAC, "ClusterRole", cluster(LOCAL_MIRROR_ACCESS_NAME), {
