@@ -29,6 +29,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       { command: "mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
       { command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0", comment: "outside a cluster, against reachable gateways: probe their addresses themselves" },
       { command: "mc serve --all", comment: "every Link of linkerd-multicluster from one process" },
+      { command: "mc --context east serve --local --cluster-name east", comment: "the local mirror, named in the ClusterSet: east's own ServiceExports imported in east, their conditions written" },
     ],
   },
   gateways: {
@@ -48,6 +49,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       { command: "mc --context east install | kubectl --context east apply -f -", comment: "the target: gateway, remote access, Link CRD" },
       { command: "mc --context west install | kubectl --context west apply -f -", comment: "the source needs the namespace and CRD too" },
       { command: "mc --context west install --controllers east | kubectl --context west apply -f -", comment: "a source whose install renders east's controller (GitOps; the Link from mc link-gen)" },
+      { command: "mc --context east install --cluster-name east | kubectl --context east apply -f -", comment: "its local mirror also imports east's own ServiceExports (Multi-Cluster Services API)" },
     ],
   },
   allow: {
