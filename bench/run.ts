@@ -12,12 +12,13 @@ import { churn } from "./scenarios/churn.ts";
 import { failure } from "./scenarios/failure.ts";
 import { flip } from "./scenarios/flip.ts";
 import { idle } from "./scenarios/idle.ts";
+import { mcs } from "./scenarios/mcs.ts";
 import { memory } from "./scenarios/memory.ts";
 import { sandbox } from "./scenarios/sandbox.ts";
 import { slices } from "./scenarios/slices.ts";
 import { sync } from "./scenarios/sync.ts";
 
-const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, slices, memory, failure, cli];
+const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, slices, mcs, memory, failure, cli];
 
 function usage(): string {
   const lines = ["usage: bun run bench [scenario …] [--flag=value …] [--scenario.flag=value …] [--list]", "", "scenarios:"];
