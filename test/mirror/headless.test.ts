@@ -9,6 +9,8 @@ import { remoteEndpoints, remoteService, type AddressFixture } from "./fixtures.
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { cached, list, read, readEndpoints, startController, writes } from "./harness.ts";
 
+const UID = "mirror.linkerd.io/link-uid";
+
 let pair: Pair;
 beforeEach(async () => {
   pair = await startPair();
@@ -113,12 +115,32 @@ describe("headless mirrors", () => {
     await first.stop();
     await pair.eastClient.delete(resources.service, "ns2", "service-one");
     await pair.westClient.delete(linkResource, "linkerd-multicluster", "east");
-    const before = writes(pair.west);
+    const uids = () => list(pair.west, "services", "ns1").map((o) => o.metadata.uid);
+    const kept = uids();
+    const commits: string[] = [];
+    const off = pair.west.store.onCommit((e) => {
+      if (e.key === "multicluster.linkerd.io/links") return commits.push(`${e.type} ${e.key}`);
+      if (e.key !== "/services" && e.key !== "/endpoints") return;
+      const { namespace, name } = e.object.metadata;
+      // The re-made Link adopts the mirrors (docs/decisions.md#d117): an update of the Link-uid label alone.
+      const owned = (o: KubeObject | undefined) => JSON.stringify([{ ...o?.metadata.labels, [UID]: "" }, o?.metadata.annotations, o?.spec, (o as { subsets?: unknown } | undefined)?.subsets]);
+      const relabelled = e.type === "MODIFIED" && e.previous?.metadata.labels?.[UID] !== e.object.metadata.labels?.[UID] && owned(e.previous) === owned(e.object);
+      commits.push(relabelled ? "adopted" : `${e.type} ${e.key.slice(1)} ${namespace}/${name}`);
+    });
     await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
+    off();
     expect(names("ns1")).toEqual(["pod-0-east", "service-one-east"]);
+    expect(uids()).toEqual(kept);
     expect(names("ns2")).toEqual([]);
-    // the Link, then two deletes per mirror in ns2 — nothing for ns1
-    expect(writes(pair.west) - before).toBe(1 + 4);
+    // the Link, then two deletes per mirror in ns2 — nothing for ns1 but adoption's relabelling (ns1's four and the gateway mirror, at least)
+    expect(commits.filter((c) => c === "adopted").length).toBeGreaterThanOrEqual(5);
+    expect(commits.filter((c) => c !== "adopted").sort()).toEqual([
+      "ADDED multicluster.linkerd.io/links",
+      "DELETED endpoints ns2/pod-0-east",
+      "DELETED endpoints ns2/service-one-east",
+      "DELETED services ns2/pod-0-east",
+      "DELETED services ns2/service-one-east",
+    ]);
   });
 
   test("a headless target whose pods have no hostnames is mirrored as a ClusterIP Service through the gateway", async () => {
