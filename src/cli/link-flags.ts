@@ -89,7 +89,9 @@ export const LINK_FLAGS = defineFlags(
 export function linkOptions(args: Record<string, unknown>, g: Globals): { options: LinkOptions; output: OutputFormat } {
   const f = LINK_FLAGS.parse(args);
   if (!f.gateway) {
-    const clash = args.selector !== undefined && args.selector !== N.DEFAULT_SELECTOR ? "--selector" : f.gatewayAddresses.length ? "--gateway-addresses" : f.gatewayPort ? "--gateway-port" : "";
+    // Without a gateway nothing is probed and no target Endpoints are read: the gateway's and the prober's flags would do nothing.
+    const gatewayOnly = changedFlags(LINK_FLAGS, f, ["gateway-name", "gateway-namespace", "fast-failure-detection", "enable-endpoint-slices"]);
+    const clash = args.selector !== undefined && args.selector !== N.DEFAULT_SELECTOR ? "--selector" : f.gatewayAddresses.length ? "--gateway-addresses" : f.gatewayPort ? "--gateway-port" : gatewayOnly[0] ? `--${gatewayOnly[0]}` : "";
     if (clash) throw new UserError(`${clash} and --gateway=false are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services`);
   }
   if (f.gateway && !f.selectorAllowEmpty) refuseEmptySelector(f.selector, String(args.selector ?? N.DEFAULT_SELECTOR));

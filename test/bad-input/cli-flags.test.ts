@@ -68,6 +68,8 @@ const ROWS: [string[], string, string][] = [
   [["link", "--cluster-name", "east", "--controller=shared", "--ha"], "--ha", "has no effect with --controller=shared (the Link is served by the shared controller that mc install --shared-controller renders, with its own --image and --ha): drop it, or use --controller=true"],
   [["link", "--cluster-name", "east", "--controller=false", "--image=x:1", "--kube-api-qps=5"], "--image and --kube-api-qps", "have no effect with --controller=false (mc link then renders no controller): drop them, or use --controller=true"],
   [["link", "--cluster-name", "east", "--controller=shared", "--enable-namespace-creation"], "--enable-namespace-creation", "has no effect with --controller=shared"],
+  [["link", "--cluster-name", "east", "--gateway=false", "--gateway-name=gw"], "--gateway-name and --gateway=false", "are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services"],
+  [["link", "--cluster-name", "east", "--gateway=false", "--fast-failure-detection"], "--fast-failure-detection and --gateway=false", "are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services"],
   [["unlink", "--cluster-name", ""], "--cluster-name", "is required: the target cluster's name, e.g. --cluster-name east"],
   [["unlink", "--cluster-name", "BAD"], "--cluster-name", "must be a DNS-1123 label (lowercase letters, digits, '-')"],
   [["unlink", "--cluster-name", "east", "--namespace", "x_y"], "--namespace", "must be a namespace name (lowercase letters, digits, '-')"],
