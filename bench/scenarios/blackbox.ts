@@ -207,12 +207,13 @@ export const blackbox: Scenario = {
   flags: {
     backend: { default: "sandbox", description: "sandbox (mc sandbox processes) or real (kube-apiservers, `bun run kube:build` first)" },
     mirrors: { default: "10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
+    latency: { default: "0", description: "sandbox: latency added to every answer (`mc sandbox --latency`), standing for a real server's; kept apart from the README's results" },
     parts: { default: "sync,churn,flip", description: "which of sync, churn and flip to run (sync always seeds)" },
     rates: { default: "10,100", description: "churn: changes per second" },
     "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
   },
-  resultName: (flags) => (flags.backend === "real" ? "blackbox-real" : "blackbox"),
+  resultName: (flags) => (flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox"),
   async run(flags) {
     const backend = flags.backend as BackendName;
     if (backend !== "sandbox" && backend !== "real") throw new Error(`--backend: sandbox or real, got ${JSON.stringify(flags.backend)}`);
@@ -227,11 +228,12 @@ export const blackbox: Scenario = {
     const durationMs = number("duration-ms", flags["duration-ms"]!);
     const rounds = number("rounds", flags.rounds!);
     const load = loadNow();
-    say(`load at start ${load}; backend ${backend}, ${size(n)} mirrors`);
-    const c = await startClusters(backend, NAMESPACES);
+    say(`load at start ${load}; backend ${backend}, ${size(n)} mirrors${flags.latency !== "0" ? `, ${flags.latency} added to every answer` : ""}`);
+    if (backend === "real" && flags.latency !== "0") throw new Error("--latency: for the sandbox backend only");
+    const c = await startClusters(backend, NAMESPACES, flags.latency);
     const tables: Table[] = [];
     const targets: Target[] = [];
-    const figures: Record<string, unknown> = { backend, mirrors: n, loadAtStart: load };
+    const figures: Record<string, unknown> = { backend, mirrors: n, loadAtStart: load, latency: flags.latency };
     const notes = [`Load average at start: ${load} (1, 5, 15 min). Figures measured on a loaded machine are not results.`];
     try {
       await seed(c.east.client, n);

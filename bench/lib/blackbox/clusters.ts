@@ -56,14 +56,14 @@ function cluster(name: string, kubeconfigPath: string, client: KubeClient, gatew
   };
 }
 
-async function sandboxes(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "dir">> {
+async function sandboxes(dir: string, latency: string): Promise<Omit<BlackBoxClusters, "backend" | "dir">> {
   const anchor = join(dir, "trust-anchor.pem");
   const procs: Until[] = [];
   const gateway = startFakeGateway();
   const start = async (name: string) => {
     const kubeconfigPath = join(dir, `${name}.kubeconfig`);
     // One sandbox first: --trust-anchor writes the shared file the second one reads.
-    const p = await spawnUntil(["bun", MC, "sandbox", "--name", name, "--tls", "--linkerd", "--trust-anchor", anchor, "--kubeconfig", kubeconfigPath], /ready at/);
+    const p = await spawnUntil(["bun", MC, "sandbox", "--name", name, "--tls", "--linkerd", "--trust-anchor", anchor, "--kubeconfig", kubeconfigPath, "--latency", latency], /ready at/);
     procs.push(p);
     const client = await connect({ kubeconfig: kubeconfigPath, name });
     return cluster(name, kubeconfigPath, client, { address: "192.0.2.1", probeFlags: ["--probe-address", `127.0.0.1:${gateway.port}`], kill: () => gateway.kill(), start: async () => gateway.restart() });
@@ -113,12 +113,15 @@ async function real(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "di
   };
 }
 
-/** Starts both clusters, installs mc on both and links east to west (probe every 1 s, dead at the first failure). */
-export async function startClusters(backend: BackendName, namespaces: number): Promise<BlackBoxClusters> {
+/**
+ * Starts both clusters, installs mc on both and links east to west (probe every 1 s, dead at the
+ * first failure). `latency`: the sandboxes' added latency per response (`mc sandbox --latency`).
+ */
+export async function startClusters(backend: BackendName, namespaces: number, latency = "0"): Promise<BlackBoxClusters> {
   const dir = mkdtempSync(join(tmpdir(), "mc-bench-bb-"));
   let started: Omit<BlackBoxClusters, "backend" | "dir">;
   try {
-    started = backend === "real" ? await real(dir) : await sandboxes(dir);
+    started = backend === "real" ? await real(dir) : await sandboxes(dir, latency);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
