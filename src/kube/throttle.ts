@@ -5,7 +5,11 @@
 // executed, so sending it again is safe) is sent again after the wait the server asked for, up to
 // RETRY_AFTER_ATTEMPTS times — the caller sees a slower answer, not an error. (client-go also
 // retries a 5xx that carries Retry-After; mc leaves those to its callers' backoff, which honours
-// the hint: a 504 "too large resource version" is the informer's to handle.)
+// the hint: a 504 "too large resource version" is the informer's to handle.) Between the two, a
+// window of requests in flight per connection (`inflightWindow`): unlimited until the server sheds
+// one, then halved at each 429 and grown by one per window of answers, unlimited again once wide
+// — so a controller with many workers queues its requests at home instead of sending a herd that
+// the server sheds again at every Retry-After.
 
 import { setLongTimer } from "../runtime/clock.ts";
 
@@ -65,4 +69,70 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     });
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** Past this width the window is unlimited again. */
+export const MAX_WINDOW = 256;
+
+/** Requests in flight to one server, under additive-increase / multiplicative-decrease on its 429s. */
+export interface InflightWindow {
+  /** Resolves when the request may be sent (a slot is taken); rejects with the signal's reason when it aborts first. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** Gives the slot back, saying how the request ended: answered, shed (429), or neither (an error). */
+  release(outcome: "answered" | "shed" | "failed"): void;
+  /** The current width; Infinity: unlimited. */
+  readonly width: number;
+}
+
+export function inflightWindow(max = MAX_WINDOW): InflightWindow {
+  let width = Number.POSITIVE_INFINITY;
+  let inflight = 0;
+  /** Answers since the width last grew. */
+  let answered = 0;
+  const waiting: Array<{ go: () => void }> = [];
+  const pump = () => {
+    while (waiting.length > 0 && inflight < width) {
+      inflight++;
+      waiting.shift()!.go();
+    }
+  };
+  return {
+    get width() {
+      return width;
+    },
+    acquire(signal) {
+      if (inflight < width && waiting.length === 0) {
+        inflight++;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const entry = {
+          go: () => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          },
+        };
+        const onAbort = () => {
+          const i = waiting.indexOf(entry);
+          if (i >= 0) waiting.splice(i, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        waiting.push(entry);
+      });
+    },
+    release(outcome) {
+      inflight--;
+      if (outcome === "shed") {
+        // Halved from what was in flight when the server said no (at least one stays).
+        width = Math.max(1, Math.floor(Math.min(width, inflight + 1) / 2));
+        answered = 0;
+      } else if (outcome === "answered" && width !== Number.POSITIVE_INFINITY && ++answered >= width) {
+        answered = 0;
+        width = width + 1 > max ? Number.POSITIVE_INFINITY : width + 1;
+      }
+      pump();
+    },
+  };
 }

@@ -6,7 +6,7 @@
 import fetch from "node-fetch";
 import { setLongTimer } from "../runtime/clock.ts";
 import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
-import { RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type RequestLimiter } from "./throttle.ts";
+import { inflightWindow, RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type InflightWindow, type RequestLimiter } from "./throttle.ts";
 
 /** What a request needs from a connection: where, and how to authenticate. */
 export interface Transport {
@@ -42,18 +42,27 @@ export interface StreamResponse {
   cancel(): void;
 }
 
+/** Each connection's window of requests in flight (throttle.ts), made on its first request. */
+const windows = new WeakMap<Transport, InflightWindow>();
+const windowOf = (t: Transport): InflightWindow => windows.get(t) ?? windows.set(t, inflightWindow()).get(t)!;
+
 /**
  * Sends a request and returns the parsed JSON body of a 2xx response; anything else throws
- * KubeError. A 429 with Retry-After is sent again after that wait (throttle.ts).
+ * KubeError. A 429 with Retry-After is sent again after that wait (throttle.ts), and narrows the
+ * connection's window of requests in flight.
  */
 export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> {
+  const window = windowOf(t);
   for (let attempt = 0; ; attempt++) {
     await admitted(t, req);
+    await pause(window.acquire(req.signal), req);
     const deadline = abortAfter(req.timeoutMs, req.signal, t.server);
     let wait: number | undefined;
+    let outcome: "answered" | "shed" | "failed" = "failed";
     try {
       const res = await send(t, req, deadline.signal);
       const text = await res.text();
+      outcome = res.status === 429 ? "shed" : "answered";
       if (res.status < 200 || res.status >= 300) {
         if (res.status === 401) t.invalidate?.();
         wait = attempt < RETRY_AFTER_ATTEMPTS ? retryAfterMs(res.status, res.headers.get("retry-after")) : undefined;
@@ -70,6 +79,7 @@ export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> 
       throw deadline.explain(err, req);
     } finally {
       deadline.release();
+      window.release(outcome);
     }
     await pause(sleep(wait!, req.signal), req);
   }

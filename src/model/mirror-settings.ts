@@ -136,9 +136,10 @@ export const MIRROR_SETTINGS = {
     },
     carried: { when: "changed" },
   },
+  // 16: the limit client's usual best concurrency; a new mirror's two writes go together (docs/decisions.md#d130).
   workers: {
     flag: "workers",
-    row: { type: "string", default: "4", description: "Services reconciled at once (never one Service twice at once)", schema: wholeNumber(1, "workers") },
+    row: { type: "string", default: "16", description: "Services reconciled at once (never one Service twice at once)", schema: wholeNumber(1, "workers") },
     carried: { when: "changed", text: (n: number) => String(n) },
   },
   // Off by default (docs/decisions.md): the workers bound what is in flight, and the server's

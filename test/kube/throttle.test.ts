@@ -1,13 +1,14 @@
 // The request layer under flow control (src/kube/throttle.ts): a 429 with Retry-After — how
 // kube-apiserver's priority and fairness sheds load — is waited out and sent again, up to
 // client-go's 10 retries, a caller's abort ends the wait; a client's --kube-api-qps bucket paces
-// its requests after the burst.
+// its requests after the burst; a connection's window of requests in flight narrows at each 429
+// and widens again with answers, so a controller's many workers wait at home, not in a herd.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { connectKubeconfigText } from "../../src/kube/connect.ts";
 import { KubeError } from "../../src/kube/kube-error.ts";
 import { resources } from "../../src/kube/resources.ts";
-import { RETRY_AFTER_ATTEMPTS, tokenBucket } from "../../src/kube/throttle.ts";
+import { inflightWindow, RETRY_AFTER_ATTEMPTS, tokenBucket } from "../../src/kube/throttle.ts";
 import { seededRandom, type Sandbox } from "../../src/sandbox/index.ts";
 import { sandboxWithClient } from "./helpers.ts";
 
@@ -107,5 +108,61 @@ describe("--kube-api-qps / --kube-api-burst", () => {
     expect(done).toEqual([1, 2]);
     await Promise.all(takes); // the third after 1/qps = 100 ms
     expect(done).toEqual([1, 2, 3]);
+  });
+});
+
+describe("the window of requests in flight", () => {
+  /** Takes `n` slots; resolves with how many were granted at once. */
+  async function granted(w: ReturnType<typeof inflightWindow>, n: number): Promise<{ at: number; all: Promise<void[]> }> {
+    let at = 0;
+    const all = Promise.all(Array.from({ length: n }, () => w.acquire().then(() => void at++)));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    return { at, all };
+  }
+
+  test("unlimited until a 429; then halved from what was in flight, and the rest wait in order", async () => {
+    const w = inflightWindow();
+    const first = await granted(w, 8);
+    expect(first.at).toBe(8);
+    w.release("shed"); // 8 in flight when the server said no: 4 may be
+    expect(w.width).toBe(4);
+    const more = await granted(w, 2);
+    expect(more.at).toBe(0); // 7 still in flight, above 4
+    for (let i = 0; i < 4; i++) w.release("answered");
+    await first.all;
+    expect((await granted(w, 0)).at).toBe(0);
+    await more.all; // 3 in flight once four answered: both waiting went, in order
+  });
+
+  test("each 429 halves it again, down to one; a window of answers widens it by one; past the maximum it is unlimited", async () => {
+    const w = inflightWindow(3);
+    await (await granted(w, 4)).all;
+    w.release("shed");
+    w.release("shed");
+    w.release("shed");
+    expect(w.width).toBe(1);
+    w.release("answered"); // one answer at width 1: 2
+    expect(w.width).toBe(2);
+    for (const width of [2, 3]) {
+      for (let i = 0; i < width; i++) {
+        await w.acquire();
+        w.release("answered");
+      }
+    }
+    expect(w.width).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  test("a caller's abort while waiting takes it out of the line", async () => {
+    const w = inflightWindow();
+    await w.acquire();
+    await w.acquire();
+    w.release("shed"); // width 1, one in flight
+    const abort = new AbortController();
+    const waiting = w.acquire(abort.signal).then(() => "granted", () => "aborted");
+    const next = w.acquire().then(() => "granted");
+    abort.abort(new Error("stop"));
+    expect(await waiting).toBe("aborted");
+    w.release("answered");
+    expect(await next).toBe("granted");
   });
 });

@@ -1,9 +1,10 @@
-// Runs planned ops through the writer, in order, one at a time: each result goes into the
-// local view (so the next read sees it, and the view knows the write's echo) and into the write
-// counter. A failure stops the rest and propagates to the queue, which retries the key
-// (reconcile re-plans from scratch). A 404 or 409 on an owned object means the view was wrong:
-// its overlay goes and the key is retried, a vanished mirror's update as a create (StaleView: a
-// 404 that is retried).
+// Runs planned ops through the writer, in order: each result goes into the local view (so the
+// next read sees it, and the view knows the write's echo) and into the write counter. An op the
+// plan marks `concurrent` is sent together with the one before it (a new mirror's Endpoints with
+// its Service: kube takes them in either order). A failure stops the rest and propagates to the
+// queue, which retries the key (reconcile re-plans from scratch). A 404 or 409 on an owned object
+// means the view was wrong: its overlay goes and the key is retried, a vanished mirror's update
+// as a create (StaleView: a 404 that is retried).
 import { isAlreadyExists, isConflict, isNotFound, KubeError, type KubeObject, type Writer } from "../../kube/index.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { MirrorOp } from "./plan.ts";
@@ -45,25 +46,37 @@ export function createExecutor(d: ExecutorDeps): Execute {
 
   return async (ops) => {
     const results: OpResult[] = [];
-    for (const op of ops) {
-      const v = view(op.kind);
-      const { namespace, name = "" } = op.verb === "delete" ? { namespace: op.namespace, name: op.name } : op.object.metadata;
-      v?.writing(namespace, name);
-      try {
-        results.push(await run(op, v));
-      } catch (err) {
-        v?.failed(namespace, name);
-        if (!isOwned(op.kind) && op.verb === "create" && isAlreadyExists(err)) continue; // created by someone else meanwhile: it exists
-        // An update of what is gone (404), or a write that lost to another (409): the view was not the truth.
-        if (v && (isNotFound(err) || isConflict(err))) {
-          v.stale(namespace, name);
-          if (op.verb === "update" && err instanceof KubeError && isNotFound(err)) throw new StaleView(err);
-        }
-        throw err;
-      }
+    for (let i = 0; i < ops.length; ) {
+      let end = i + 1;
+      while (end < ops.length && ops[end]!.concurrent) end++;
+      const batch = ops.slice(i, end);
+      i = end;
+      const settled = batch.length === 1 ? [await attempt(batch[0]!)] : await Promise.all(batch.map(attempt));
+      for (const r of settled) if (r.ok && r.result) results.push(r.result);
+      const failed = settled.find((r) => !r.ok);
+      if (failed) throw failed.err;
     }
     return results;
   };
+
+  /** One op, its failure caught (so the rest of its batch still lands in the view); no result: skipped. */
+  async function attempt(op: MirrorOp): Promise<{ ok: true; result?: OpResult } | { ok: false; err: unknown }> {
+    const v = view(op.kind);
+    const { namespace, name = "" } = op.verb === "delete" ? { namespace: op.namespace, name: op.name } : op.object.metadata;
+    v?.writing(namespace, name);
+    try {
+      return { ok: true, result: await run(op, v) };
+    } catch (err) {
+      v?.failed(namespace, name);
+      if (!isOwned(op.kind) && op.verb === "create" && isAlreadyExists(err)) return { ok: true }; // created by someone else meanwhile: it exists
+      // An update of what is gone (404), or a write that lost to another (409): the view was not the truth.
+      if (v && (isNotFound(err) || isConflict(err))) {
+        v.stale(namespace, name);
+        if (op.verb === "update" && err instanceof KubeError && isNotFound(err)) return { ok: false, err: new StaleView(err) };
+      }
+      return { ok: false, err };
+    }
+  }
 
   /** One op through the writer; its result goes into the view (which releases the events it held). */
   async function run(op: MirrorOp, v: LocalView<KubeObject> | undefined): Promise<OpResult> {

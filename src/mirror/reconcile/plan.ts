@@ -12,12 +12,16 @@ import type { EndpointAddress, EndpointSubset, EndpointsObject, Meta, MirrorProb
 
 type MirrorObject = ServiceObject | EndpointsObject | { apiVersion: string; kind: string; metadata: Meta };
 
-export type MirrorOp =
+export type MirrorOp = (
   | { verb: "create"; kind: OutputKind; object: MirrorObject }
   /** A full replacement (PUT) of the cached object, conditional on its resourceVersion. */
   | { verb: "update"; kind: OwnedKind; object: MirrorObject; changed: string[] }
   /** Conditional on the uid we saw, so a re-created object is never deleted by mistake (and, given, on its resourceVersion: nobody changed it since). */
-  | { verb: "delete"; kind: OwnedKind; namespace: string; name: string; uid?: string; resourceVersion?: string };
+  | { verb: "delete"; kind: OwnedKind; namespace: string; name: string; uid?: string; resourceVersion?: string }
+) & {
+  /** Sent together with the op before it, not after its answer (the two are independent). */
+  concurrent?: true;
+};
 
 export interface Plan {
   ops: MirrorOp[];
@@ -64,8 +68,14 @@ export function planMirror(
     // mirror a gateway-mode Service without Endpoints.
     return { ops: eps.some((op) => op.verb === "create") ? [...eps, ...update] : [...update, ...eps], conflict: null };
   }
-  ops.push(...endpointOps(desired.endpoints, endpoints, owned));
+  // The Service is new: its Endpoints need not wait for it (an Endpoints whose Service does not exist yet is fine for kube).
+  ops.push(...alongside(endpointOps(desired.endpoints, endpoints, owned)));
   return { ops, conflict: null };
+}
+
+/** `ops` sent together with the op before them. */
+function alongside(ops: MirrorOp[]): MirrorOp[] {
+  return ops.map((op) => ({ ...op, concurrent: true }));
 }
 
 /** A mirror is wanted but a Service that is not ours holds its name (null: no such conflict). */
@@ -111,14 +121,15 @@ export function planEndpointMirrors(
   for (const d of desired) {
     const name = d.service.metadata.name ?? "";
     const svc = actual.services.find((s) => s.metadata.name === name);
+    const eps = form.endpointSlices ? [] : planEndpoints(d.endpoints, actual.endpoints.get(name), owned);
     if (!svc) {
-      ops.push({ verb: "create", kind: "Service", object: d.service });
-    } else {
-      if (!owned(svc.metadata)) continue;
-      const changed = serviceChanges(d.service, svc, { ignoreResourceVersion: true });
-      if (changed.length > 0) ops.push({ verb: "update", kind: "Service", object: updatedService(svc, d.service), changed });
+      ops.push({ verb: "create", kind: "Service", object: d.service }, ...alongside(eps));
+      continue;
     }
-    if (!form.endpointSlices) ops.push(...planEndpoints(d.endpoints, actual.endpoints.get(name), owned));
+    if (!owned(svc.metadata)) continue;
+    const changed = serviceChanges(d.service, svc, { ignoreResourceVersion: true });
+    if (changed.length > 0) ops.push({ verb: "update", kind: "Service", object: updatedService(svc, d.service), changed });
+    ops.push(...eps);
   }
   return ops;
 }
