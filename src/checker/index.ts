@@ -6,6 +6,7 @@ import { createCheckContext, type CheckContext } from "./context.ts";
 import { linkCrdExists, linksAreValid, linksSelectServices, linksTargetOwnClusters } from "./checks/links.ts";
 import { controllerRbac, controllerRunning, gatewaysAlive, probeTimeouts } from "./checks/controller.ts";
 import { federatedMembers, mirrorEndpoints, mirrorNameConflicts, mirrorOrphans, mirrorsInSync } from "./checks/mirrors.ts";
+import { mcsExports, mcsImports } from "./checks/mcs.ts";
 import { remoteAccess, trustAnchors } from "./checks/remote.ts";
 import { runChecks, type RunOptions } from "./runner.ts";
 import type { Check, CheckReport, CheckResult } from "./types.ts";
@@ -26,6 +27,8 @@ export const multiclusterChecks: readonly Check<CheckContext>[] = [
   mirrorNameConflicts,
   federatedMembers,
   linksSelectServices,
+  mcsImports,
+  mcsExports,
 ];
 
 export interface CheckOptions {

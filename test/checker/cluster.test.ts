@@ -31,7 +31,7 @@ describe("mc check before the extension is set up", () => {
     expect(r.stdout).toStartWith(
       "linkerd-multicluster\n--------------------\n× Link CRD exists\n    multicluster.linkerd.io/Link CRD is missing: west does not serve multicluster.linkerd.io/v1alpha3 links (apply mc install's output there)\n    see docs/checks.md#l5d-multicluster-link-crd-exists for hints\n- Link resources are valid (skipped: \"Link CRD exists\" did not pass)\n",
     );
-    expect(r.stderr).toBe("error: 1 of 15 checks failed (see the hints above)\n");
+    expect(r.stderr).toBe("error: 1 of 17 checks failed (see the hints above)\n");
     const json = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "json"]);
     expect(Object.values(results(json.stdout)).filter((s) => s === "skipped")).toHaveLength(14);
     // Linkerd's short format: only what did not pass, under its category, then the closing line.
@@ -40,7 +40,7 @@ describe("mc check before the extension is set up", () => {
       code: 1,
       stdout:
         "linkerd-multicluster\n--------------------\n× Link CRD exists\n    multicluster.linkerd.io/Link CRD is missing: west does not serve multicluster.linkerd.io/v1alpha3 links (apply mc install's output there)\n    see docs/checks.md#l5d-multicluster-link-crd-exists for hints\n\nStatus check results are ×\n",
-      stderr: "error: 1 of 15 checks failed (see the hints above)\n",
+      stderr: "error: 1 of 17 checks failed (see the hints above)\n",
     });
   });
 

@@ -47,7 +47,7 @@ describe("exit codes seen by a shell", () => {
     const failing = await mc(["--kubeconfig", kubeconfig, "check"]);
     expect(failing.code).toBe(1);
     expect(failing.stdout).toStartWith("linkerd-multicluster\n--------------------\n× Link CRD exists\n");
-    expect(failing.stderr).toBe("error: 1 of 15 checks failed (see the hints above)\n");
+    expect(failing.stderr).toBe("error: 1 of 17 checks failed (see the hints above)\n");
     applyObjects(sb, [renderLinkCrd("test")]);
     const passing = await mc(["--kubeconfig", kubeconfig, "check", "-o", "json"]);
     expect(passing.code).toBe(0);
