@@ -33,7 +33,7 @@ describe("mc check before the extension is set up", () => {
     );
     expect(r.stderr).toBe("error: 1 of 17 checks failed (see the hints above)\n");
     const json = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "json"]);
-    expect(Object.values(results(json.stdout)).filter((s) => s === "skipped")).toHaveLength(14);
+    expect(Object.values(results(json.stdout)).filter((s) => s === "skipped")).toHaveLength(16);
     // Linkerd's short format: only what did not pass, under its category, then the closing line.
     const short = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "short"]);
     expect(short).toEqual({
