@@ -96,6 +96,10 @@ export default command(meta("serve"), SERVE_FLAGS, async (f, g) => {
   if (f.all && changedFlags(SERVE_FLAGS, f, ["probe-service"]).length) {
     throw new UserError("--probe-service: with --all every Link's controller would point this one probe Service at its own gateway (each uses its own probe-gateway-<cluster>): drop it, or serve that Link alone (mc serve LINK)");
   }
+  const others = Object.keys(f.probeAddress).filter((k) => k !== "" && k !== link);
+  if (link !== "" && others.length) {
+    throw new UserError(`--probe-address: ${others.map((k) => `${k}=`).join(", ")} names another Link than ${link}, which this process does not serve: use ${link}=host:port or host:port`);
+  }
   if (!f.leaderElect) {
     ignored(["identity", "leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-retry-period"], "with --leader-elect=false (no Lease is held)", ", or leave leader election on");
   }

@@ -107,6 +107,7 @@ const ROWS: [string[], string, string][] = [
   [["serve", "east", "--excluded-labels=team"], "--excluded-labels", "has no effect without --local (a Link's selectors and exclusions are its spec's, set by mc link): drop it, or serve the local mirror with --local"],
   [["serve", "--all", "--excluded-annotations=a", "--federated-service-selector=x=y"], "--federated-service-selector and --excluded-annotations", "have no effect without --local"],
   [["serve", "--local", "--probe-direct", "--status-interval=5s"], "--probe-direct and --status-interval", "have no effect with --local (the local mirror probes no gateway and reads no target Endpoints): drop them"],
+  [["serve", "east", "--probe-address=north=127.0.0.1:4191"], "--probe-address", "north= names another Link than east, which this process does not serve: use east=host:port or host:port"],
   [["serve", "--all", "--probe-service=probe-x"], "--probe-service", "with --all every Link's controller would point this one probe Service at its own gateway"],
   [["serve", "east", "--leader-elect=false", "--identity=me", "--leader-elect-retry-period=1s"], "--identity and --leader-elect-retry-period", "have no effect with --leader-elect=false (no Lease is held): drop them, or leave leader election on"],
   [["sandbox", "--name", "BAD", "--kubeconfig", "KUBECONFIG_OUT"], "--name", "must be a DNS-1123 label (lowercase letters, digits, '-')"],
