@@ -1,6 +1,6 @@
 // `mc gateways` reads only the source cluster's API (a laptop with its kubeconfig is enough: no
 // port-forward, no Prometheus): the Links with their status.gateway, and the mirror Services
-// that count as paired services. With `waitMs`, it reads again until every probed Link has a
+// and the MCS imports (mc's EndpointSlice of each cluster) that count as paired services. With `waitMs`, it reads again until every probed Link has a
 // fresh status. Every "nothing to show" case is one line saying the fix.
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
@@ -9,6 +9,7 @@ import { logger, type Logger } from "../log.ts";
 import { formatDuration } from "../model/duration.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_GATEWAY, MIRRORED_SERVICE } from "../model/labels.ts";
 import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts";
+import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC } from "../mcs/api.ts";
 import { renderGateways, type GatewayOutput } from "./render.ts";
 import { gatewayRows, type GatewayRow, type InvalidLink } from "./rows.ts";
 
@@ -94,7 +95,23 @@ async function countMirrors(client: KubeClient, clusterName: string | undefined)
     const cluster = svc.metadata.labels?.[CLUSTER_NAME];
     if (cluster) counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
   }
+  // Each MCS import a cluster takes part in counts as one of its services (its mc EndpointSlice here).
+  for (const slice of await mcsSlices(client, clusterName)) {
+    const cluster = slice.metadata.labels?.[LABEL_SOURCE_CLUSTER];
+    if (cluster) counts.set(cluster, (counts.get(cluster) ?? 0) + 1);
+  }
   return counts;
+}
+
+/** mc's MCS EndpointSlices (one per import and exporting cluster); none where the kind or the read is refused. */
+async function mcsSlices(client: KubeClient, clusterName: string | undefined): Promise<KubeObject[]> {
+  const selector = [`${LABEL_MANAGED_BY}=${MANAGED_BY_MC}`, LABEL_SERVICE_NAME, clusterName ? `${LABEL_SOURCE_CLUSTER}=${clusterName}` : LABEL_SOURCE_CLUSTER].join(",");
+  try {
+    return (await client.list(resources.endpointSlice, { labelSelector: selector })).items;
+  } catch (err) {
+    if ((err as { code?: number }).code === 403 || isNotFound(err)) return [];
+    throw err;
+  }
 }
 
 export interface GatewaysOptions extends GatewaysQuery {

@@ -55,6 +55,26 @@ describe("mc gateways reading the API", () => {
     ]);
   });
 
+  test("NUM_SVC counts each MCS import a cluster takes part in (mc's EndpointSlice of that cluster), not other slices", async () => {
+    await t.addLink("east", { status: alive({ at: ago(1000, Date.now()) }) });
+    await t.addLink("north", { status: alive({ at: ago(1000, Date.now()) }) });
+    const slice = (name: string, cluster: string, managedBy = "mc.multicluster.linkerd.io") => ({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { name: `derived-${name}-${cluster}`, namespace: "default", labels: { "multicluster.kubernetes.io/service-name": name, "multicluster.kubernetes.io/source-cluster": cluster, "endpointslice.kubernetes.io/managed-by": managedBy } },
+      addressType: "IPv4",
+      endpoints: [],
+    });
+    await t.add(mirrorService("web", "default", "east"));
+    for (const obj of [slice("web", "east"), slice("api", "east"), slice("web", "north"), slice("db", "north", "someone-else")]) await t.client.create(resources.endpointSlice, obj);
+    const rows = await readGateways({ client: t.client, namespace: NS, output: "table" });
+    expect(rows.map((r) => [r.clusterName, r.numberOfServices])).toEqual([
+      ["east", 3],
+      ["north", 1],
+    ]);
+    for (const s of (await t.client.list(resources.endpointSlice)).items) await t.client.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name!);
+  });
+
   test("NUM_SVC counts remote-discovery mirrors (as Linkerd does: they carry the cluster's label) and never federated Services", async () => {
     await t.addLink("east", { status: alive({ at: ago(1000, Date.now()) }) });
     const rd = mirrorService("api", "default", "east", { "multicluster.linkerd.io/remote-discovery": "east", "multicluster.linkerd.io/remote-service": "api" });
