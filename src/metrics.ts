@@ -26,6 +26,7 @@ export interface Metrics {
   mirrors: Gauge<typeof CLUSTER | "state">;
   queueDepth: Gauge<typeof CLUSTER>;
   reconcileDuration: Histogram<typeof CLUSTER>;
+  propagation: Histogram<typeof CLUSTER>;
   watchRestarts: Counter<typeof CLUSTER | "resource">;
   apiWrites: Counter<typeof CLUSTER | "verb">;
   /** Removes every series of one cluster (its link was deleted or its controller stopped). */
@@ -57,6 +58,13 @@ export function createMetrics(): Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
+    propagation: new Histogram({
+      name: "mc_propagation_seconds",
+      help: "Time from a change of an exported Service or its Endpoints, as the target's watch delivered it, to the mirror written for it",
+      labelNames: [CLUSTER],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
     watchRestarts: new Counter({ name: "mc_watch_restarts_total", help: "Watches re-opened after a drop or an error", labelNames: [CLUSTER, "resource"], registers }),
     apiWrites: new Counter({ name: "mc_api_writes_total", help: "Writes to the source cluster's API, by verb", labelNames: [CLUSTER, "verb"], registers }),
   };
@@ -68,6 +76,7 @@ export function createMetrics(): Metrics {
       for (const g of [m.gatewayAlive, m.gatewayEnabled, m.gatewayLatency, m.queueDepth]) g.remove(c);
       m.gatewayProbeLatency.remove(c);
       m.reconcileDuration.remove(c);
+      m.propagation.remove(c);
       m.endpointRepairs.remove(c);
       for (const ok of ["true", "false"]) m.gatewayProbes.remove({ ...c, probe_successful: ok });
       for (const state of MIRROR_STATES) m.mirrors.remove({ ...c, state });

@@ -239,7 +239,15 @@ export class MirrorController {
     try {
       if (isSpecialKey(key)) await this.w.special[key]();
       else {
-        await reconcileService(this.w.deps, key);
+        const since = this.w.propagation.take(key);
+        let writes: number;
+        try {
+          writes = await reconcileService(this.w.deps, key);
+        } catch (err) {
+          this.w.propagation.done(key, since, "failed");
+          throw err;
+        }
+        this.w.propagation.done(key, since, writes > 0 ? "wrote" : "unchanged");
         if (this.w.federatedDeps) await reconcileFederated(this.w.federatedDeps, key);
       }
     } finally {

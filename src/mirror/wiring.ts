@@ -28,6 +28,7 @@ import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcil
 import { RemoteSlices } from "./sources/remote-slices.ts";
 import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
+import { Propagation } from "./sources/propagation.ts";
 import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
 import { adoptMirrors } from "./adopt.ts";
 import { sweepRenamed } from "./renamed.ts";
@@ -107,6 +108,8 @@ export interface ControllerParts {
   federatedDeps: FederatedDeps | undefined;
   gatewayRef: { namespace: string; name: string };
   health: TargetHealth;
+  /** Times each change of the target until its mirror is written (mc_propagation_seconds). */
+  propagation: Propagation;
   /** The target Services the Link exports (its selectors' count, whatever the informer caches). */
   selected: SelectedServices;
   prober: GatewayProber | undefined;
@@ -209,7 +212,8 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   if (members && opts.links) unsubscribe.push(opts.links.onChange(() => hooks.enqueueFederated()));
   const gatewayRef = { namespace: opts.namespace, name: probeService };
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
-  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e))));
+  const propagation = new Propagation(() => clock.now(), (s) => metrics.propagation.observe({ target_cluster_name: c }, s));
+  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k)));
   for (const view of views) {
     const keyOf = view === (slices as LocalView<KubeObject> | undefined) ? keyOfSlice : keyOfLocal;
     view.onMissed((e) => {
@@ -267,5 +271,5 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           informerBackoff: opts.informerBackoff,
         })
       : undefined;
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, selected, prober, special, mcs, unsubscribe };
+  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, propagation, selected, prober, special, mcs, unsubscribe };
 }

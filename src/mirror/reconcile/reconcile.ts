@@ -54,7 +54,8 @@ export interface ReconcileDeps {
   log: Logger;
 }
 
-export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<void> {
+/** Reconciles one target Service; resolves with the number of writes it made. */
+export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<number> {
   const { link, settings } = d.link;
   const cluster = link.targetClusterName;
   const snapshot = readSnapshot(d.caches, cluster, key);
@@ -76,6 +77,7 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
   const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done });
   for (const line of verdict.logs) d.log[line.level](line.message);
   for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
+  return done.length;
 }
 
 /** Runs the phases in order, each planned from the writes of the ones before it. */

@@ -20,7 +20,7 @@ import type { Link } from "../../model/link.ts";
 import { coveringSelector, formatLabelSelector, type LabelSelector } from "../../model/selector.ts";
 import { isFederatedService } from "../../model/service.ts";
 import { federatedKeyOf } from "../federated/federated.ts";
-import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey } from "./keys.ts";
+import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey, type ServiceKey } from "./keys.ts";
 import type { Eps, MirrorSliceObject, Svc } from "../reconcile/read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
 import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
@@ -128,10 +128,14 @@ export function wireSources(
   enqueue: (key: MirrorKey) => void,
   metrics: Metrics,
   isEcho: (e: InformerEvent<KubeObject>) => boolean = () => false,
+  /** Told of each change of the target that queues its key (propagation.ts times it). */
+  changed: (key: ServiceKey) => void = () => {},
 ): Array<() => void> {
   const subs: Array<() => void> = [];
   const remoteKey = (key: string) => {
-    if (isServiceKey(key)) enqueue(key);
+    if (!isServiceKey(key)) return;
+    changed(key);
+    enqueue(key);
   };
   for (const remote of [s.remoteServices, s.remoteFederated]) if (remote) subs.push(remote.onKey(remoteKey));
   // A change of an unexported Service's Endpoints decides nothing: its Service's own events do.
