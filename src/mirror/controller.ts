@@ -21,7 +21,7 @@ import type { Outcomes } from "./reconcile/outcomes.ts";
 import { reconcileService } from "./reconcile/reconcile.ts";
 import type { ControllerHealth } from "./sources/target-health.ts";
 import { allInformers, allKeys, federatedKeys, liveKeys, type Sources } from "./sources/sources.ts";
-import { isSpecialKey, RENAMED_KEY, STATUS_KEY, type ResolvedGateway } from "./types.ts";
+import { isSpecialKey, RENAMED_KEY, type ResolvedGateway } from "./types.ts";
 import { wireController, type ControllerParts, type MirrorControllerOptions } from "./wiring.ts";
 import type { McsImporter } from "../mcs/importer.ts";
 
@@ -145,9 +145,13 @@ export class MirrorController {
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).
     for (const f of this.outcomes.failures()) this.enqueue(serviceKey(f.namespace, f.name));
     for (const k of this.federated.keys()) this.enqueue(k);
-    this.enqueue(STATUS_KEY);
+    this.w.status.changed("mirrorServices");
+    this.w.status.changed("federatedServices");
     this.enqueue(RENAMED_KEY);
-    if (!this.opts.manual) this.w.queue.start();
+    if (!this.opts.manual) {
+      this.w.queue.start();
+      if (this.w.ownStatus) this.w.status.start();
+    }
     this.w.prober?.start();
     this.scheduleRefresh();
     this.resolveSynced();
@@ -162,6 +166,7 @@ export class MirrorController {
     await this.w.mcs?.stop();
     await this.w.prober?.stop();
     await this.w.queue.stop();
+    if (this.w.ownStatus) await this.w.status.stop();
     const shared = new Set<Informer<KubeObject>>(Object.values(this.opts.shared ?? {}));
     await Promise.all(this.allInformers.filter((i) => !shared.has(i)).map((i) => i.stop()));
     for (const v of this.w.views) v.close();
@@ -170,9 +175,10 @@ export class MirrorController {
     await this.running;
   }
 
-  /** Processes every queued key (retries included) until none is left. */
-  drain(): Promise<void> {
-    return this.w.queue.drain();
+  /** Processes every queued key (retries included) until none is left, then writes what the Link status should say. */
+  async drain(): Promise<void> {
+    await this.w.queue.drain();
+    await this.w.status.drain();
   }
 
   processNext(): Promise<boolean> {
@@ -187,7 +193,7 @@ export class MirrorController {
     await this.w.addresses?.refresh();
     if (!this.hasSynced) return;
     this.enqueueAll();
-    this.enqueue(STATUS_KEY); // a status write that failed for good gets another chance
+    this.w.status.retry(); // a status write that failed for good gets another chance
     this.enqueue(RENAMED_KEY); // and so does a sweep of the mirrors of earlier target names
   }
 

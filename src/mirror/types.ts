@@ -81,7 +81,6 @@ export interface MirrorProblem {
 
 /** Queue keys: `ns/name` of target Services, plus these (no `/`, never a Service key). */
 export const GATEWAY_KEY = "@gateway";
-export const STATUS_KEY = "@status";
 /** Mirrors this Link made under an earlier target name (renamed.ts). */
 export const RENAMED_KEY = "@renamed";
 
@@ -89,7 +88,7 @@ export const RENAMED_KEY = "@renamed";
 export const SLICES_KEY = "@slices";
 
 /** The keys that are no Service; what each runs is one table (wiring.ts). */
-const SPECIAL_KEYS = [GATEWAY_KEY, STATUS_KEY, RENAMED_KEY, SLICES_KEY] as const;
+const SPECIAL_KEYS = [GATEWAY_KEY, RENAMED_KEY, SLICES_KEY] as const;
 export type SpecialKey = (typeof SPECIAL_KEYS)[number];
 
 export function isSpecialKey(key: string): key is SpecialKey {

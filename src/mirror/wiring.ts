@@ -19,7 +19,7 @@ import type { FederatedDeps } from "./federated/federated-reconcile.ts";
 import { federatedFromStatus, FederatedOutcomes } from "./federated/federated-status.ts";
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
 import type { LinkDirectory } from "./federated/link-directory.ts";
-import { LinkStatusWriter } from "./status/link-status.ts";
+import { federatedServicesPart, LinkStatus, mirrorServicesPart } from "./status/link-status.ts";
 import { keyOfLocal, type MirrorKey } from "./sources/keys.ts";
 import { failuresFromStatus } from "./status/status.ts";
 import { Outcomes } from "./reconcile/outcomes.ts";
@@ -33,7 +33,7 @@ import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type
 import { adoptMirrors } from "./adopt.ts";
 import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
-import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, STATUS_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
+import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
 import { McsImporter } from "../mcs/importer.ts";
 
@@ -58,6 +58,8 @@ export interface MirrorControllerOptions {
   informerBackoff?: Partial<BackoffOptions>;
   queueBackoff?: Partial<BackoffOptions>;
   statusCap?: number;
+  /** The Link's status writer, shared with the supervisor's conditions; default: the controller's own. */
+  status?: LinkStatus;
   /**
    * The namespace's Links (started and stopped by the caller): federated Services take their
    * metadata from the member with the oldest Link and drop members whose Link was deleted.
@@ -95,7 +97,9 @@ export interface ControllerParts {
   clock: Clock;
   log: Logger;
   writer: Writer;
-  status: LinkStatusWriter;
+  /** The Link's status writer; `ownStatus` when the controller made it (else it is the supervisor's, started and stopped there). */
+  status: LinkStatus;
+  ownStatus: boolean;
   addresses: GatewayAddresses | undefined;
   informers: Sources;
   /** With enableEndpointSlices: the target's Endpoints as read from its slices. */
@@ -129,19 +133,22 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? logger(`mirror:${c}`);
   const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
-  const status = new LinkStatusWriter({
-    writer,
-    namespace: opts.namespace,
-    name: link.name,
-    cluster: c,
-    metrics,
-    log,
-    current: link.status.mirrorServices,
-    currentFederated: link.status.federatedServices,
-    cap: opts.statusCap,
-    // The local mirror has no Link to write to.
-    disabled: link.targetClusterName === "",
-  });
+  // The Link's one status writer: the supervisor's (shared with its conditions, outliving this
+  // controller), else the controller's own. Its retry rule is the mirror queue's.
+  const status =
+    opts.status ??
+    new LinkStatus({
+      writer,
+      namespace: opts.namespace,
+      name: link.name,
+      log,
+      requeueLimit: settings.eventRequeueLimit,
+      backoff: opts.queueBackoff,
+      clock,
+      // The local mirror has no Link to write to.
+      disabled: link.targetClusterName === "",
+    });
+  const counted = () => metrics.apiWrites.inc({ target_cluster_name: c, verb: "patch" });
   const addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, log) : undefined;
 
   // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
@@ -162,10 +169,14 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   /** The views of the kinds the mirror owns (reconcile/kinds.ts), by kind. */
   const viewOf = { Service: services, Endpoints: endpoints, EndpointSlice: slices } as ExecutorDeps["views"];
   const views = Object.values(viewOf).filter((v) => v !== undefined) as Array<LocalView<KubeObject>>;
-  const outcomes = new Outcomes(c, clock, metrics, () => hooks.enqueue(STATUS_KEY));
+  const outcomes = new Outcomes(c, clock, metrics, () => status.changed("mirrorServices"));
   outcomes.seed(failuresFromStatus(link.status.mirrorServices));
-  const federated = new FederatedOutcomes(clock, () => hooks.enqueue(STATUS_KEY));
+  const federated = new FederatedOutcomes(clock, () => status.changed("federatedServices"));
   federated.seed(federatedFromStatus(link.status.federatedServices));
+  const detachStatus = [
+    status.attach("mirrorServices", mirrorServicesPart({ current: link.status.mirrorServices, failures: () => ({ list: outcomes.failures(), total: outcomes.failureCount }), cap: opts.statusCap, log, written: counted })),
+    status.attach("federatedServices", federatedServicesPart({ current: link.status.federatedServices, entries: () => federated.all(), cap: opts.statusCap, written: counted })),
+  ];
   const queue = new WorkQueue<MirrorKey>((key) => hooks.reconcile(key), {
     requeueLimit: settings.eventRequeueLimit,
     workers: settings.workers,
@@ -208,7 +219,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     outcomes: federated,
     log,
   };
-  const unsubscribe: Array<() => void> = [];
+  const unsubscribe: Array<() => void> = [...detachStatus];
   if (members && opts.links) unsubscribe.push(opts.links.onChange(() => hooks.enqueueFederated()));
   const gatewayRef = { namespace: opts.namespace, name: probeService };
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
@@ -232,17 +243,13 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           link,
           targets: () => (override ? [override] : settings.probeDirect ? hooks.gatewayAddresses().map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
           onLiveness: (alive) => hooks.setAlive(alive),
-          writeStatus: (gateway) => status.writeGateway(gateway),
+          writeStatus: async (gateway) => void ((await status.writeGateway(gateway)) && counted()),
           metrics,
           log: logger(`probe:${c}`),
         })
       : undefined;
   const special: Record<SpecialKey, () => Promise<void>> = {
     [GATEWAY_KEY]: () => reconcileGatewayMirror(deps),
-    [STATUS_KEY]: async () => {
-      await status.writeFailures(outcomes.failures(), outcomes.failureCount);
-      await status.writeFederated(federated.all());
-    },
     // Adopted first: a re-created Link's mirrors carry its uid before the sweep looks for them by uid.
     [RENAMED_KEY]: async () => {
       await adoptMirrors({ local: opts.local, writer, link, namespace: opts.namespace, metrics, log });
@@ -271,5 +278,5 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           informerBackoff: opts.informerBackoff,
         })
       : undefined;
-  return { settings, cluster: c, metrics, clock, log, writer, status, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, propagation, selected, prober, special, mcs, unsubscribe };
+  return { settings, cluster: c, metrics, clock, log, writer, status, ownStatus: opts.status === undefined, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, propagation, selected, prober, special, mcs, unsubscribe };
 }

@@ -1,17 +1,16 @@
 // The Link's `status.conditions` (src/model/conditions.ts), kept by the supervisor across
 // controller restarts: every part of mc serve that learns something about the Link — it is
 // invalid, its Secret is missing, the target refused the token, the target is down, the
-// selector selects nothing — says so here; the latest view is written with a merge patch of the
-// status subresource (one write in flight, the newest wins, retried with backoff), and a change
-// that turns a condition True or False raises one Event on the Link (Warning when it went False
-// for a problem). A condition that did not change costs nothing.
-import { formatError } from "../errors.ts";
-import { isNotFound, type KubeObject, type Writer } from "../kube/index.ts";
-import type { Logger } from "../log.ts";
+// selector selects nothing — says so here; the latest view is the `conditions` part of the Link's
+// status writer (mirror/status/link-status.ts: the newest wins, retried by its one rule), and a
+// change that turns a condition True or False raises one Event on the Link (Warning when it went
+// False for a problem). A condition that did not change costs nothing.
+import type { KubeObject } from "../kube/index.ts";
 import { applyConditions, readConditions, sameConditions, TRUE_IS_PROBLEM, type Condition, type ConditionUpdates } from "../model/conditions.ts";
 import { linkResource } from "../model/link.ts";
-import { systemClock, WorkQueue, type Clock } from "../runtime/index.ts";
+import { systemClock, type Clock } from "../runtime/index.ts";
 import type { RecordEvent } from "../mirror/status/events.ts";
+import type { LinkStatus, StatusWrite } from "../mirror/status/link-status.ts";
 
 /** False reasons that are no problem (Normal Events): nothing is exported yet. */
 const BENIGN = new Set(["NoneExported"]);
@@ -32,13 +31,13 @@ function isProblem(c: Condition): boolean {
 }
 
 export interface LinkConditionsOptions {
-  writer: Writer;
+  /** The Link's status writer: the conditions are its `conditions` part. */
+  status: LinkStatus;
   namespace: string;
   name: string;
   /** Events on the Link (source cluster). */
   events: RecordEvent;
   clock?: Clock;
-  log: Logger;
 }
 
 export class LinkConditions {
@@ -51,25 +50,15 @@ export class LinkConditions {
   private aliveStored = false;
   private link: { uid?: string; generation?: number; resourceVersion?: string } = {};
   private events: Promise<void> = Promise.resolve();
-  private readonly queue: WorkQueue<"conditions">;
   private readonly clock: Clock;
 
   constructor(private readonly o: LinkConditionsOptions) {
     this.clock = o.clock ?? systemClock;
-    this.queue = new WorkQueue<"conditions">(() => this.write(), {
-      requeueLimit: 8,
-      backoff: { initialMs: 200, maxMs: 10_000, jitter: 0.2 },
-      clock: this.clock,
-      log: o.log,
-    });
+    o.status.attach("conditions", () => this.next());
   }
 
-  start(): void {
-    this.queue.start();
-  }
-
+  /** Waits for the Events asked for so far (the status writer is stopped by its owner). */
   async stop(): Promise<void> {
-    await this.queue.stop();
     await this.events;
   }
 
@@ -108,7 +97,7 @@ export class LinkConditions {
       const message = `${c.type} is ${c.status}: ${c.message}`;
       this.events = this.events.then(() => this.o.events(subject, type, c.reason, message));
     }
-    this.queue.add("conditions");
+    this.o.status.changed("conditions");
   }
 
   /** Records an Event on the Link that no condition carries (something that happened, not a state). */
@@ -123,26 +112,25 @@ export class LinkConditions {
 
   /** Resolves once what was asked so far is written (or given up) and its Events recorded. */
   async settle(): Promise<void> {
-    await this.queue.drain();
+    await this.o.status.drain();
     await this.events;
   }
 
-  private async write(): Promise<void> {
+  /** The `conditions` part: what to write now, unless the Link holds it already. */
+  private next(): StatusWrite {
     const wanted = this.wanted;
-    if (wanted === undefined) return;
+    if (wanted === undefined) return undefined;
     const clearAlive = this.clearAlive;
-    if (sameConditions(wanted, this.written) && !clearAlive) return;
-    try {
-      await this.o.writer.patchStatus(linkResource, this.o.namespace, this.o.name, { conditions: wanted, ...(clearAlive && { gateway: { alive: null } }) });
-    } catch (err) {
-      if (isNotFound(err)) return; // the Link is gone: nothing to report on
-      this.o.log.debug(`could not write the conditions of Link ${this.o.namespace}/${this.o.name}: ${formatError(err)}`);
-      throw err;
-    }
-    this.written = wanted;
-    if (clearAlive) {
-      this.clearAlive = false;
-      this.aliveStored = false;
-    }
+    if (sameConditions(wanted, this.written) && !clearAlive) return undefined;
+    return {
+      patch: { conditions: wanted, ...(clearAlive && { gateway: { alive: null } }) },
+      written: () => {
+        this.written = wanted;
+        if (clearAlive) {
+          this.clearAlive = false;
+          this.aliveStored = false;
+        }
+      },
+    };
   }
 }

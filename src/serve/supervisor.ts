@@ -17,11 +17,13 @@ import { systemClock } from "../runtime/index.ts";
 import { MirrorController, type MirrorControllerOptions } from "../mirror/controller.ts";
 import type { ControllerHealth } from "../mirror/sources/target-health.ts";
 import { eventRecorder } from "../mirror/status/events.ts";
+import { LinkStatus } from "../mirror/status/link-status.ts";
+import { mirrorSettings } from "../model/mirror-settings.ts";
 import { LinkConditions } from "./link-conditions.ts";
 import { badSecret, invalidLink, refusedLink, rivalsCondition, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
 
 /** What every controller of this process shares; the Link, namespace and clients come from the supervisor. */
-export type ControllerSettings = Omit<MirrorControllerOptions, "link" | "namespace" | "local" | "remote" | "metrics">;
+export type ControllerSettings = Omit<MirrorControllerOptions, "link" | "namespace" | "local" | "remote" | "metrics" | "status">;
 
 export type ConnectRemote = (local: KubeClient, namespace: string, secret: string, opts: SecretConnectOptions) => Promise<KubeClient>;
 
@@ -53,6 +55,8 @@ export class LinkSupervisor {
   private readonly statusListeners = new Set<(state: SupervisorState) => void>();
   /** The Link's status.conditions. */
   readonly conditions: LinkConditions;
+  /** The writer of the Link's status (its conditions, and what each controller reports). */
+  private readonly linkStatus: LinkStatus;
   /** What the running controller said last: the target's answers, and whether its caches synced. */
   private target: TargetState = { state: "unknown" };
   private synced = false;
@@ -75,7 +79,17 @@ export class LinkSupervisor {
     if (directory) this.unsubscribe.push(directory.onChange((cluster) => cluster === this.cluster && this.queue.add("link")));
     const clock = o.controller?.clock ?? systemClock;
     const writer = createWriter(o.local, { log: logger(`write:${o.local.cluster}`) });
-    this.conditions = new LinkConditions({ writer, namespace: o.namespace, name: o.linkName, events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log), clock, log: this.log });
+    // The Link's one status writer, shared by its conditions and each controller it runs; its retry rule is the mirror queue's.
+    this.linkStatus = new LinkStatus({
+      writer,
+      namespace: o.namespace,
+      name: o.linkName,
+      log: this.log,
+      requeueLimit: mirrorSettings(o.controller?.settings).eventRequeueLimit,
+      backoff: o.controller?.queueBackoff,
+      clock,
+    });
+    this.conditions = new LinkConditions({ status: this.linkStatus, namespace: o.namespace, name: o.linkName, events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log), clock });
     // Reading the Link or the Secret, or connecting, can fail for as long as the API is down: retry for ever.
     this.queue = new WorkQueue<"link">(() => this.evaluate(), {
       requeueLimit: Number.POSITIVE_INFINITY,
@@ -134,7 +148,7 @@ export class LinkSupervisor {
 
   start(): void {
     this.links.start();
-    this.conditions.start();
+    this.linkStatus.start();
     this.queue.start();
     this.queue.add("link");
   }
@@ -147,6 +161,7 @@ export class LinkSupervisor {
     await Promise.all([this.links.stop(), this.secrets?.stop()]);
     await this.queue.stop();
     await this.stopController(true); // a standby (or a stopped process) exports no series for the link
+    await this.linkStatus.stop();
     await this.conditions.stop();
     this.setState("stopped");
   }
@@ -220,7 +235,7 @@ export class LinkSupervisor {
       return;
     }
     if (this.stopping) return;
-    const ctl = new MirrorController({ ...this.o.controller, link, namespace: this.o.namespace, local: this.o.local, remote, metrics: this.o.metrics });
+    const ctl = new MirrorController({ ...this.o.controller, link, namespace: this.o.namespace, local: this.o.local, remote, metrics: this.o.metrics, status: this.linkStatus });
     this.current = ctl;
     this.fingerprint = fingerprint;
     this.target = { state: "unknown" };
