@@ -72,7 +72,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** Past this width the window is unlimited again. */
-export const MAX_WINDOW = 256;
+const MAX_WINDOW = 256;
 
 /** Requests in flight to one server, under additive-increase / multiplicative-decrease on its 429s. */
 export interface InflightWindow {

@@ -14,7 +14,7 @@ import { CLUSTER_NAME, LINK_UID } from "../model/labels.ts";
 import { linkResource, type Link } from "../model/link.ts";
 
 /** The label selector of mirrors of this Link's target name that carry another Link's uid. */
-export function adoptableSelector(link: Pick<Link, "uid" | "targetClusterName">): string | undefined {
+function adoptableSelector(link: Pick<Link, "uid" | "targetClusterName">): string | undefined {
   return link.uid && link.targetClusterName ? `${CLUSTER_NAME}=${link.targetClusterName},${LINK_UID},${LINK_UID}!=${link.uid}` : undefined;
 }
 
