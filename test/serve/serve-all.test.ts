@@ -141,6 +141,31 @@ describe("mc serve --all", () => {
     expect(`${res.status} ${await res.text()}`).toBe("200 ok\n");
   });
 
+  test("readiness is about this process's own cluster: while west serves no Links (the CRD gone) /ready says not ready, once it does, ready", async () => {
+    const crds = resources.customResourceDefinition;
+    const crd = await pair.westClient.get<KubeObject>(crds, undefined, "links.multicluster.linkerd.io");
+    await pair.westClient.delete(crds, undefined, "links.multicluster.linkerd.io");
+    const s = await startAll();
+    await within(
+      new Promise<void>((resolve) => {
+        const off = s.links.informer.onStatus((st) => st.state === "backoff" && (off(), resolve()));
+      }),
+      "the Links informer failing to list",
+    );
+    expect(s.ready).toBe(false);
+    expect((await fetch(`${s.admin.url}/ready`)).status).toBe(500);
+    const { resourceVersion: _rv, uid: _uid, ...metadata } = crd.metadata;
+    await pair.westClient.create(crds, { ...crd, metadata });
+    await within(s.links.synced, "the Links listed");
+    await within(
+      (async () => {
+        while (!s.ready) await Bun.sleep(10);
+      })(),
+      "/ready once west's informers synced",
+    );
+    expect((await fetch(`${s.admin.url}/ready`)).status).toBe(200);
+  });
+
   test("a Link created later is served; a deleted Link is stopped, its Lease released and its mirrors kept", async () => {
     await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
     await link("east");
