@@ -13,6 +13,8 @@ import { isNotFound, KubeError, resources, type KubeClient, type KubeObject } fr
 import { membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { federatedMember, federatedTarget, installControllerName } from "../model/names.ts";
+import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC, mcsResources } from "../mcs/api.ts";
+import { derivedServiceName, LABEL_MC_IMPORT } from "../mcs/desired.ts";
 import { linkResource } from "../model/link.ts";
 import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
 
@@ -31,14 +33,14 @@ export interface UnlinkPlan {
   objects: ObjectRef[];
   /** Same-named objects that are not ours (labels or type differ), left alone; one line each. */
   leftAlone: string[];
-  /** Federated Services this cluster is one member of among others: kept, one line each. */
+  /** Federated Services (and MCS imports) this cluster is one member of among others: kept, one line each. */
   membersLeft: string[];
   /** The controller the install renders for this link (`mc install --controllers`): never ours to delete; one line. */
   installed: string[];
 }
 
 /** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
-const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "Endpoints", "EndpointSlice", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
+const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "ServiceImport", "Endpoints", "EndpointSlice", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
 
 export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<UnlinkPlan> {
   const link = await requireLink(client, o);
@@ -85,6 +87,23 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
       made ? listUnlessDenied(client, `${sliced},${made}`) : [],
     ]);
     for (const s of [...slices, ...madeSlices]) add(s, resources.endpointSlice);
+    // The MCS import: this cluster's EndpointSlice in each import; an import only it held goes with its derived Service.
+    const mcs = await listUnlessDenied(client, `${LABEL_MANAGED_BY}=${MANAGED_BY_MC},${LABEL_SERVICE_NAME}`);
+    for (const slice of mcs.filter((x) => x.metadata.labels?.[LABEL_SOURCE_CLUSTER] === c)) {
+      add(slice, resources.endpointSlice);
+      const name = slice.metadata.labels?.[LABEL_SERVICE_NAME] ?? "";
+      const ns = slice.metadata.namespace ?? "";
+      const others = mcs.filter((x) => x.metadata.namespace === ns && x.metadata.labels?.[LABEL_SERVICE_NAME] === name && x.metadata.labels?.[LABEL_SOURCE_CLUSTER] !== c);
+      if (others.length > 0) {
+        membersLeft.push(`ServiceImport ${ns}/${name} keeps its other exporting clusters; their controllers merge it again without ${c}`);
+        continue;
+      }
+      const imp = await getOrUndefined(client.get<KubeObject>(mcsResources.serviceImport, ns, name));
+      if (!imp?.metadata.labels?.[LABEL_MC_IMPORT]) continue; // not mc's import: only the slice was ours
+      add(imp, mcsResources.serviceImport);
+      const derived = await getOrUndefined(client.get<KubeObject>(resources.service, ns, derivedServiceName(name)));
+      if (derived?.metadata.labels?.[LABEL_SERVICE_NAME] === name) add(derived, resources.service);
+    }
     const federated = await client.list(resources.service, { labelSelector: `${L.MIRRORED_SERVICE}=true,!${L.CLUSTER_NAME}` });
     for (const svc of federated.items) {
       const verdict = federatedVerdict(svc, c);
