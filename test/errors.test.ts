@@ -1,3 +1,4 @@
+// formatError: one line, secrets and tokens redacted.
 import { describe, expect, test } from "bun:test";
 import { formatError, redact } from "../src/errors.ts";
 

@@ -1,3 +1,4 @@
+// Trust anchor bundles: parsed into a set and compared between clusters, as `mc check` does.
 import { describe, expect, test } from "bun:test";
 import { anchorSet, compareAnchors } from "../../src/checker/anchors.ts";
 

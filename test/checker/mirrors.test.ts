@@ -1,3 +1,4 @@
+// `mc check`'s verdicts on mirrors: endpoints, orphans, sync, missing mirrors, blocked names and dangling federated members.
 import { describe, expect, test } from "bun:test";
 import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
 import * as L from "../../src/model/labels.ts";

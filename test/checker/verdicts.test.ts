@@ -1,3 +1,4 @@
+// `mc check`'s verdicts on the controller's Lease, the gateway status and RBAC coverage.
 import { describe, expect, test } from "bun:test";
 import { bindingProblem, deploymentDetail, gatewayVerdict, leaseVerdict, missingPermissions } from "../../src/checker/verdicts.ts";
 import { ago, link, NOW } from "./fixtures.ts";

@@ -1,3 +1,4 @@
+// The `mc` root command: help, version, global flags, and a stray argument refused by every command.
 import { describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
 import { extractGlobals } from "../../src/cli/globals.ts";

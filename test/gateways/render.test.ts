@@ -1,3 +1,4 @@
+// `mc gateways`: the rows read from Links and mirrors, and the table and JSON output.
 import { describe, expect, test } from "bun:test";
 import { aliveCell, renderGatewaysJson, renderGatewaysTable, tableCells } from "../../src/gateways/render.ts";
 import { gatewayRows, type GatewayRow } from "../../src/gateways/rows.ts";

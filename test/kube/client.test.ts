@@ -1,3 +1,4 @@
+// KubeClient against a sandbox: reads, writes, watches and the errors it raises.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { KubeError } from "../../src/kube/kube-error.ts";

@@ -1,3 +1,4 @@
+// Connecting: kubeconfig files, a Link's credentials Secret and the in-cluster ServiceAccount.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,3 +1,4 @@
+// Informers recover from an API server that goes away and comes back, without losing a change.
 import { describe, expect, test } from "bun:test";
 import { backoffDelay } from "../../src/runtime/backoff.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";

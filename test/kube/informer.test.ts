@@ -1,3 +1,4 @@
+// The Informer against the sandbox: list, watch, the cache and its events.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";

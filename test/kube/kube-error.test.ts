@@ -1,3 +1,4 @@
+// KubeError: status, reason and a one-line message naming what was acted on.
 import { describe, expect, test } from "bun:test";
 import {
   AlreadyExistsError,

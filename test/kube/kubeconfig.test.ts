@@ -1,3 +1,4 @@
+// Kubeconfig files: parsed, merged as KUBECONFIG does, and a context selected.
 import { describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import { UserError } from "../../src/errors.ts";

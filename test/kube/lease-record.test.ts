@@ -1,3 +1,4 @@
+// decideLease: leader election's decision on a Lease record, pure.
 import { describe, expect, test } from "bun:test";
 import { decideLease, microTime, observe, releasedSpec, type LeaseSpec } from "../../src/kube/lease-record.ts";
 

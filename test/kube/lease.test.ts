@@ -1,3 +1,4 @@
+// LeaderElector against the sandbox: acquire, renew, lose and release a Lease.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { defaultIdentity, LeaderElector, LEASE_DEFAULTS, type LeaderElectorOptions, type LeaseObject } from "../../src/kube/lease.ts";

@@ -1,3 +1,4 @@
+// The Writer: creates, updates, patches and deletes with mc's field manager.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { AlreadyExistsError, ConflictError, KubeError } from "../../src/kube/kube-error.ts";

@@ -1,3 +1,4 @@
+// Logs: plain and JSON lines, levels, and no token ever in a line.
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { logger, setLogFormat, setLogLevel } from "../../src/log.ts";
 

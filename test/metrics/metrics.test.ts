@@ -1,3 +1,4 @@
+// The Prometheus metrics: Linkerd's names, one cluster's series forgotten, registries apart.
 import { describe, expect, test } from "bun:test";
 import { createMetrics } from "../../src/metrics.ts";
 

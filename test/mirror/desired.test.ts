@@ -1,3 +1,4 @@
+// desiredMirror and desiredGatewayMirror: what a mirror should be for a target Service, pure.
 import { describe, expect, test } from "bun:test";
 import { desiredGatewayMirror, desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";
 import { headlessEndpoints } from "../../src/mirror/reconcile/headless.ts";

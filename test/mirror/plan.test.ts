@@ -1,3 +1,4 @@
+// The plan: the writes that turn what is into what is desired, for mirrors, endpoint mirrors and the gateway mirror.
 import { describe, expect, test } from "bun:test";
 import { desiredMirror } from "../../src/mirror/reconcile/desired.ts";
 import { planEndpointMirrors, planGatewayMirror, planMirror, type MirrorOp } from "../../src/mirror/reconcile/plan.ts";

@@ -1,3 +1,4 @@
+// The Link's status.mirrorServices entries, the queue keys of local objects, and gateway address resolution.
 import { describe, expect, test } from "bun:test";
 import { GatewayAddresses, hostPort, resolveGatewayAddresses } from "../../src/mirror/gateway.ts";
 import { keyOfLocal } from "../../src/mirror/sources/keys.ts";

@@ -1,3 +1,4 @@
+// Go durations: parsed and formatted, and the one check for Link fields and flags.
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import { duration, DurationError, formatDuration, isDuration, parseDuration, type DurationRule } from "../../src/model/duration.ts";

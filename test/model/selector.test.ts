@@ -1,3 +1,4 @@
+// Label and field selectors: parsed as kube parses them, and matched.
 import { describe, expect, test } from "bun:test";
 import {
   formatLabelSelector,

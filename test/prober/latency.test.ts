@@ -1,3 +1,4 @@
+// The probe latency window: p50, p95 and p99 over the last probes.
 import { describe, expect, test } from "bun:test";
 import { addLatency, formatLatency, latencyPercentiles, MAX_LATENCY_SAMPLES, pruneLatency, type LatencyWindow } from "../../src/prober/latency.ts";
 

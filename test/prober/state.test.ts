@@ -1,3 +1,4 @@
+// The gateway liveness state machine and when the next probe round runs.
 import { describe, expect, test } from "bun:test";
 import { describeFailure, initialLiveness, nextLiveness, nextRoundDelayMs, type LivenessState, type ProbeOutcome } from "../../src/prober/state.ts";
 

@@ -1,3 +1,4 @@
+// status.gateway: its content and when it is written.
 import { describe, expect, test } from "bun:test";
 import type { GatewayStatus } from "../../src/model/link.ts";
 import { decideStatusWrite, gatewayStatus, gatewayStatusPatch, sameGatewayStatus } from "../../src/prober/status.ts";

@@ -1,3 +1,4 @@
+// WorkQueue: a key processed once at a time, retries with backoff up to the limit, drain and stop.
 import { describe, expect, test } from "bun:test";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { kubeError } from "../../src/kube/kube-error.ts";

@@ -1,3 +1,4 @@
+// waitForObject and waitFor: waits that end on an event or a deadline.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, resources, waitForObject, type KubeClient } from "../../src/kube/index.ts";
 import { waitFor, WaitTimeout, type Followable } from "../../src/runtime/wait.ts";

@@ -1,3 +1,4 @@
+// The sandbox's TLS: its certificates and connections over them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import https from "node:https";

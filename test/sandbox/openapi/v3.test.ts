@@ -1,3 +1,4 @@
+// The sandbox's OpenAPI v3 index and documents, as kubectl reads them.
 import { describe, expect, test } from "bun:test";
 import { openapiDocument, openapiIndex } from "../../../src/sandbox/openapi/v3.ts";
 import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "../../../src/sandbox/types.ts";

@@ -1,3 +1,4 @@
+// Patches as kube-apiserver applies them: JSON, merge and strategic merge (kubectl apply's).
 import { describe, expect, test } from "bun:test";
 import { applyPatch, patchTypeFromContentType, recordUpdateManager, serverSideApply } from "../../../src/sandbox/patch/patch.ts";
 import type { PatchType } from "../../../src/sandbox/patch/patch.ts";

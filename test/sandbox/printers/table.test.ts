@@ -1,3 +1,4 @@
+// Server-side printing: the Table envelope kubectl asks for, built-in printers and custom resources' columns.
 import { describe, expect, test } from "bun:test";
 import { humanAge } from "../../../src/sandbox/printers/human-duration.ts";
 import { evalJsonPath, evalJsonPathAll, JsonPathError, parseJsonPath } from "../../../src/sandbox/printers/jsonpath.ts";

@@ -1,3 +1,4 @@
+// The sandbox's store and its indexes.
 import { describe, expect, test } from "bun:test";
 import { matchesLabels, parseLabelSelector } from "../../../src/sandbox/selector.ts";
 import { BUILTIN_TYPES } from "../../../src/sandbox/resources.ts";

@@ -1,3 +1,4 @@
+// Validation of built-in kinds as kube-apiserver does it: unknown fields, invalid values, field validation, pruning.
 import { describe, expect, test } from "bun:test";
 import {
   admitBuiltin,
