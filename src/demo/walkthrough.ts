@@ -15,6 +15,7 @@ import type { Manifest } from "../manifests/meta.ts";
 import { serve, type Serving } from "../serve/serve.ts";
 import * as L from "../model/labels.ts";
 import { linkResource } from "../model/link.ts";
+import { LABEL_SERVICE_NAME, mcsResources, type ServiceImportObject } from "../mcs/api.ts";
 import * as N from "../model/names.ts";
 import { proberFactory } from "../prober/index.ts";
 import { applyObjects } from "./apply.ts";
@@ -150,6 +151,16 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
     await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: "true" } } });
     await waitForObject(westClient, resources.service, "default", "web-east", (o) => !!o, { what: "web-east to come back", timeoutMs: WAIT_MS });
     say(`   ...and exporting it again brings it back`);
+
+    await eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "default" } });
+    say(`11. east also exports web the Multi-Cluster Services way: a ServiceExport default/web`);
+    const imp = await waitForObject<ServiceImportObject & KubeObject>(westClient, mcsResources.serviceImport, "default", "web", (o) => (o?.spec.ips ?? []).length > 0 && (o?.status?.clusters ?? []).length > 0, {
+      what: "the ServiceImport default/web",
+      timeoutMs: WAIT_MS,
+    });
+    const slices = (await westClient.list<KubeObject & { endpoints?: Array<{ addresses: string[] }>; ports?: Array<{ port: number }> }>(resources.endpointSlice, { namespace: "default", labelSelector: `${LABEL_SERVICE_NAME}=web` })).items;
+    const at = slices.flatMap((x) => (x.endpoints ?? []).map((e) => `${e.addresses[0]}:${x.ports?.[0]?.port}`));
+    say(`   ✓ west has ServiceImport default/web (same name, ${imp?.spec.type} ${imp?.spec.ips?.join(",")}, from ${imp?.status?.clusters?.map((c) => c.cluster).join(", ")}), its EndpointSlice at ${at.join(", ")} (east's gateway)`);
     say(`Done in ${((performance.now() - started) / 1000).toFixed(1)}s.`);
   } catch (err) {
     await stop();
