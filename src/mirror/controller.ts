@@ -137,6 +137,7 @@ export class MirrorController {
     }
     if (this.stopped) return;
     this.hasSynced = true;
+    this.w.propagation.start();
     const exported = this.w.selected.size;
     if (this.link.selector && !this.link.gateway) this.w.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
     this.w.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
@@ -224,7 +225,8 @@ export class MirrorController {
     });
   }
 
-  private enqueue(key: MirrorKey, priority: Priority = "normal"): void {
+  /** Before the caches synced, a key comes from an initial list: part of the resync, queued low like it. */
+  private enqueue(key: MirrorKey, priority: Priority = this.hasSynced ? "normal" : "low"): void {
     this.w.queue.add(key, priority);
     this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
@@ -234,9 +236,12 @@ export class MirrorController {
     if (this.hasSynced) for (const k of federatedKeys(this.informers)) this.enqueue(k);
   }
 
-  /** Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost). */
+  /**
+   * Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost),
+   * at low priority: a live change (normal) never waits behind a resync.
+   */
   private enqueueAll(): void {
-    for (const k of allKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k);
+    for (const k of allKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k, "low");
     this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
 

@@ -2,8 +2,9 @@
 // never objects; a key queued twice runs once; a key is never run by two workers at once (an add
 // while it runs re-runs it after); retryable failures come back after a per-key exponential
 // backoff, up to a requeue limit; `drain()` lets tests assert once everything has settled.
-// Two priorities: a `high` key runs before every `normal` one (a queued normal key added again
-// as high moves up), and high keys may run `highWorkers` at once where normal ones get
+// Three priorities: a `high` key runs before every `normal` one, and a `normal` one before every
+// `low` one (a queued key added again higher moves up: a live change of a key the resync queued
+// low overtakes the resync), and high keys may run `highWorkers` at once where the others get
 // `workers` — so urgent work (a gateway liveness flip) overtakes routine work and fans out, and
 // routine work waits until fewer than `workers` keys are in flight.
 // It knows no API: an error says whether it is worth a retry, and how soon, through the
@@ -15,8 +16,12 @@ import { systemClock, type Clock } from "./clock.ts";
 
 export type Reconcile<K extends string> = (key: K) => Promise<void> | void;
 
-/** `high` keys run first, and up to `highWorkers` at once. */
-export type Priority = "high" | "normal";
+/** `high` keys run first, and up to `highWorkers` at once; `low` ones (a resync) only when nothing else waits. */
+export type Priority = "high" | "normal" | "low";
+
+const RANK: Record<Priority, number> = { high: 2, normal: 1, low: 0 };
+/** The higher of two priorities. */
+const higher = (a: Priority, b: Priority | undefined): Priority => (b !== undefined && RANK[b] > RANK[a] ? b : a);
 
 export interface WorkQueueOptions<K extends string> {
   /** Keys processed at once (each key still one at a time). Default 1. */
@@ -55,7 +60,7 @@ const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter:
 export class WorkQueue<K extends string = string> {
   /** Keys ready to run, and at which priority. The arrays below keep their order; an entry whose key is no longer in `ready` at that priority is skipped. */
   private readonly ready = new Map<K, Priority>();
-  private readonly order: Record<Priority, Fifo<K>> = { high: new Fifo(), normal: new Fifo() };
+  private readonly order: Record<Priority, Fifo<K>> = { high: new Fifo(), normal: new Fifo(), low: new Fifo() };
   /** Keys being processed, each with the priority of a re-run asked for meanwhile (if any). */
   private readonly processing = new Map<K, { priority: Priority; again?: Priority }>();
   private readonly delayed = new Map<K, { at: number; priority: Priority; cancel: () => void }>();
@@ -83,16 +88,16 @@ export class WorkQueue<K extends string = string> {
     this.log = opts.log ?? logger("queue");
   }
 
-  /** Queues a key; a no-op when it is already queued at this priority or higher (a normal one is moved up). */
+  /** Queues a key; a no-op when it is already queued at this priority or higher (a lower one is moved up). */
   add(key: K, priority: Priority = "normal"): void {
     if (this.stopped) return;
     const running = this.processing.get(key);
     if (running) {
-      if (running.again !== "high") running.again = priority;
+      running.again = higher(priority, running.again);
       return;
     }
     const queued = this.ready.get(key);
-    if (queued === "high" || queued === priority) return;
+    if (queued !== undefined && RANK[queued] >= RANK[priority]) return;
     this.ready.set(key, priority);
     this.order[priority].push(key);
     this.pump();
@@ -105,11 +110,11 @@ export class WorkQueue<K extends string = string> {
     const at = this.clock.now() + ms;
     const existing = this.delayed.get(key);
     if (existing && existing.at <= at) {
-      if (priority === "high") existing.priority = "high";
+      existing.priority = higher(priority, existing.priority);
       return;
     }
     existing?.cancel();
-    const entry = { at, priority: existing?.priority === "high" ? "high" : priority, cancel: () => {} } as { at: number; priority: Priority; cancel: () => void };
+    const entry = { at, priority: higher(priority, existing?.priority), cancel: () => {} } as { at: number; priority: Priority; cancel: () => void };
     entry.cancel = this.clock.setTimer(ms, () => {
       this.delayed.delete(key);
       this.add(key, entry.priority);
@@ -132,6 +137,7 @@ export class WorkQueue<K extends string = string> {
     this.ready.clear();
     this.order.high.clear();
     this.order.normal.clear();
+    this.order.low.clear();
     for (const p of this.processing.values()) delete p.again;
     for (const d of this.delayed.values()) d.cancel();
     this.delayed.clear();
@@ -151,7 +157,7 @@ export class WorkQueue<K extends string = string> {
 
   /** Runs one ready key (high ones first), if there is one; false when none was ready. For stepping in tests. */
   async processNext(): Promise<boolean> {
-    const key = this.take("high") ?? this.take("normal");
+    const key = this.take("high") ?? this.take("normal") ?? this.take("low");
     if (key === undefined) return false;
     await this.run(key.key, key.priority);
     return true;
@@ -185,7 +191,7 @@ export class WorkQueue<K extends string = string> {
     if (!this.running && this.draining === 0) return;
     for (;;) {
       const high = this.processing.size < this.highWorkers ? this.take("high") : undefined;
-      const taken = high ?? (this.processing.size < this.workers ? this.take("normal") : undefined);
+      const taken = high ?? (this.processing.size < this.workers ? (this.take("normal") ?? this.take("low")) : undefined);
       if (taken === undefined) break;
       void this.run(taken.key, taken.priority);
     }

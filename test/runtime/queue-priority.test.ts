@@ -1,7 +1,7 @@
 // WorkQueue priorities (liveness flips first, docs/decisions.md#d46): high keys run before normal
 // ones, a queued normal key added as high moves up, and high keys fan out to `highWorkers` while
 // normal ones stay within `workers` — urgent work overtakes routine work and does not wait behind
-// it.
+// it. Below normal, `low` (a resync's keys): a live change, queued normal, never waits behind them.
 import { describe, expect, test } from "bun:test";
 import { kubeError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";
@@ -132,5 +132,37 @@ describe("WorkQueue priorities", () => {
     clock.advance(10);
     while (await q.processNext());
     expect(seen).toEqual(["h", "h", "n1"]);
+  });
+});
+
+describe("WorkQueue low priority (a resync)", () => {
+  test("low keys run after every normal one; a queued low key added as normal moves up and runs once", async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue<string>((k) => void seen.push(k), { log: quiet });
+    for (const k of ["r1", "r2", "r3", "r4"]) q.add(k, "low");
+    q.add("live");
+    q.add("r3"); // a live change of a key the resync queued
+    q.add("r4", "low");
+    q.add("h", "high");
+    expect(q.length).toBe(6);
+    while (await q.processNext());
+    expect(seen).toEqual(["h", "live", "r3", "r1", "r2", "r4"]);
+  });
+
+  test("a normal key added as low stays normal; an add at normal while a low key runs re-runs it at normal, ahead of the other low keys", async () => {
+    const seen: string[] = [];
+    let q!: WorkQueue<string>;
+    q = new WorkQueue<string>(
+      (k) => {
+        if (k === "r1" && !seen.includes("r1")) q.add("r1"); // a live change while the resync reconciles it
+        seen.push(k);
+      },
+      { log: quiet },
+    );
+    for (const k of ["r1", "r2", "r3"]) q.add(k, "low");
+    q.add("n");
+    q.add("n", "low");
+    while (await q.processNext());
+    expect(seen).toEqual(["n", "r1", "r1", "r2", "r3"]);
   });
 });

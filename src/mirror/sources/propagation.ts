@@ -3,11 +3,13 @@
 // reconcile that wrote the mirror for it. A reconcile that writes nothing (the change did not
 // touch the mirror) observes nothing; one that fails gives the change back, so its retry counts
 // the whole wait. A change that comes while its key is being reconciled waits for the next run.
+// Only changes after the caches synced count: the initial list is the start's, not a change.
 import type { ServiceKey } from "./keys.ts";
 
 export class Propagation {
   /** Keys with a change not yet reconciled → when the first of them came. */
   private readonly pending = new Map<ServiceKey, number>();
+  private counting = false;
 
   constructor(
     private readonly now: () => number,
@@ -15,9 +17,14 @@ export class Propagation {
     private readonly observe: (seconds: number) => void,
   ) {}
 
+  /** The caches synced: changes count from now on. */
+  start(): void {
+    this.counting = true;
+  }
+
   /** The target's watch delivered a change of `key`. */
   changed(key: ServiceKey): void {
-    if (!this.pending.has(key)) this.pending.set(key, this.now());
+    if (this.counting && !this.pending.has(key)) this.pending.set(key, this.now());
   }
 
   /** A reconcile of `key` starts: it takes the pending change (when it came), if any. */
