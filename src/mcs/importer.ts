@@ -13,8 +13,12 @@ import { derivedServiceName, desiredDerived, desiredImport, desiredSlice, LABEL_
 import { exportConditions, sameConditions } from "./export-status.ts";
 import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
 
-/** Where a cluster's slice points: the Link's gateway (ready while it is alive), or the cluster's own endpoints (the local importer). */
-type SliceSource = { kind: "gateway"; gateway(): { addresses: string[]; port: number } | null; alive(): boolean } | { kind: "local" };
+/**
+ * Where a cluster's slice points: the Link's gateway (ready while it is alive), or the exporting
+ * cluster's own endpoints — the local importer's, and a gateway-less Link's (remote discovery: pods
+ * reached directly, as Linkerd's remote-discovery mirrors are).
+ */
+type SliceSource = { kind: "gateway"; gateway(): { addresses: string[]; port: number } | null; alive(): boolean } | { kind: "endpoints" };
 
 export interface ImporterOptions {
   /** The exporting cluster's name (status.clusters, the slice's source-cluster label). */
@@ -115,7 +119,7 @@ export class McsImporter {
       slices: new Informer({ client: local, resource: resources.endpointSlice, labelSelector: mcsSlices, backoff, clock: this.clock }),
       derived: new Informer({ client: local, resource: resources.service, labelSelector: LABEL_SERVICE_NAME, backoff, clock: this.clock, transform: slim }),
       namespaces: new Informer({ client: local, resource: resources.namespace, backoff, clock: this.clock }),
-      ...(this.o.source.kind === "local" ? { endpoints: new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock }) } : {}),
+      ...(this.o.source.kind === "endpoints" ? { endpoints: new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock }) } : {}),
     };
     const all = Object.values(this.informers) as unknown as Array<Informer<Obj>>;
     const enqueue = (key: string) => this.queue.add(key);
@@ -293,7 +297,7 @@ export class McsImporter {
       const addresses = gw?.addresses ?? [];
       return { ready: alive ? addresses : [], notReady: alive ? [] : addresses, portOf: () => gw?.port ?? 0 };
     }
-    // The local cluster's own endpoints, from its Service's Endpoints.
+    // The exporting cluster's own endpoints, from its Service's Endpoints.
     const ep = this.informers?.endpoints?.cache.get(namespace, name) as
       | { subsets?: Array<{ addresses?: Array<{ ip: string }>; notReadyAddresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }> }
       | undefined;

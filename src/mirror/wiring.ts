@@ -270,7 +270,8 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           cluster: mcsCluster,
           remote: local ? opts.local : remote,
           local: opts.local,
-          source: local ? { kind: "local" } : { kind: "gateway", gateway: hooks.gateway, alive: hooks.alive },
+          // Without a gateway (remote discovery), the slices point at the target's own endpoints.
+          source: local || !link.gateway ? { kind: "endpoints" } : { kind: "gateway", gateway: hooks.gateway, alive: hooks.alive },
           exportStatus: local,
           log: opts.log ?? logger(`mcs:${mcsCluster}`),
           clock,

@@ -2,11 +2,17 @@
 // Service (owned by the import, its ClusterIP the import's ips), the per-cluster EndpointSlices at
 // the gateway (ready per liveness), status.clusters with every exporting cluster, everything gone
 // with the last export, nothing created where the namespace is missing (and that reported), and an
-// importer that turns itself off where the target serves no ServiceExports.
+// importer that turns itself off where the target serves no ServiceExports; a gateway-less Link's
+// slices at the target's own endpoints.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, resources, type KubeObject } from "../../src/kube/index.ts";
 import { mcsResources } from "../../src/mcs/api.ts";
 import { McsImporter } from "../../src/mcs/importer.ts";
+import { renderLinkCrd, renderMcsCrds } from "../../src/manifests/crd.ts";
+import { MirrorController } from "../../src/mirror/controller.ts";
+import { parseLink } from "../../src/model/link.ts";
+import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
+import { linkObject } from "../mirror/fixtures.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { BACKEND, realUnavailable } from "../real/backend.ts";
 import { eventually, quiet, startSuite, TestDriver, TwoClusterTestDriver, type Suite } from "./conformance-kit.ts";
@@ -116,6 +122,43 @@ describe.skipIf(!!skip)(named("an MCS import"), () => {
   }, 90_000);
 });
 
+describe("a gateway-less Link (remote discovery)", () => {
+  test("imports into slices at the target's own endpoints, ready as they are ready there", async () => {
+    const [east, west] = await Promise.all([startSandbox({ name: "east" }), startSandbox({ name: "west" })]);
+    try {
+      const eastClient = await connectKubeconfigText(east.kubeconfig, "kubeconfig east", { name: "east" });
+      const westClient = await connectKubeconfigText(west.kubeconfig, "kubeconfig west", { name: "west" });
+      for (const c of [eastClient, westClient]) {
+        for (const crd of [renderLinkCrd("mc/test"), ...renderMcsCrds("mc/test")]) await c.create(resources.customResourceDefinition, crd as unknown as KubeObject);
+        for (const ns of ["shop", DEFAULT_NAMESPACE]) await c.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+      }
+      // A Service without a selector and its Endpoints as east's endpoints controller would write them.
+      await eastClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] } } as KubeObject);
+      await eastClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "shop" }, subsets: [{ addresses: [{ ip: "10.244.1.5" }], notReadyAddresses: [{ ip: "10.244.1.6" }], ports: [{ name: "http", port: 8080, protocol: "TCP" }] }] } as KubeObject);
+      await eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "shop" } });
+      const link = parseLink(linkObject({ cluster: "east", gatewayAddress: "", probe: null }));
+      const ctl = new MirrorController({ link, namespace: DEFAULT_NAMESPACE, local: westClient, remote: eastClient, log: quiet });
+      ctl.start();
+      try {
+        const slice = await eventually(async () => {
+          const [s] = (await westClient.list<Slice>(resources.endpointSlice, { namespace: "shop", labelSelector: "multicluster.kubernetes.io/source-cluster=east" })).items;
+          if (!s) throw new Error("no slice yet");
+          return s;
+        }, "east's slice in west");
+        expect(slice.endpoints).toEqual([
+          { addresses: ["10.244.1.5"], conditions: { ready: true, serving: true, terminating: false } },
+          { addresses: ["10.244.1.6"], conditions: { ready: false, serving: false, terminating: false } },
+        ] as never);
+        expect(slice.ports.map((p) => p.port)).toEqual([8080]);
+      } finally {
+        await ctl.stop();
+      }
+    } finally {
+      await Promise.all([east.stop(), west.stop()]);
+    }
+  }, 60_000);
+});
+
 describe("an importer whose target serves no ServiceExports", () => {
   let east: Sandbox;
   let west: Sandbox;
@@ -129,7 +172,7 @@ describe("an importer whose target serves no ServiceExports", () => {
   test("is off, says why, and writes nothing", async () => {
     const eastClient = await connectKubeconfigText(east.kubeconfig, "kubeconfig east", { name: "east" });
     const westClient = await connectKubeconfigText(west.kubeconfig, "kubeconfig west", { name: "west" });
-    const importer = new McsImporter({ cluster: "east", remote: eastClient, local: westClient, source: { kind: "local" }, log: quiet }).start();
+    const importer = new McsImporter({ cluster: "east", remote: eastClient, local: westClient, source: { kind: "endpoints" }, log: quiet }).start();
     await importer.ready;
     expect(importer.state).toEqual({ on: false, why: "east serves no serviceexports (mc install renders the MCS CRDs)" });
     await importer.stop();
