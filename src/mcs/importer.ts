@@ -57,7 +57,8 @@ export class McsImporter {
   private readonly queue: WorkQueue<string>;
   private informers: {
     exports: Informer<ServiceExportObject & Obj>;
-    services: Informer<ExportedService & Obj>;
+    /** The target's Services and (endpoints source) Endpoints: watched only once it exports something (lazily, so a Link whose target exports nothing costs no second watch of every Service). */
+    services?: Informer<ExportedService & Obj>;
     imports: Informer<ServiceImportObject & Obj>;
     slices: Informer<EndpointSliceObject & Obj>;
     derived: Informer<DerivedServiceObject & Obj>;
@@ -114,17 +115,15 @@ export class McsImporter {
     const mcsSlices = `${LABEL_MANAGED_BY}=${MANAGED_BY_MC},${LABEL_SERVICE_NAME}`;
     this.informers = {
       exports: new Informer({ client: remote, resource: mcsResources.serviceExport, backoff, clock: this.clock }),
-      services: new Informer({ client: remote, resource: resources.service, backoff, clock: this.clock, transform: slim }),
       imports: new Informer({ client: local, resource: mcsResources.serviceImport, labelSelector: LABEL_MC_IMPORT, backoff, clock: this.clock }),
       slices: new Informer({ client: local, resource: resources.endpointSlice, labelSelector: mcsSlices, backoff, clock: this.clock }),
       derived: new Informer({ client: local, resource: resources.service, labelSelector: LABEL_SERVICE_NAME, backoff, clock: this.clock, transform: slim }),
       namespaces: new Informer({ client: local, resource: resources.namespace, backoff, clock: this.clock }),
-      ...(this.o.source.kind === "endpoints" ? { endpoints: new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock }) } : {}),
     };
     const all = Object.values(this.informers) as unknown as Array<Informer<Obj>>;
     const enqueue = (key: string) => this.queue.add(key);
-    for (const i of [this.informers.exports, this.informers.services, this.informers.imports]) i.onKey(enqueue);
-    if (this.informers.endpoints) this.informers.endpoints.onKey(enqueue);
+    for (const i of [this.informers.exports, this.informers.imports]) i.onKey(enqueue);
+    this.informers.exports.on(() => this.watchTargets());
     for (const i of [this.informers.slices, this.informers.derived] as unknown as Array<Informer<Obj>>) {
       i.on((e) => {
         const name = e.object.metadata.labels?.[LABEL_SERVICE_NAME];
@@ -148,6 +147,31 @@ export class McsImporter {
     this.enqueueAll();
     this.queue.start();
     this.scheduleResync();
+    this.watchTargets();
+  }
+
+  /** Starts the watches of the exported Services (and their Endpoints) at the first export; every key once they synced. */
+  private watchTargets(): void {
+    const inf = this.informers;
+    if (!inf || inf.services || this.stopped || inf.exports.cache.size === 0) return;
+    const { remote } = this.o;
+    const backoff = this.o.informerBackoff;
+    const enqueue = (key: string) => this.queue.add(key);
+    inf.services = new Informer({ client: remote, resource: resources.service, backoff, clock: this.clock, transform: slim });
+    if (this.o.source.kind === "endpoints") inf.endpoints = new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock });
+    const started = [inf.services, inf.endpoints].filter((i): i is Informer<Obj> => i !== undefined);
+    for (const i of started) {
+      i.onKey(enqueue);
+      i.start();
+    }
+    void Promise.all(started.map((i) => i.synced))
+      .then(() => this.enqueueAll())
+      .catch(() => {}); // stopped
+  }
+
+  /** Whether the exported Services are known (their watch synced). */
+  private get targetsKnown(): boolean {
+    return this.informers?.services?.hasSynced === true && (this.informers.endpoints?.hasSynced ?? true);
   }
 
   /** Why the importer cannot run, or undefined: both clusters serve the MCS kinds to these credentials. */
@@ -223,7 +247,8 @@ export class McsImporter {
     const { namespace, name } = splitKey(key);
     const exp = inf.exports.cache.get(namespace, name);
     if (!exp) return;
-    const judged = judgeExport(this.o.cluster, exp, inf.services.cache.get(namespace, name));
+    if (!this.targetsKnown) return;
+    const judged = judgeExport(this.o.cluster, exp, inf.services?.cache.get(namespace, name));
     const imp = inf.imports.cache.get(namespace, name);
     const imported = merged !== undefined && merged.clusters.includes(this.o.cluster) && imp !== undefined;
     const conditions = exportConditions(exp, { judged, merged, imported, cluster: this.o.cluster }, new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"));
@@ -238,7 +263,9 @@ export class McsImporter {
     const { namespace, name } = splitKey(key);
     const { cluster } = this.o;
     const exp = inf.exports.cache.get(namespace, name);
-    const judged = exp ? judgeExport(cluster, exp, inf.services.cache.get(namespace, name)) : undefined;
+    // An export whose Service is not known yet waits for the watch (its sync queues every key).
+    if (exp && !this.targetsKnown) return undefined;
+    const judged = exp ? judgeExport(cluster, exp, inf.services?.cache.get(namespace, name)) : undefined;
     const own = judged && "view" in judged ? judged.view : undefined;
     const slices = inf.slices.cache.list(`${LABEL_SERVICE_NAME}=${name}`).filter((s) => s.metadata.namespace === namespace);
     const mine = slices.find((s) => s.metadata.labels?.[LABEL_SOURCE_CLUSTER] === cluster);
