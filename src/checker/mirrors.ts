@@ -6,7 +6,7 @@
 import { memberCluster, membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
-import { mirrorName, targetName } from "../model/names.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, mirrorNameOf, mirrorTarget } from "../model/mirror-names.ts";
 import { isFederatedService, isHeadless } from "../model/service.ts";
 
 export interface ObjectLike {
@@ -77,13 +77,16 @@ export function orphanMirrors(services: readonly ObjectLike[], clusterNames: Rea
   return out;
 }
 
-/** The target Service a mirror of `cluster` stands for, as `ns/name`; undefined for endpoint mirrors (they follow Endpoints). */
-function targetOf(svc: ObjectLike, cluster: string): string | undefined {
+/**
+ * The target Service a mirror stands for, as `ns/name`, from its labels and annotations (never
+ * its name, which a template or an annotation may have chosen); undefined for endpoint mirrors
+ * (they follow Endpoints) and for a mirror that says neither.
+ */
+function targetOf(svc: ObjectLike): string | undefined {
   const l = svc.metadata.labels ?? {};
   if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
-  const own = svc.metadata.name ?? "";
-  const name = l[L.MC_REMOTE_SERVICE] ?? targetName(own, cluster) ?? own;
-  return `${svc.metadata.namespace ?? ""}/${name}`;
+  const name = l[L.MC_REMOTE_SERVICE] ?? mirrorTarget(svc.metadata)?.name;
+  return name === undefined ? undefined : `${svc.metadata.namespace ?? ""}/${name}`;
 }
 
 export interface SyncFinding {
@@ -97,7 +100,7 @@ export function outOfSync(mirrors: readonly ObjectLike[], cluster: string, targe
   const out: SyncFinding[] = [];
   for (const m of mirrors) {
     if (!isServiceMirror(m) || m.metadata.labels?.[L.CLUSTER_NAME] !== cluster) continue;
-    const target = targetOf(m, cluster);
+    const target = targetOf(m);
     if (target === undefined) continue;
     const remote = rv.get(target);
     if (remote === undefined) out.push({ mirror: key(m), problem: "target-gone" });
@@ -128,9 +131,16 @@ function skippedTargets(link: Link): Set<string> {
  * the Link's status. Headless targets mirrored through the gateway are left out: whether their
  * mirror waits for endpoints depends on the controller's flags.
  */
-export function missingMirrors(link: Link, mirrors: readonly ObjectLike[], targets: readonly TargetLike[], skipped: ReadonlySet<string> = skippedTargets(link)): string[] {
+export function missingMirrors(
+  link: Link,
+  mirrors: readonly ObjectLike[],
+  targets: readonly TargetLike[],
+  skipped: ReadonlySet<string> = skippedTargets(link),
+  template = DEFAULT_MIRROR_NAME_TEMPLATE,
+): string[] {
   const c = link.targetClusterName;
-  const have = new Set(mirrors.filter((m) => m.metadata.labels?.[L.CLUSTER_NAME] === c).map(key));
+  // Whatever their names: the targets our mirrors say they stand for.
+  const have = new Set(mirrors.filter((m) => m.metadata.labels?.[L.CLUSTER_NAME] === c).map(targetOf));
   const out: string[] = [];
   for (const t of targets) {
     const labels = t.metadata.labels;
@@ -138,26 +148,36 @@ export function missingMirrors(link: Link, mirrors: readonly ObjectLike[], targe
     if (!remoteDiscovery && !(link.gateway && isSelectedBy(link.selector, labels))) continue;
     if ((t.spec?.ports ?? []).length === 0 || skipped.has(key(t))) continue;
     if (!remoteDiscovery && isHeadless(t)) continue;
-    const name = `${t.metadata.namespace ?? ""}/${mirrorName(t.metadata.name ?? "", c)}`;
-    if (!have.has(name)) out.push(name);
+    if (!have.has(key(t))) out.push(`${t.metadata.namespace ?? ""}/${nameFor(template, t, c)}`);
   }
   return out.sort();
 }
 
-/** Exported target Services whose mirror name is taken by a local Service that is not our mirror of them. */
-export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[]): string[] {
+/** The mirror name of target `t` from cluster `c`: its annotation, else the controller's template. */
+function nameFor(template: string, t: ObjectLike, c: string): string {
+  return mirrorNameOf(template, { name: t.metadata.name ?? "", namespace: t.metadata.namespace ?? "", annotations: t.metadata.annotations }, c).name;
+}
+
+/**
+ * Exported target Services whose mirror name (the controller's template, or the target's
+ * annotation) is taken by a local Service that is not our mirror of them — a plain Service,
+ * another Link's mirror, or this Link's mirror of another target — as `ns/<name> (target)`.
+ */
+export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[], template = DEFAULT_MIRROR_NAME_TEMPLATE): string[] {
   const c = link.targetClusterName;
   const byKey = new Map(local.map((s) => [key(s), s]));
   const out: string[] = [];
   for (const t of targets) {
     const labels = t.metadata.labels;
     if (!isSelectedBy(link.selector, labels) && !isSelectedBy(link.remoteDiscoverySelector, labels)) continue;
-    const name = `${t.metadata.namespace ?? ""}/${mirrorName(t.metadata.name ?? "", c)}`;
+    const name = `${t.metadata.namespace ?? ""}/${nameFor(template, t, c)}`;
     const found = byKey.get(name);
     if (!found) continue;
     const l = found.metadata.labels ?? {};
-    if (l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === c) continue;
-    out.push(name);
+    const ours = l[L.MIRRORED_SERVICE] === "true" && l[L.CLUSTER_NAME] === c;
+    const of = ours ? targetOf(found) : undefined;
+    if (ours && (of === undefined || of === key(t))) continue;
+    out.push(of ? `${name} (the mirror of ${of})` : name);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import type { LinkOptions } from "../linker/link.ts";
 import type { OutputFormat } from "../manifests/output.ts";
 import { CONTROLLER_RESOURCES as R, type ContainerResources } from "../manifests/service-mirror.ts";
 import type { LinkSpecOptions } from "../model/link.ts";
+import { templateFitsCluster } from "../model/mirror-names.ts";
 import { MIRROR_SETTINGS as S } from "../model/mirror-settings.ts";
 import * as N from "../model/names.ts";
 import { impossibility, type LabelSelector } from "../model/selector.ts";
@@ -70,6 +71,10 @@ export const LINK_FLAGS = defineFlags(
       ...S.enableNamespaceCreation.row,
       description: "The controller creates a missing namespace instead of skipping its Services (mc serve --enable-namespace-creation; its ClusterRole then grants namespaces create)",
     },
+    "mirror-name-template": {
+      ...S.mirrorNameTemplate.row,
+      description: "Controller: mirrors' names from {service}, {cluster} and {namespace} (mc serve --mirror-name-template; default Linkerd's {service}-{cluster})",
+    },
     "mirror-endpoint-slices": {
       ...S.mirrorEndpointSlices.row,
       description: "Controller: write mirrors' endpoints as EndpointSlices instead of Endpoints, converting existing ones (mc serve --mirror-endpoint-slices; the Link stays Linkerd's)",
@@ -95,6 +100,8 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
     if (clash) throw new UserError(`${clash} and --gateway=false are mutually exclusive: a link without a gateway mirrors only remote-discovery and federated services`);
   }
   if (f.gateway && !f.selectorAllowEmpty) refuseEmptySelector(f.selector, String(args.selector ?? N.DEFAULT_SELECTOR));
+  const unfit = templateFitsCluster(f.mirrorNameTemplate, f.clusterName);
+  if (unfit) throw new UserError(`--mirror-name-template: ${unfit}`);
   if (f.controller !== "dedicated") refuseControllerFlags(f);
   const options: LinkOptions = {
     clusterName: f.clusterName,
@@ -116,6 +123,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
               enableEndpointSlices: f.enableEndpointSlices,
               enableNamespaceCreation: f.enableNamespaceCreation,
               mirrorEndpointSlices: f.mirrorEndpointSlices,
+              mirrorNameTemplate: f.mirrorNameTemplate,
               fastFailureDetection: f.fastFailureDetection,
               kubeApiQps: f.kubeApiQps,
               kubeApiBurst: f.kubeApiBurst,
@@ -145,6 +153,8 @@ const CONTROLLER_FLAGS = [
   "ha",
   "enable-endpoint-slices",
   "enable-namespace-creation",
+  "mirror-endpoint-slices",
+  "mirror-name-template",
   "fast-failure-detection",
   "kube-api-qps",
   "kube-api-burst",

@@ -20,16 +20,17 @@ import { federatedFromStatus, FederatedOutcomes } from "./federated/federated-st
 import { GatewayAddresses, hostPort, systemResolver, type Resolver } from "./gateway.ts";
 import type { LinkDirectory } from "./federated/link-directory.ts";
 import { federatedServicesPart, LinkStatus, mirrorServicesPart } from "./status/link-status.ts";
-import { keyOfLocal, type MirrorKey } from "./sources/keys.ts";
+import { keysOfLocal, type MirrorKey } from "./sources/keys.ts";
+import { MirrorNameClaims } from "./sources/claims.ts";
 import { failuresFromStatus } from "./status/status.ts";
 import { Outcomes } from "./reconcile/outcomes.ts";
-import { byHeadlessMirror, bySliceService, type Svc } from "./reconcile/read.ts";
+import { byMirrorOf, bySliceService, type Svc } from "./reconcile/read.ts";
 import { reconcileGatewayMirror, type ReconcileDeps } from "./reconcile/reconcile.ts";
 import { RemoteSlices } from "./sources/remote-slices.ts";
 import { SelectedServices } from "./sources/selected.ts";
 import { TargetHealth } from "./sources/target-health.ts";
 import { Propagation } from "./sources/propagation.ts";
-import { createSources, keyOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
+import { createSources, keysOfSlice, wireSources, type SharedLocalInformers, type Sources } from "./sources/sources.ts";
 import { adoptMirrors } from "./adopt.ts";
 import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
@@ -163,7 +164,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     shared: opts.shared,
   });
   const remoteSlices = informers.remoteEndpointSlices && new RemoteSlices(informers.remoteEndpointSlices);
-  const services = new LocalView(informers.services, byHeadlessMirror(c));
+  const services = new LocalView(informers.services, byMirrorOf(c));
   const endpoints = new LocalView(informers.endpoints);
   const slices = informers.slices && new LocalView(informers.slices, bySliceService);
   /** The views of the kinds the mirror owns (reconcile/kinds.ts), by kind. */
@@ -186,6 +187,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     onGiveUp: (key, err) => hooks.gaveUp(key, err),
   });
   const probeService = settings.probeService || probeGatewayName(c);
+  const claims = new MirrorNameClaims();
   const deps: ReconcileDeps = {
     link: { link, namespace: opts.namespace, probeService, settings, gateway: hooks.gateway, alive: hooks.alive },
     caches: {
@@ -203,6 +205,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     },
     outcomes,
     log,
+    claims,
     ...(!slices && { endpointsRecreated: () => hooks.enqueue(SLICES_KEY) }),
   };
   const members = informers.remoteFederated;
@@ -224,12 +227,15 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const gatewayRef = { namespace: opts.namespace, name: probeService };
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
   const propagation = new Propagation(() => clock.now(), (s) => metrics.propagation.observe({ target_cluster_name: c }, s));
-  unsubscribe.push(...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k)));
+  unsubscribe.push(
+    ...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k), claims),
+  );
   for (const view of views) {
-    const keyOf = view === (slices as LocalView<KubeObject> | undefined) ? keyOfSlice : keyOfLocal;
+    const keysOf = view === (slices as LocalView<KubeObject> | undefined) ? keysOfSlice : keysOfLocal;
     view.onMissed((e) => {
-      const k = keyOf(e.object.metadata, c, gatewayRef) ?? (informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined);
-      if (k) hooks.enqueue(k);
+      const keys = keysOf(e.object.metadata, c, gatewayRef, claims);
+      const federatedKey = keys.length === 0 && informers.remoteFederated ? federatedKeyOf(e.object.metadata) : undefined;
+      for (const k of federatedKey ? [federatedKey] : keys) hooks.enqueue(k);
     });
   }
   const selected = new SelectedServices(informers.remoteServices, link);

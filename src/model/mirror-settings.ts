@@ -5,6 +5,7 @@
 import * as v from "valibot";
 import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_REFRESH_PERIOD_MS, MAX_STATUS_INTERVAL_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, MIRROR_NAME_ANNOTATION, mirrorNameTemplate } from "./mirror-names.ts";
 import { objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
 
 /** Everything `mc serve` passes, whole, from its flags to the controller, prober and reconcile that read it. */
@@ -19,6 +20,8 @@ export interface MirrorSettings {
   enableEndpointSlices: boolean;
   /** Give mirror Services discovery.k8s.io/v1 EndpointSlices instead of v1 Endpoints (mc only; off: Linkerd's Endpoints). */
   mirrorEndpointSlices: boolean;
+  /** Mirrors' names: `{service}`, `{cluster}`, `{namespace}` filled in (default Linkerd's `{service}-{cluster}`; model/mirror-names.ts). */
+  mirrorNameTemplate: string;
   /** The local probe Service of the gateway; undefined: `probe-gateway-<cluster>`. */
   probeService: string | undefined;
   probeDirect: boolean;
@@ -102,6 +105,17 @@ export const MIRROR_SETTINGS = {
     flag: "mirror-endpoint-slices",
     row: { type: "boolean", default: false, description: "Write mirrors' endpoints as EndpointSlices instead of Endpoints (deprecated from Kubernetes 1.33); existing mirrors are converted in place" },
     carried: { when: "changed" },
+  },
+  mirrorNameTemplate: {
+    flag: "mirror-name-template",
+    row: {
+      type: "string",
+      default: DEFAULT_MIRROR_NAME_TEMPLATE,
+      value: "TEMPLATE",
+      description: `Mirrors' names from {service}, {cluster} and {namespace}; a target's annotation ${MIRROR_NAME_ANNOTATION} names its own; a name taken or too long is refused, never overwritten or truncated`,
+      schema: mirrorNameTemplate,
+    },
+    carried: { when: "changed", text: (t: string) => t },
   },
   probeService: {
     flag: "probe-service",

@@ -44,13 +44,8 @@ export const probeGatewayName = (cluster: string): string => `probe-gateway-${cl
 export const leaseName = (cluster: string): string => `service-mirror-write-${cluster}`;
 /** The token Secret of a remote-access ServiceAccount. */
 export const tokenSecretName = (serviceAccount: string): string => `${serviceAccount}-token`;
-/** The mirror of target Service `svc` from `cluster`. */
+/** The mirror of target Service `svc` from `cluster` by Linkerd's rule (mc's default template; model/mirror-names.ts). A mirror's target is never parsed back out of its name. */
 export const mirrorName = (svc: string, cluster: string): string => `${svc}-${cluster}`;
-/** The inverse of mirrorName: `web-east` → `web` for cluster `east`; undefined when the name has no such suffix. */
-export function targetName(mirror: string, cluster: string): string | undefined {
-  const suffix = `-${cluster}`;
-  return mirror.length > suffix.length && mirror.endsWith(suffix) ? mirror.slice(0, -suffix.length) : undefined;
-}
 /** What federated Service names end with: `<svc>-federated` unions `svc` across clusters. */
 export const FEDERATED_SUFFIX = "-federated";
 /** The federated Service of `svc` (same namespace). */

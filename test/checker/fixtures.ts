@@ -48,7 +48,8 @@ export function service(ns: string, name: string, o: { labels?: Labels; annotati
 export function mirror(ns: string, svc: string, cluster: string, o: { rv?: string; labels?: Labels } = {}) {
   return service(ns, `${svc}-${cluster}`, {
     labels: { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: cluster, ...o.labels },
-    annotations: { [L.REMOTE_RESOURCE_VERSION]: o.rv ?? "1" },
+    // Every mirror says which target it stands for (Linkerd's annotation); its name need not.
+    annotations: { [L.REMOTE_RESOURCE_VERSION]: o.rv ?? "1", [L.REMOTE_SVC_FQ_NAME]: `${svc}.${ns}.svc.cluster.local` },
   });
 }
 

@@ -103,6 +103,33 @@ describe("foreign services on mirror names", () => {
     ];
     expect(blockedMirrorNames(link(), targets, local)).toEqual(["default/b-east", "default/c-east"]);
   });
+
+  test("names come from the controller's template and the target's annotation; this Link's mirror of another target blocks too", () => {
+    const exported = { [L.EXPORTED]: "true" };
+    const targets = [
+      service("default", "a", { labels: exported }),
+      service("default", "b", { labels: exported, annotations: { "mc-project.io/mirror-name": "shop" } }),
+      service("default", "c", { labels: exported, annotations: { "mc-project.io/mirror-name": "east-a" } }),
+    ];
+    // east-a is the mirror of a (its annotation says so): a's own name, c's wanted one.
+    const ofA = { ...mirror("default", "a", "east"), metadata: { ...mirror("default", "a", "east").metadata, name: "east-a" } };
+    const local = [ofA, service("default", "shop")];
+    expect(blockedMirrorNames(link(), targets, local, "{cluster}-{service}")).toEqual(["default/shop", "default/east-a (the mirror of default/a)"]);
+    // With Linkerd's template, a's mirror would be a-east: nothing holds it.
+    expect(blockedMirrorNames(link(), targets.slice(0, 1), local)).toEqual([]);
+  });
+});
+
+describe("mirrors named by a template", () => {
+  test("are found by the target their annotation names, never by parsing their name: not missing, in sync, not gone", () => {
+    const m = mirror("default", "web", "east", { rv: "3" });
+    const named = { ...m, metadata: { ...m.metadata, name: "east-web" } };
+    const target = { ...service("default", "web", { labels: { [L.EXPORTED]: "true" }, rv: "3" }), spec: { ports: [{ port: 80 }] } };
+    expect(missingMirrors(link(), [named], [target], new Set(), "{cluster}-{service}")).toEqual([]);
+    expect(outOfSync([named], "east", [target])).toEqual([]);
+    expect(outOfSync([named], "east", [])).toEqual([{ mirror: "default/east-web", problem: "target-gone" }]);
+    expect(missingMirrors(link(), [], [target], new Set(), "{cluster}-{service}")).toEqual(["default/east-web"]);
+  });
 });
 
 describe("listFew", () => {

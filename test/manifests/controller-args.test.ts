@@ -22,7 +22,9 @@ function everySettingChanged(): DeployedSettings {
   for (const [field, s] of Object.entries(MIRROR_SETTINGS)) {
     if (s.carried.when === "never") continue;
     const d = DEFAULT_MIRROR_SETTINGS[field as keyof MirrorSettings];
-    out[field] = typeof d === "boolean" ? !d : typeof d === "number" ? d + 1000 : "probe-other";
+    // A string other than its default that its row accepts: a template needs {service}.
+    const other = field === "mirrorNameTemplate" ? "{cluster}-{service}" : "probe-other";
+    out[field] = typeof d === "boolean" ? !d : typeof d === "number" ? d + 1000 : other;
   }
   return out as DeployedSettings;
 }

@@ -23,6 +23,7 @@ function snapshot(over: Partial<Snapshot> = {}): Snapshot {
     remote: { service: remoteService(), endpoints: remoteEndpoints() },
     mirror: {},
     foreign: false,
+    renamed: [],
     endpointMirrors: { services: [], endpoints: new Map() },
     namespaceExists: true,
     ...over,
@@ -53,7 +54,7 @@ describe("reconcile phases", () => {
     const pod1 = withIP(desired.headless!.endpointMirrors[1]!.service, "10.96.0.6");
     const s = { ...first, endpointMirrors: { services: [pod1], endpoints: new Map([["pod-1-east", desired.headless!.endpointMirrors[1]!.endpoints as never]]) } };
     const { phases, conflict } = phasesFor(s, desired);
-    expect(phases.map((p) => p.name)).toEqual(["namespace", "endpoint mirrors", "mirror", "endpoint slices", "retired endpoints"]);
+    expect(phases.map((p) => p.name)).toEqual(["namespace", "endpoint mirrors", "mirror", "endpoint slices", "retired endpoints", "old names"]);
     expect(conflict).toBeNull();
     expect(phases[0]!.plan([])).toEqual([]);
     const epOps = phases[1]!.plan([]);
@@ -69,7 +70,7 @@ describe("reconcile phases", () => {
     const alone = phases[2]!.plan([]);
     expect((alone[1]!.verb === "create" ? (alone[1]!.object as { subsets: Array<{ addresses: unknown[] }> }) : undefined)?.subsets[0]?.addresses).toEqual([{ hostname: "pod-1", ip: "10.96.0.6" }]);
     // Without --mirror-endpoint-slices (no slices read) the slice phases plan nothing.
-    expect([phases[3]!.plan(written), phases[4]!.plan(written)]).toEqual([[], []]);
+    expect([phases[3]!.plan(written), phases[4]!.plan(written), phases[5]!.plan(written)]).toEqual([[], [], []]);
   });
 
   test("with slices: no Endpoints are written; each mirror's slices come from the Endpoints it would have had, and Endpoints from before go last", () => {

@@ -1,8 +1,8 @@
 // The Link's status.mirrorServices entries, the queue keys of local objects, and gateway address resolution.
 import { describe, expect, test } from "bun:test";
 import { GatewayAddresses, hostPort, resolveGatewayAddresses } from "../../src/mirror/gateway.ts";
-import { keyOfLocal } from "../../src/mirror/sources/keys.ts";
-import { targetName } from "../../src/model/names.ts";
+import { MirrorNameClaims } from "../../src/mirror/sources/claims.ts";
+import { keyOfLocal, keysOfLocal } from "../../src/mirror/sources/keys.ts";
 import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "../../src/mirror/status/status.ts";
 import { recordingLog } from "../kube/helpers.ts";
 import { fakeResolver } from "./fixtures.ts";
@@ -64,20 +64,30 @@ describe("Link status.mirrorServices", () => {
 describe("queue keys of local objects", () => {
   const gw = { namespace: "linkerd-multicluster", name: "probe-gateway-east" };
 
-  test("a mirror, an endpoint mirror and the gateway mirror map to their keys; other names to none", () => {
-    expect(keyOfLocal({ namespace: "ns1", name: "web-east" }, "east", gw)).toBe("ns1/web");
-    expect(keyOfLocal({ namespace: "ns1", name: "web-east-east" }, "east", gw)).toBe("ns1/web-east");
-    expect(
-      keyOfLocal(
-        { namespace: "ns1", name: "pod-0-east", labels: { "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/headless-mirror-svc-name": "db-east" } },
-        "east",
-        gw,
-      ),
-    ).toBe("ns1/db");
+  test("a mirror, an endpoint mirror and the gateway mirror map to their target's key by their annotation, never their name", () => {
+    const ours = (name: string, fq: string, extra: Record<string, string> = {}) => ({
+      namespace: "ns1",
+      name,
+      labels: { "mirror.linkerd.io/cluster-name": "east", ...extra },
+      annotations: { "mirror.linkerd.io/remote-svc-fq-name": fq },
+    });
+    expect(keyOfLocal(ours("web-east", "web.ns1.svc.cluster.local"), "east", gw)).toBe("ns1/web");
+    // A name a template chose, or one that looks like another target's mirror: the annotation decides.
+    expect(keyOfLocal(ours("east-web", "web.ns1.svc.cluster.local"), "east", gw)).toBe("ns1/web");
+    expect(keyOfLocal(ours("web-east-east", "web-east.ns1.svc.cluster.local"), "east", gw)).toBe("ns1/web-east");
+    expect(keyOfLocal(ours("pod-0-east", "pod-0.db.ns1.svc.cluster.local", { "mirror.linkerd.io/headless-mirror-svc-name": "db-east" }), "east", gw)).toBe("ns1/db");
     expect(keyOfLocal({ namespace: "linkerd-multicluster", name: "probe-gateway-east" }, "east", gw)).toBe("@gateway");
-    expect(keyOfLocal({ namespace: "ns1", name: "web-west" }, "east", gw)).toBeUndefined();
-    expect(keyOfLocal({ namespace: "ns1", name: "-east" }, "east", gw)).toBeUndefined();
-    expect(targetName("east", "east")).toBeUndefined();
+    // Not ours (another cluster's, or a plain Service): no key unless a target's mirror wants the name.
+    expect(keyOfLocal({ ...ours("web-east", "web.ns1.svc.cluster.local"), labels: { "mirror.linkerd.io/cluster-name": "west" } }, "east", gw)).toBeUndefined();
+    expect(keyOfLocal({ namespace: "ns1", name: "web-east" }, "east", gw)).toBeUndefined();
+    const claims = new MirrorNameClaims();
+    claims.claim("ns1/web", "ns1", "web-east");
+    claims.claim("ns1/api", "ns1", "web-east");
+    expect(keysOfLocal({ namespace: "ns1", name: "web-east" }, "east", gw, claims)).toEqual(["ns1/api", "ns1/web"]);
+    expect(keysOfLocal(ours("web-east", "web.ns1.svc.cluster.local"), "east", gw, claims)).toEqual(["ns1/web", "ns1/api"]);
+    claims.claim("ns1/api", "ns1", "api-east");
+    claims.release("ns1/web");
+    expect(keysOfLocal({ namespace: "ns1", name: "web-east" }, "east", gw, claims)).toEqual([]);
   });
 });
 

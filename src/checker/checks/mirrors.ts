@@ -5,6 +5,10 @@
 import { KubeError, resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY } from "../../model/labels.ts";
 import type { CheckContext } from "../context.ts";
+import type { Link } from "../../model/link.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE } from "../../model/mirror-names.ts";
+import { MIRROR_SETTINGS } from "../../model/mirror-settings.ts";
+import { installControllerName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type SliceLike, type TargetLike } from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
@@ -14,6 +18,23 @@ const mirrorServices = (client: KubeClient, extra = "") =>
   client.list<KubeObject>(resources.service, { labelSelector: MIRRORS + extra }).then((l) => l.items);
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
+const TEMPLATE_FLAG = `--${MIRROR_SETTINGS.mirrorNameTemplate.flag}=`;
+
+/**
+ * The mirror name template the Link's controller runs with (`--mirror-name-template` in its
+ * Deployment's args: mc link's, the install's, or the shared one); Linkerd's when none says.
+ */
+async function nameTemplateOf(local: KubeClient, link: Link): Promise<string> {
+  const c = link.targetClusterName;
+  for (const name of [serviceMirrorName(c), installControllerName(c), SHARED_CONTROLLER_NAME]) {
+    const d = await local.get<DeploymentArgs>(resources.deployment, link.namespace, name).catch(() => undefined);
+    const arg = d?.spec?.template?.spec?.containers?.flatMap((x) => x.args ?? []).find((a) => a.startsWith(TEMPLATE_FLAG));
+    if (d) return arg ? arg.slice(TEMPLATE_FLAG.length) : DEFAULT_MIRROR_NAME_TEMPLATE;
+  }
+  return DEFAULT_MIRROR_NAME_TEMPLATE;
+}
 
 export const mirrorEndpoints: Check<CheckContext> = {
   id: "mirror-endpoints",
@@ -72,7 +93,7 @@ export const mirrorsInSync: Check<CheckContext> = {
         remote.list<KubeObject & TargetLike>(resources.service).then((l) => l.items),
       ]);
       // Both read from the servers now, never from a controller's view.
-      const missing = missingMirrors(link, mirrors, targets);
+      const missing = missingMirrors(link, mirrors, targets, undefined, await nameTemplateOf(ctx.local, link));
       if (missing.length) details.push(`${c}: ${plural(missing.length, "exported Service")} without a mirror: ${listFew(missing)}`);
       const findings = outOfSync(mirrors, c, targets);
       const gone = findings.filter((f) => f.problem === "target-gone").map((f) => f.mirror);
@@ -98,7 +119,7 @@ export const mirrorNameConflicts: Check<CheckContext> = {
     const details: string[] = [];
     for (const link of linked) {
       const targets = (await ctx.remotes.get(link.targetClusterName)!.list<KubeObject>(resources.service)).items;
-      const blocked = blockedMirrorNames(link, targets, local);
+      const blocked = blockedMirrorNames(link, targets, local, await nameTemplateOf(ctx.local, link));
       if (blocked.length) details.push(`${link.targetClusterName}: ${plural(blocked.length, "export")} not mirrored, the name is taken: ${listFew(blocked)}`);
     }
     if (details.length) return { ok: false, message: "Services that are not mirrors hold mirror names:", details };

@@ -5,7 +5,8 @@
 import type { Link } from "../../model/link.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import { CLUSTER_NAME, LINK_UID, REMOTE_GATEWAY_IDENTITY } from "../../model/labels.ts";
-import { mirrorName, PROBE_PORT_NAME } from "../../model/names.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, mirrorNameOf } from "../../model/mirror-names.ts";
+import { PROBE_PORT_NAME } from "../../model/names.ts";
 import { isHeadless } from "../../model/service.ts";
 import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.ts";
 import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
@@ -20,7 +21,7 @@ export interface RemoteState {
 }
 
 /** The controller's flags, and what the source cluster holds that changes the decision. */
-export interface DesiredOptions extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation"> {
+export interface DesiredOptions extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation">, Partial<Pick<MirrorSettings, "mirrorNameTemplate">> {
   /** Whether the Service's namespace exists in the source cluster. */
   namespaceExists: boolean;
   /** Kind of the mirror that exists now, if any: a headless mirror stays headless while its target has no endpoints. */
@@ -32,6 +33,9 @@ export interface DesiredInput extends DesiredOptions {
   link: Link;
   /** The target Service. */
   key: { namespace: string; name: string };
+  /** The mirror's name and why it can have none (read.ts, from the template and the target's annotation); default Linkerd's `<svc>-<cluster>`. */
+  mirrorName?: string;
+  nameProblem?: string;
   remote: RemoteState;
   /** null: the Link has no gateway (nothing is mirrored in gateway mode; remote discovery needs none). */
   gateway: ResolvedGateway | null;
@@ -70,8 +74,6 @@ export interface DesiredMirror {
 }
 
 const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
-/** A Service name may have at most 63 characters (a DNS-1123 label). */
-const MAX_SERVICE_NAME = 63;
 const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
 
 
@@ -87,7 +89,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
   const out: DesiredMirror = {
     namespace: key.namespace,
     remoteName: key.name,
-    mirrorName: mirrorName(key.name, cluster),
+    mirrorName: opts.mirrorName ?? mirrorNameOf(DEFAULT_MIRROR_NAME_TEMPLATE, key, cluster).name,
     service: null,
     endpoints: null,
     headless: null,
@@ -106,7 +108,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     }
     out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster, link.uid) } };
   }
-  const invalid = invalidTarget(svc, out.mirrorName, cluster);
+  const invalid = invalidTarget(svc, opts.mirrorName ? opts.nameProblem : mirrorNameOf(DEFAULT_MIRROR_NAME_TEMPLATE, key, cluster).problem);
   if (invalid) {
     out.problem = { reason: "InvalidService", message: invalid };
     out.remoteEvent = { reason: "ServiceMirroringSkipped", message: invalid === NO_PORTS ? NO_PORTS_MESSAGE : `Skipped mirroring service: ${invalid}` };
@@ -142,7 +144,17 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
   };
   const epAnnotations = endpointsAnnotations(fqName, gateway.identity);
   if (kind === "headless") {
-    out.headless = desiredHeadless({ link, svc, endpoints: remote.endpoints, gateway, alive, mirrorName: out.mirrorName, labels, annotations: epAnnotations });
+    out.headless = desiredHeadless({
+      link,
+      svc,
+      endpoints: remote.endpoints,
+      gateway,
+      alive,
+      mirrorName: out.mirrorName,
+      template: opts.mirrorNameTemplate ?? DEFAULT_MIRROR_NAME_TEMPLATE,
+      labels,
+      annotations: epAnnotations,
+    });
     return out;
   }
   const subsets = hasReadyEndpoints(remote.endpoints) ? gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), alive) : [];
@@ -154,17 +166,14 @@ const NO_PORTS = "object spec has no exposed ports";
 
 /**
  * Why a target Service cannot be mirrored, naming the field and the fix: no ports; an
- * ExternalName Service (no endpoints for the gateway to reach); a mirror name longer than a
- * Service name may be (reported, never truncated: a truncated name could collide).
+ * ExternalName Service (no endpoints for the gateway to reach); a mirror name that is no Service
+ * name — too long, or a bad annotation (`nameProblem`: reported, never truncated, since a
+ * truncated name could collide).
  */
-function invalidTarget(svc: ServiceObject, mirror: string, cluster: string): string | undefined {
+function invalidTarget(svc: ServiceObject, nameProblem: string | undefined): string | undefined {
   if ((svc.spec?.ports ?? []).length === 0) return NO_PORTS;
   if (svc.spec?.type === "ExternalName") return "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead";
-  if (mirror.length > MAX_SERVICE_NAME) {
-    const room = MAX_SERVICE_NAME - cluster.length - 1;
-    return `metadata.name: the mirror name ${mirror} would be ${mirror.length} characters, more than the ${MAX_SERVICE_NAME} a Service name may have; shorten the Service's name to at most ${room} characters (or link the cluster under a shorter name)`;
-  }
-  return undefined;
+  return nameProblem;
 }
 
 /** Headless targets: per-pod mirrors when any address has a hostname, a regular mirror otherwise. */

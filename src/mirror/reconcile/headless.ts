@@ -5,7 +5,7 @@
 // computed from them last. Pure.
 import { HEADLESS_MIRROR_SVC_NAME, REMOTE_RESOURCE_VERSION, REMOTE_SVC_FQ_NAME } from "../../model/labels.ts";
 import type { Link } from "../../model/link.ts";
-import { mirrorName } from "../../model/names.ts";
+import { fillTemplate } from "../../model/mirror-names.ts";
 import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
 import { endpointsAnnotations } from "./metadata.ts";
 import type { EndpointAddress, EndpointPort, EndpointsObject, Meta, ResolvedGateway, ServiceObject } from "../types.ts";
@@ -37,6 +37,8 @@ export function desiredHeadless(o: {
   gateway: ResolvedGateway;
   alive: boolean;
   mirrorName: string;
+  /** The mirror name template: an endpoint mirror is named by it with the pod's hostname as {service}. */
+  template: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }): HeadlessDesired {
@@ -54,7 +56,7 @@ export function desiredHeadless(o: {
   const ports = mirrorPorts(svc.spec?.ports);
   const epSubsets = gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), o.alive);
   const endpointMirrors = hostnames.map((hostname): EndpointMirror => {
-    const name = mirrorName(hostname, cluster);
+    const name = fillTemplate(o.template, { service: hostname, cluster, namespace });
     const fqName = `${hostname}.${svcName}.${namespace}.svc.${link.targetClusterDomain}`;
     return {
       hostname,

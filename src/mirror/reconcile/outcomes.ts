@@ -92,7 +92,7 @@ export function outcomeOf(r: Reconciled, cluster: string, before: MirrorFailure 
     logs.push({ level: "warn", message: `not mirroring ${s.key}: ${t.newProblem.message}` });
     if (desired.remoteEvent && s.remote.service) events.push({ cluster: "remote", on: s.remote.service, type: "Normal", ...desired.remoteEvent });
     if (r.conflict && s.mirror.service) {
-      const message = `Skipped mirroring ${s.key} from ${cluster}: this Service is not a mirror of ${cluster}`;
+      const message = `Skipped mirroring ${s.key} from ${cluster}: ${s.holder ? `this Service is the mirror of ${s.holder}` : `this Service is not a mirror of ${cluster}`}`;
       events.push({ cluster: "local", on: s.mirror.service, type: "Warning", reason: "ServiceMirroringSkipped", message });
     }
   }

@@ -13,8 +13,10 @@ import { headlessEndpoints, type HeadlessDesired } from "./headless.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import { mirrorConflict, planEndpointMirrors, planMirror, type MirrorOp } from "./plan.ts";
 import { desiredSlices, planSlices } from "./slices.ts";
-import type { Snapshot } from "./read.ts";
-import type { EndpointsObject, MirrorProblem, ServiceObject } from "../types.ts";
+import type { Eps, MirrorSliceObject, RenamedMirror, Snapshot, Svc } from "./read.ts";
+import type { OwnedKind } from "./kinds.ts";
+import { MIRROR_NAME_ANNOTATION } from "../../model/mirror-names.ts";
+import type { EndpointsObject, Meta, MirrorProblem, ServiceObject } from "../types.ts";
 
 /** What every phase plans from: the read, what should exist, the target cluster. */
 export interface PhaseInput {
@@ -43,12 +45,23 @@ export const PHASES: readonly Phase[] = [
   },
   {
     name: "mirror",
+    // A name held by another target's mirror is that one's: nothing is planned for it here.
     plan: ({ snapshot, desired, cluster }, written) =>
-      planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster, { endpointSlices: !!snapshot.slices }).ops,
+      snapshot.holder ? [] : planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster, { endpointSlices: !!snapshot.slices }).ops,
   },
   { name: "endpoint slices", plan: (input, written) => planMirrorSlices(input, written) },
   { name: "retired endpoints", plan: (input, written) => retiredEndpoints(input, written) },
+  // After the mirror under its name exists: our mirrors of this target under names it no longer has.
+  { name: "old names", plan: ({ snapshot }) => snapshot.renamed.flatMap(renamedOps) },
 ];
+
+/** A mirror under an old name goes with its endpoint mirrors, Endpoints and slices: each endpoint mirror's first, Endpoints and slices before their Service. */
+function renamedOps(r: RenamedMirror): MirrorOp[] {
+  const del = (kind: OwnedKind, o: { metadata: Meta } | undefined): MirrorOp[] =>
+    o ? [{ verb: "delete", kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "", ...(o.metadata.uid && { uid: o.metadata.uid }) }] : [];
+  const one = (m: { service: Svc; endpoints?: Eps; slices: readonly MirrorSliceObject[] }) => [...del("Endpoints", m.endpoints), ...m.slices.flatMap((x) => del("EndpointSlice", x)), ...del("Service", m.service)];
+  return [...r.endpointMirrors.flatMap(one), ...one(r)];
+}
 
 /** With slices: the mirror's and each endpoint mirror's slices, from the Endpoints they would have had (none for a Service going away). */
 function planMirrorSlices({ snapshot, desired }: PhaseInput, written: readonly OpResult[]): MirrorOp[] {
@@ -75,9 +88,16 @@ function retiredEndpoints({ snapshot, cluster }: PhaseInput, written: readonly O
   });
 }
 
-/** A foreign Service holds the mirror's name: nothing is planned for it, and this is the problem to report. */
+/** A foreign Service (or another target's mirror) holds the mirror's name: nothing is planned for it, and this is the problem to report. */
 export function conflictOf({ snapshot, desired, cluster }: PhaseInput): MirrorProblem | null {
-  return mirrorConflict(desired.service, snapshot.mirror.service, cluster);
+  const held = snapshot.mirror.service;
+  if (!desired.service || !held || !snapshot.holder) return mirrorConflict(desired.service, held, cluster);
+  const ref = { namespace: held.metadata.namespace ?? "", name: held.metadata.name ?? "" };
+  return {
+    reason: "Error",
+    message: `Service ${ref.namespace}/${ref.name} is the mirror of ${snapshot.holder} from ${cluster}; left alone (name one of them with the annotation ${MIRROR_NAME_ANNOTATION})`,
+    localRef: ref,
+  };
 }
 
 function mirrorEndpoints(desired: DesiredMirror, snapshot: Snapshot, written: readonly OpResult[]): EndpointsObject | null {

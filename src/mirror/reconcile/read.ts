@@ -3,10 +3,10 @@
 // endpoint mirrors of a headless mirror, and whether the namespace exists (local). What follows
 // (desired, plan, record) works on this snapshot and on what the writes return, never on a re-read.
 import type { KubeObject, ReadonlyCache } from "../../kube/index.ts";
-import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, SLICE_SERVICE_NAME } from "../../model/labels.ts";
-import { mirrorName } from "../../model/names.ts";
+import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_SERVICE, SLICE_SERVICE_NAME } from "../../model/labels.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, fillTemplate, mirrorNameOf, mirrorTarget } from "../../model/mirror-names.ts";
 import type { RemoteState } from "./desired.ts";
-import { splitServiceKey, type ServiceKey } from "../sources/keys.ts";
+import { serviceKey, splitServiceKey, type ServiceKey } from "../sources/keys.ts";
 import { isOwnedMirror } from "./metadata.ts";
 import { isHeadless } from "../../model/service.ts";
 import { isMirrorSlice, type MirrorSlice } from "./slices.ts";
@@ -34,12 +34,19 @@ export interface Snapshot {
   namespace: string;
   /** The target Service's name. */
   name: string;
+  /** The mirror's name: the target's annotation or the template (model/mirror-names.ts); with no target, that of our mirror of it. */
   mirrorName: string;
+  /** Why the target can have no mirror under that name (too long, a bad annotation). */
+  nameProblem?: string;
   remote: RemoteState & { service: Svc | undefined };
   /** What holds the mirror's name now: our mirror, a foreign Service (see `foreign`), or nothing. */
   mirror: { service?: Svc; endpoints?: Eps };
-  /** The Service holding the mirror's name is not a mirror of this cluster. */
+  /** The Service holding the mirror's name is not this target's mirror: not a mirror of this cluster, or (`holder`) another target's. */
   foreign: boolean;
+  /** The key of the other target whose mirror of this cluster holds the name. */
+  holder?: ServiceKey;
+  /** Our mirrors of this target under other names (the template or annotation changed): each with what goes with it. */
+  renamed: RenamedMirror[];
   /** The kind of our mirror, when it exists: a headless mirror stays headless while its target has no endpoints. */
   currentMirror?: "headless" | "clusterIP";
   /** Services labelled as endpoint mirrors of this mirror (in its namespace), and their Endpoints by name. */
@@ -49,26 +56,56 @@ export interface Snapshot {
   slices?: Map<string, MirrorSliceObject[]>;
 }
 
-export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey): Snapshot {
+/** A mirror of the target under a name it no longer has, and its Endpoints, slices and endpoint mirrors (with theirs). */
+export interface RenamedMirror {
+  service: Svc;
+  endpoints?: Eps;
+  slices: MirrorSliceObject[];
+  endpointMirrors: Array<{ service: Svc; endpoints?: Eps; slices: MirrorSliceObject[] }>;
+}
+
+export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey, template = DEFAULT_MIRROR_NAME_TEMPLATE): Snapshot {
   const { namespace, name } = splitServiceKey(key);
-  const mirror = mirrorName(name, cluster);
+  const target = caches.remoteServices?.get(namespace, name);
+  const ours = caches.services.indexed(targetIndex(namespace, name)).filter((s) => isOwnedMirror(s.metadata, cluster));
+  const named = target ? mirrorNameOf(template, { name, namespace, annotations: target.metadata.annotations }, cluster) : undefined;
+  const mirror = named?.name ?? ours[0]?.metadata.name ?? fillTemplate(template, { service: name, cluster, namespace });
   const service = caches.services.get(namespace, mirror);
-  const owned = service && isOwnedMirror(service.metadata, cluster) ? service : undefined;
-  const epMirrors = caches.services.indexed(endpointMirrorIndex(namespace, mirror));
+  const heldFor = service && isOwnedMirror(service.metadata, cluster) ? (mirrorTarget(service.metadata) ?? { namespace, name }) : undefined;
+  const owned = heldFor?.name === name ? service : undefined;
+  const slicesOf = (n: string) => caches.slices?.indexed(sliceIndex(namespace, n)) ?? [];
+  const renamed = ours
+    .filter((s) => s.metadata.name !== mirror)
+    .map((s): RenamedMirror => {
+      const n = s.metadata.name ?? "";
+      const endpointMirrors = caches.services.indexed(endpointMirrorIndex(namespace, n)).map((e) => ({
+        service: e,
+        endpoints: caches.endpoints.get(namespace, e.metadata.name ?? ""),
+        slices: slicesOf(e.metadata.name ?? ""),
+      }));
+      return { service: s, endpoints: caches.endpoints.get(namespace, n), slices: slicesOf(n), endpointMirrors };
+    });
+  // Another target's mirror holds the name: what goes with it is that target's, never this one's to plan.
+  const held = heldFor !== undefined && owned === undefined;
+  const epMirrors = held ? [] : caches.services.indexed(endpointMirrorIndex(namespace, mirror));
   const epMirrorEndpoints = new Map<string, Eps>();
   for (const s of epMirrors) {
     const ep = caches.endpoints.get(namespace, s.metadata.name ?? "");
     if (ep) epMirrorEndpoints.set(s.metadata.name ?? "", ep);
   }
-  const slices = caches.slices && new Map([mirror, ...epMirrors.map((m) => m.metadata.name ?? "")].map((n) => [n, caches.slices!.indexed(sliceIndex(namespace, n))]));
+  const sliced = held ? epMirrors.map((m) => m.metadata.name ?? "") : [mirror, ...epMirrors.map((m) => m.metadata.name ?? "")];
+  const slices = caches.slices && new Map(sliced.map((n) => [n, slicesOf(n)]));
   return {
     key,
     namespace,
     name,
     mirrorName: mirror,
-    remote: { service: caches.remoteServices?.get(namespace, name), endpoints: caches.remoteEndpoints?.get(namespace, name) },
-    mirror: { service, endpoints: caches.endpoints.get(namespace, mirror) },
+    ...(named?.problem && { nameProblem: named.problem }),
+    remote: { service: target, endpoints: caches.remoteEndpoints?.get(namespace, name) },
+    mirror: { service, ...(!held && { endpoints: caches.endpoints.get(namespace, mirror) }) },
     foreign: service !== undefined && owned === undefined,
+    ...(held && { holder: serviceKey(namespace, heldFor.name) }),
+    renamed,
     ...(owned && { currentMirror: isHeadless(owned) ? "headless" : "clusterIP" }),
     endpointMirrors: { services: epMirrors, endpoints: epMirrorEndpoints },
     namespaceExists: caches.namespaces.get(undefined, namespace) !== undefined,
@@ -81,12 +118,21 @@ function endpointMirrorIndex(namespace: string, headlessMirror: string): string 
   return `${namespace}/${headlessMirror}`;
 }
 
-/** Index function for local Services: endpoint mirrors of `cluster` by their headless mirror. */
-export function byHeadlessMirror(cluster: string): (svc: Svc) => string | undefined {
+/** The index key of our mirrors of one target Service, whatever their names: `@ns/<target>` (no namespace starts with '@'). */
+function targetIndex(namespace: string, target: string): string {
+  return `@${namespace}/${target}`;
+}
+
+/** Index function for local Services of `cluster`: endpoint mirrors by their headless mirror, mirrors by their target (their annotation, not their name). */
+export function byMirrorOf(cluster: string): (svc: Svc) => string | undefined {
   return (svc) => {
     const labels = svc.metadata.labels;
-    const owner = labels?.[CLUSTER_NAME] === cluster ? labels[HEADLESS_MIRROR_SVC_NAME] : undefined;
-    return owner ? endpointMirrorIndex(svc.metadata.namespace ?? "", owner) : undefined;
+    if (labels?.[CLUSTER_NAME] !== cluster) return undefined;
+    const namespace = svc.metadata.namespace ?? "";
+    const owner = labels[HEADLESS_MIRROR_SVC_NAME];
+    if (owner) return endpointMirrorIndex(namespace, owner);
+    const target = labels[MIRRORED_SERVICE] === "true" ? mirrorTarget(svc.metadata) : undefined;
+    return target ? targetIndex(namespace, target.name) : undefined;
   };
 }
 

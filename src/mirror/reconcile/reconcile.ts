@@ -10,6 +10,7 @@ import { desiredGatewayMirror, desiredMirror } from "./desired.ts";
 import type { RecordEvent } from "../status/events.ts";
 import type { Execute, OpResult } from "./execute.ts";
 import type { ServiceKey } from "../sources/keys.ts";
+import type { MirrorNameClaims } from "../sources/claims.ts";
 import type { Outcomes } from "./outcomes.ts";
 import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
 import { planGatewayMirror, type MirrorOp } from "./plan.ts";
@@ -46,6 +47,8 @@ export interface ReconcileDeps {
   writer: MirrorWriter;
   /** The record step's memory (gauges, Link status failures). */
   outcomes: Outcomes;
+  /** Which key wants which mirror name (so an event on a foreign holder requeues it); recorded here. */
+  claims?: MirrorNameClaims;
   /**
    * Without `--mirror-endpoint-slices`: called when an existing mirror gets its Endpoints again —
    * the setting was just turned off, so mc's slices from before may be left (slices-sweep.ts).
@@ -58,11 +61,16 @@ export interface ReconcileDeps {
 export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<number> {
   const { link, settings } = d.link;
   const cluster = link.targetClusterName;
-  const snapshot = readSnapshot(d.caches, cluster, key);
+  const snapshot = readSnapshot(d.caches, cluster, key, settings.mirrorNameTemplate);
+  if (snapshot.remote.service) d.claims?.claim(key, snapshot.namespace, snapshot.mirrorName);
+  else d.claims?.release(key);
   const gateway = d.link.gateway();
   const desired = desiredMirror({
     link,
     key: { namespace: snapshot.namespace, name: snapshot.name },
+    mirrorName: snapshot.mirrorName,
+    ...(snapshot.nameProblem && { nameProblem: snapshot.nameProblem }),
+    mirrorNameTemplate: settings.mirrorNameTemplate,
     remote: snapshot.remote,
     gateway,
     alive: d.link.alive(),

@@ -1,9 +1,9 @@
 // Queue keys: every watched object maps to the `ns/name` of the target Service it is about
-// (a mirror `web-east` → `ns/web`, an endpoint mirror → its headless mirror's target), or to
-// the gateway mirror's key. One type from the informers through the queue to reconcile and the
+// (a mirror → its target, an endpoint mirror → its headless mirror's target, read from the
+// annotations every mirror object carries), or to the gateway mirror's key. One type from the informers through the queue to reconcile and the
 // outcomes: a ServiceKey is split into namespace and name only where an object is read. Pure.
-import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME } from "../../model/labels.ts";
-import { targetName } from "../../model/names.ts";
+import { CLUSTER_NAME } from "../../model/labels.ts";
+import { mirrorTarget } from "../../model/mirror-names.ts";
 import { GATEWAY_KEY, type Meta, type SpecialKey } from "../types.ts";
 
 /** A target Service: `ns/name`. */
@@ -27,18 +27,31 @@ export function splitServiceKey(key: ServiceKey): { namespace: string; name: str
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
+/** Who wants which mirror name: the keys whose mirror would be named so (claims.ts), for objects that are not ours. */
+export interface NameClaims {
+  claimants(namespace: string, name: string): readonly MirrorKey[];
+}
+
 /**
- * The key of a local Service or Endpoints: the gateway mirror's, or the target Service's whose
- * mirror (or endpoint mirror) it is or could be. Foreign objects named `<x>-<cluster>` map too,
- * so the key is re-evaluated when one appears or goes away.
+ * The key of a local Service, Endpoints or slice: the gateway mirror's; for our mirror objects
+ * (this cluster's label) the target Service's, from their `remote-svc-fq-name` annotation (an
+ * endpoint mirror's: its headless mirror's target) — never from their name, which a template may
+ * have chosen; for any other object, the first key whose mirror wants its name (a foreign holder:
+ * the key is re-evaluated when it appears or goes).
  */
-export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }): MirrorKey | undefined {
+export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }, claims?: NameClaims): MirrorKey | undefined {
+  return keysOfLocal(meta, cluster, gateway, claims)[0];
+}
+
+/** Every key an event on this local object concerns: its own (keyOfLocal), and those whose mirror wants its name. */
+export function keysOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }, claims?: NameClaims): MirrorKey[] {
   const namespace = meta.namespace ?? "";
   const name = meta.name ?? "";
-  if (namespace === gateway.namespace && name === gateway.name) return GATEWAY_KEY;
-  const headlessOf = meta.labels?.[CLUSTER_NAME] === cluster ? meta.labels?.[HEADLESS_MIRROR_SVC_NAME] : undefined;
-  const remote = targetName(headlessOf ?? name, cluster);
-  return remote === undefined ? undefined : serviceKey(namespace, remote);
+  if (namespace === gateway.namespace && name === gateway.name) return [GATEWAY_KEY];
+  const target = meta.labels?.[CLUSTER_NAME] === cluster ? mirrorTarget(meta) : undefined;
+  const own = target ? [serviceKey(namespace, target.name)] : [];
+  const wanting = claims?.claimants(namespace, name) ?? [];
+  return [...own, ...wanting.filter((k) => !own.includes(k as ServiceKey))];
 }
 
 /** The key of a target Service or its Endpoints. */

@@ -20,7 +20,7 @@ import type { Link } from "../../model/link.ts";
 import { coveringSelector, formatLabelSelector, type LabelSelector } from "../../model/selector.ts";
 import { isFederatedService } from "../../model/service.ts";
 import { federatedKeyOf } from "../federated/federated.ts";
-import { isServiceKey, keyOfLocal, keyOfRemote, type MirrorKey, type ServiceKey } from "./keys.ts";
+import { isServiceKey, keyOfLocal, keyOfRemote, keysOfLocal, type MirrorKey, type NameClaims, type ServiceKey } from "./keys.ts";
 import type { Eps, MirrorSliceObject, Svc } from "../reconcile/read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
 import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
@@ -47,9 +47,14 @@ export function mirrorSlicesSelector(cluster: string): string {
 }
 
 /** The key of one of mc's slices: that of the Service it belongs to. */
-export function keyOfSlice(meta: Meta, cluster: string, gateway: Gateway): MirrorKey | undefined {
+function keyOfSlice(meta: Meta, cluster: string, gateway: Gateway): MirrorKey | undefined {
+  return keysOfSlice(meta, cluster, gateway)[0];
+}
+
+/** The keys an event on one of mc's slices concerns: those of the Service it belongs to (keysOfLocal). */
+export function keysOfSlice(meta: Meta, cluster: string, gateway: Gateway, claims?: NameClaims): MirrorKey[] {
   const service = meta.labels?.[SLICE_SERVICE_NAME];
-  return service ? keyOfLocal({ ...meta, name: service }, cluster, gateway) : undefined;
+  return service ? keysOfLocal({ ...meta, name: service }, cluster, gateway, claims) : [];
 }
 
 /** Local informers every controller of a process can share (`mc serve --all`): all Services, Namespaces. Their owner starts and stops them. */
@@ -130,6 +135,7 @@ export function wireSources(
   isEcho: (e: InformerEvent<KubeObject>) => boolean = () => false,
   /** Told of each change of the target that queues its key (propagation.ts times it). */
   changed: (key: ServiceKey) => void = () => {},
+  claims?: NameClaims,
 ): Array<() => void> {
   const subs: Array<() => void> = [];
   const remoteKey = (key: string) => {
@@ -151,13 +157,18 @@ export function wireSources(
   for (const off of [offEndpoints, offSlices]) if (off) subs.push(off);
   const federated = s.remoteFederated !== undefined;
   for (const local of [s.services, s.endpoints, s.slices].filter((i) => i !== undefined) as Array<Informer<KubeObject>>) {
-    const keyOf = local === (s.slices as Informer<KubeObject> | undefined) ? keyOfSlice : keyOfLocal;
+    const keysOf = local === (s.slices as Informer<KubeObject> | undefined) ? keysOfSlice : keysOfLocal;
     const off = local.on((e) => {
-      const key = keyOf(e.object.metadata, cluster, gateway);
-      if (isEcho(e)) return;
-      if (key) enqueue(key);
+      const keys = keysOf(e.object.metadata, cluster, gateway, claims);
+      if (isEcho(e)) {
+        // Our own write: nothing new for its key, but another key waiting for the name (a mirror deleted, say) may go ahead.
+        const own = keysOf(e.object.metadata, cluster, gateway);
+        for (const key of keys) if (!own.includes(key)) enqueue(key);
+        return;
+      }
+      for (const key of keys) enqueue(key);
       const fkey = federated && local === (s.services as Informer<KubeObject>) ? federatedKeyOf(e.object.metadata) : undefined;
-      if (fkey && fkey !== key) enqueue(fkey);
+      if (fkey && !keys.includes(fkey)) enqueue(fkey);
     });
     subs.push(off);
   }
