@@ -9,6 +9,10 @@
 // - churn: `mc serve` running again, east's Services relabelled at a steady rate (10, 100, 325/s); the
 //   time from the write's answer to a watch on west seeing the mirror carry it (p50, p99; target p99
 //   under 1 s at 325/s), beside mc's own count and mean of mc_propagation_seconds.
+// - restart: `mc serve` started again over N mirrors that are right; the time until every Service
+//   is reconciled (mc_mirrors = N, queue empty), the writes it made (none wanted), and a change made
+//   on east during that resync: the time until a watch on west sees its mirror carry it (target
+//   under 1 s: live changes never wait behind the resync).
 // - flip: east's gateway stops answering its probe (and then again); from the first to the last
 //   mirror Endpoints written not ready (ready), against the limit client moving N copies of those
 //   Endpoints once, at its best concurrency (controller stopped). Target: each flip ≤ 1.25 × raw.
@@ -180,6 +184,66 @@ async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: n
   return f;
 }
 
+interface RestartFigures {
+  convergedMs: number;
+  /** Mirror Services and Endpoints written during the resync, as west's watch saw them, the changed one's aside: 0 wanted. */
+  writes: number;
+  /** A label changed on east once the resync was under way → its mirror carrying it on west; NaN: the resync ended before the change could be made. */
+  liveMs: number;
+  serveCpuMs: number;
+}
+
+/** The Service the resync reaches last (keys run sorted), so a change of it waits for the whole resync unless it goes ahead. */
+function lastKeyed(n: number): { namespace: string; name: string } {
+  const keys = Array.from({ length: n }, (_, i) => ({ namespace: `ns-${i % NAMESPACES}`, name: `svc-${i}` }));
+  keys.sort((a, b) => (`${a.namespace}/${a.name}` < `${b.namespace}/${b.name}` ? -1 : 1));
+  return keys.at(-1)!;
+}
+
+async function restart(c: BlackBoxClusters, view: WestView, n: number): Promise<RestartFigures> {
+  const target = lastKeyed(n);
+  const mirrorKey = `${target.namespace}/${target.name}-east`;
+  let writes = 0;
+  const count = (key: string) => void (key !== mirrorKey && writes++);
+  const offs = [view.onService(count), view.onEndpoints(count)];
+  const t0 = performance.now();
+  const serving = await startServe(c);
+  try {
+    // Under way: some Services reconciled, not all.
+    let liveMs = Number.NaN;
+    for (;;) {
+      const done = (await metric(serving, "mc_mirrors")) || 0;
+      if (done >= n) break;
+      if (done > 0) {
+        let seenAt = 0;
+        const value = `restart-${Date.now()}`;
+        const seen = new Promise<void>((resolve) => {
+          const off = view.onService((key, obj, at) => {
+            if (key !== mirrorKey || obj.metadata.labels?.restart !== value) return;
+            seenAt = at;
+            off();
+            resolve();
+          });
+        });
+        await c.east.client.patch(resources.service, target.namespace, target.name, { metadata: { labels: { restart: value } } }, { type: "merge" });
+        const acked = performance.now();
+        await Promise.race([seen, Bun.sleep(60_000)]);
+        liveMs = seenAt ? seenAt - acked : Number.POSITIVE_INFINITY;
+        break;
+      }
+      await Bun.sleep(5);
+    }
+    await settled(serving, 120_000 + n * 30, n);
+    const convergedMs = performance.now() - t0;
+    const f: RestartFigures = { convergedMs, writes, liveMs, serveCpuMs: sample(serving.proc.pid).cpuMs };
+    say(`restart ${size(n)}: every Service reconciled after ${ms(f.convergedMs)}, ${f.writes} writes; a change during the resync seen on west after ${ms(f.liveMs)}; mc serve ${ms(f.serveCpuMs)} CPU`);
+    return f;
+  } finally {
+    for (const off of offs) off();
+    await stopServe(serving);
+  }
+}
+
 interface FlipFigures {
   direction: "down" | "up";
   /** Gateway killed (started) → first mirror Endpoints written not ready (ready): the probe's part. */
@@ -220,7 +284,7 @@ export const blackbox: Scenario = {
     backend: { default: "sandbox", description: "sandbox (mc sandbox processes) or real (kube-apiservers, `bun run kube:build` first)" },
     mirrors: { default: "10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
     latency: { default: "0", description: "sandbox: latency added to every answer (`mc sandbox --latency`), standing for a real server's; kept apart from the README's results" },
-    parts: { default: "sync,churn,flip", description: "which of sync, churn and flip to run (sync always seeds)" },
+    parts: { default: "sync,restart,churn,flip", description: "which of sync, restart, churn and flip to run (sync always seeds)" },
     rates: { default: "10,100,325", description: "churn: changes per second" },
     "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
@@ -235,7 +299,7 @@ export const blackbox: Scenario = {
     }
     const n = number("mirrors", flags.mirrors!);
     const parts = new Set(flags.parts!.split(",").map((p) => p.trim()));
-    for (const p of parts) if (!["sync", "churn", "flip"].includes(p)) throw new Error(`--parts: one or more of sync, churn, flip, got ${JSON.stringify(p)}`);
+    for (const p of parts) if (!["sync", "restart", "churn", "flip"].includes(p)) throw new Error(`--parts: one or more of sync, restart, churn, flip, got ${JSON.stringify(p)}`);
     const rates = numbers("rates", flags.rates!);
     const durationMs = number("duration-ms", flags["duration-ms"]!);
     const rounds = number("rounds", flags.rounds!);
@@ -266,13 +330,25 @@ export const blackbox: Scenario = {
         targets.push({ name: `black box: writes per mirror, mc serve's count (${backend})`, want: "2", got: s.writesPerMirror.toFixed(2), met: Math.abs(s.writesPerMirror - 2) < 0.01 });
         targets.push({ name: `black box: mc serve CPU per mirror at ${size(n)} (${backend})`, want: "", got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs` });
 
+        if (parts.has("restart")) {
+          const r = await restart(c, view, n);
+          figures.restart = r;
+          tables.push({
+            title: `restart over ${size(n)} mirrors that are right, ${backend}`,
+            headers: ["mirrors", "start → every Service reconciled", "writes", "a change made during the resync → seen on west", "mc serve CPU"],
+            rows: [[size(n), ms(r.convergedMs), String(r.writes), Number.isNaN(r.liveMs) ? "– (resync over first)" : ms(r.liveMs), ms(r.serveCpuMs)]],
+          });
+          targets.push({ name: `black box: restart converged at ${size(n)} (${backend})`, want: "< 30 s, 0 writes", got: `${ms(r.convergedMs)}, ${r.writes} writes`, met: n >= 10_000 ? r.convergedMs < 30_000 && r.writes === 0 : undefined });
+          targets.push({ name: `black box: a change during the resync at ${size(n)} (${backend})`, want: "< 1 s", got: Number.isNaN(r.liveMs) ? "–" : ms(r.liveMs), met: n >= 10_000 && !Number.isNaN(r.liveMs) ? r.liveMs < 1000 : undefined });
+        }
+
         let raw: LimitResult | undefined;
         if (parts.has("flip")) raw = await runLimit(c, "toggle", await mirrorCopies(c.west.client, ["Endpoints"]));
         if (parts.has("churn") || parts.has("flip")) {
           const serving = await startServe(c);
           try {
             // Restarted: its resync (every mirror checked, nothing written) done before anything is timed.
-            await settled(serving, 120_000 + n * 30);
+            await settled(serving, 120_000 + n * 30, n);
             if (parts.has("churn")) {
               const results: ChurnFigures[] = [];
               let seq = 0;

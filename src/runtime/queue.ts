@@ -55,6 +55,9 @@ function hintOf(err: unknown): RetryHint | undefined {
  * come back on resync; Linkerd's requeue limit of 3 at 50 ms spent every retry within 350 ms, so
  * a blip of the API server left a mirror stale until the next refresh).
  */
+/** The longest run of keys without letting the event loop in. */
+const BREATHE_MS = 10;
+
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.1 };
 
 export class WorkQueue<K extends string = string> {
@@ -73,6 +76,7 @@ export class WorkQueue<K extends string = string> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private running = false;
+  private lastBreath = performance.now();
   private draining = 0;
   private stopped = false;
 
@@ -216,6 +220,9 @@ export class WorkQueue<K extends string = string> {
       this.failures.delete(key);
     } catch (err) {
       this.handleFailure(key, err, priority);
+    }
+    try {
+      await this.breathe(); // holding the slot: what comes next waits for the event loop's turn
     } finally {
       const again = this.processing.get(key)?.again;
       this.processing.delete(key);
@@ -223,6 +230,18 @@ export class WorkQueue<K extends string = string> {
       this.pump();
       this.checkIdle();
     }
+  }
+
+  /**
+   * Lets the event loop in once every BREATHE_MS of keys run back to back: a key that writes
+   * nothing never waits on I/O, so without it a resync of thousands of right mirrors would run as
+   * one long task, and the watch events of a live change (or /metrics) would wait for its end.
+   */
+  private async breathe(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastBreath < BREATHE_MS) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    this.lastBreath = performance.now();
   }
 
   private handleFailure(key: K, err: unknown, priority: Priority): void {

@@ -166,3 +166,24 @@ describe("WorkQueue low priority (a resync)", () => {
     expect(seen).toEqual(["n", "r1", "r1", "r2", "r3"]);
   });
 });
+
+describe("WorkQueue and the event loop", () => {
+  test("keys that never wait on I/O still let the event loop in: a timer due meanwhile fires long before the last of them", async () => {
+    let ran = 0;
+    let firedAfter = -1;
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const q = new WorkQueue<string>(async () => {
+      busy(1); // a reconcile of a mirror that is right: no write, no await that waits
+      ran++;
+    }, { workers: 16, log: quiet });
+    for (let i = 0; i < 200; i++) q.add(`k${i}`, "low");
+    setTimeout(() => (firedAfter = ran), 0);
+    await q.drain();
+    expect(ran).toBe(200);
+    expect(firedAfter).toBeGreaterThanOrEqual(0);
+    expect(firedAfter).toBeLessThan(100);
+  });
+});

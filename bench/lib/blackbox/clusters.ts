@@ -159,12 +159,16 @@ export async function metric(serving: Until, name: string): Promise<number> {
   return values.length ? values.reduce((a, b) => a + b, 0) : Number.NaN;
 }
 
-/** Resolves once `mc serve` is ready (leading, caches synced) with its work queue empty: its resync done. */
-export async function settled(serving: Until, timeoutMs: number): Promise<void> {
+/**
+ * Resolves once `mc serve` is ready with its work queue empty and, given `mirrors`, at least that
+ * many Services reconciled (mc_mirrors, every state): its resync done (/ready alone is the process's,
+ * an empty queue alone may be one not filled yet).
+ */
+export async function settled(serving: Until, timeoutMs: number, mirrors = 0): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const ready = (await fetch(`${serving.match[1]}/ready`)).status === 200;
-    if (ready && (await metric(serving, "mc_queue_depth")) === 0) return;
+    if (ready && (await metric(serving, "mc_queue_depth")) === 0 && (mirrors === 0 || (await metric(serving, "mc_mirrors")) >= mirrors)) return;
     if (performance.now() > deadline) throw new Error(`mc serve not settled after ${timeoutMs} ms`);
     await Bun.sleep(200);
   }
