@@ -144,7 +144,8 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (needList) {
           await this.relist();
           needList = false;
-          this.recovered();
+          // Inside a streak of 410s a good list is no recovery yet (the next watch will tell).
+          if (this.goneStreak < 2) this.recovered();
         } else if (this.resuming && !(await this.serverReached())) {
           needList = true;
           continue;
@@ -172,7 +173,12 @@ export class Informer<T extends KubeObject = KubeObject> {
           continue;
         }
         const lasted = this.clock.now() - started;
-        if (lasted >= result.timeoutSeconds * 900) continue; // the server's watch timeout: routine
+        if (lasted >= result.timeoutSeconds * 900) {
+          // The server's watch timeout: routine, and a watch that held that long ends any streak.
+          this.goneStreak = 0;
+          this.recovered();
+          continue;
+        }
         throw kubeError({ verb: "watch", target: this.what, code: 0, reason: "Unreachable", detail: "stream closed by the server" });
       } catch (err) {
         if (this.stopped) break;

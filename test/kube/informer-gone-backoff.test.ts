@@ -23,7 +23,8 @@ describe("relists after 410 Gone", () => {
     const ns = await freshNamespace(client);
     await client.create(resources.service, service("a", ns));
     const clock = new ManualClock();
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log: recordingLog(), backoff: { initialMs: 500, maxMs: 4000, jitter: 0 } });
+    const log = recordingLog();
+    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log, backoff: { initialMs: 500, maxMs: 4000, jitter: 0 } });
     cleanups.push(() => inf.stop());
     sb.control.faults.forgetHistory = true;
     const lists = sb.control.served.lists;
@@ -45,6 +46,9 @@ describe("relists after 410 Gone", () => {
     expect(delays).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
     expect(listsPerBackoff).toEqual([2, 1, 1, 1, 1, 1]);
     expect(sb.control.served.lists - lists).toBe(7);
+    // One line when the streak starts, not a warning and a "recovered" per relist.
+    expect(log.at("warn")).toHaveLength(1);
+    expect(log.at("info").filter((m) => m.includes("recovered after"))).toEqual([]);
 
     // History back: the next relist's watch holds, and its first event ends the streak.
     sb.control.faults.forgetHistory = false;
@@ -54,6 +58,7 @@ describe("relists after 410 Gone", () => {
     const added = collectEvents(inf, (e) => e.length === 1, "an event on the watch");
     await client.create(resources.service, service("b", ns));
     expect(summary(await added)).toEqual([`added ${ns}/b`]);
+    expect(log.at("info").filter((m) => m.includes("recovered after"))).toEqual([`services in ${ns} on east recovered after 6 failed attempts`]);
     // A later single expiry (the watch re-opened after its inactivity timeout) relists at once again, as a routine one.
     sb.control.faults.forgetHistory = true;
     const relisting = nextStatus(inf, (s) => s.state === "listing" || s.state === "backoff", "the relist after one expiry");
