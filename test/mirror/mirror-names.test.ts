@@ -151,5 +151,5 @@ describe("a name someone else holds is refused, never overwritten", () => {
     await ctl.drain();
     expect(read(pair.west, "services", "ns1", "same")?.metadata.annotations?.["mirror.linkerd.io/remote-svc-fq-name"]).toBe(`${loser}.ns1.svc.cluster.local`);
     expect(statusEntries()[loser!]).toBeUndefined();
-  });
+  }, 15_000); // four exports, two controllers' worth of drains: room on a loaded machine
 });
