@@ -36,6 +36,8 @@ export interface MirroringOptions {
   endpointRefreshPeriod?: number;
   /** `mc serve --mirror-endpoint-slices`. */
   mirrorEndpointSlices?: boolean;
+  /** `mc serve --mirror-name-template`. */
+  mirrorNameTemplate?: string;
   prober?: ProberDeps;
   /** Called once the controller exists, before it syncs. */
   onController?: (c: MirrorController) => void;
@@ -92,7 +94,7 @@ export async function startMirroring(pair: Pair, o: MirroringOptions = {}): Prom
     adminAddr: "127.0.0.1:0",
     identity: "mc-bench",
     // The prober runs as in production, but rewrites a steady status.gateway only once an hour.
-    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod, mirrorEndpointSlices: o.mirrorEndpointSlices },
+    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod, mirrorEndpointSlices: o.mirrorEndpointSlices, mirrorNameTemplate: o.mirrorNameTemplate },
     controller: { proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
   });
   const controller = await controllerOf(serving);

@@ -1,5 +1,6 @@
 // Writes per mirror in either form: N exported Services mirrored with Endpoints (Linkerd's form,
-// the default) and with `--mirror-endpoint-slices`, counting every write west stores to the
+// the default), with `--mirror-endpoint-slices`, and with Endpoints under names a template chose
+// (`--mirror-name-template`: names cost no write), counting every write west stores to the
 // mirrors' Services, Endpoints and EndpointSlices — kube's EndpointSlice mirroring controller's
 // included, which copies every mirror Endpoints into a slice. Done is what Linkerd's destination
 // reads: every mirror has a slice, all ready (sync) or all not ready (a gateway liveness flip).
@@ -14,8 +15,10 @@ import { ms } from "../lib/stats.ts";
 const NAMESPACES = 10;
 const KINDS = new Set(["Service", "Endpoints", "EndpointSlice"]);
 
+type Form = "endpoints" | "slices" | "endpoints, named {cluster}-{service}";
+
 interface FormFigures {
-  form: "endpoints" | "slices";
+  form: Form;
   n: number;
   syncWrites: number;
   downWrites: number;
@@ -25,7 +28,8 @@ interface FormFigures {
 
 type Slice = { endpoints?: Array<{ conditions?: { ready?: boolean } }> };
 
-async function measure(n: number, slices: boolean): Promise<FormFigures> {
+async function measure(n: number, form: Form): Promise<FormFigures> {
+  const slices = form === "slices";
   const pair = await startPair({ namespaces: NAMESPACES, probePeriod: "3s" });
   try {
     seedExported(pair.east, n, NAMESPACES);
@@ -57,7 +61,7 @@ async function measure(n: number, slices: boolean): Promise<FormFigures> {
       for (const of of sliceState.values()) if (of.size === 0 || [...of.values()].some((r) => r !== ready)) return false;
       return true;
     };
-    const m = await startMirroring(pair, { mirrorEndpointSlices: slices });
+    const m = await startMirroring(pair, { mirrorEndpointSlices: slices, ...(form.includes("named") && { mirrorNameTemplate: "{cluster}-{service}" }) });
     try {
       await until(all(true), [on], `${n} mirrors with ready slices`, 60_000 + n * 30);
       await m.settle();
@@ -73,7 +77,7 @@ async function measure(n: number, slices: boolean): Promise<FormFigures> {
       };
       const down = await flip(false);
       const up = await flip(true);
-      const f: FormFigures = { form: slices ? "slices" : "endpoints", n, syncWrites: syncWrites / n, downWrites: down.writes / n, upWrites: up.writes / n, downMs: down.wall };
+      const f: FormFigures = { form, n, syncWrites: syncWrites / n, downWrites: down.writes / n, upWrites: up.writes / n, downMs: down.wall };
       say(`${size(n)} with ${f.form}: ${f.syncWrites.toFixed(2)} writes/mirror to sync, ${f.downWrites.toFixed(2)} per flip down (${ms(down.wall)} until every slice was not ready), ${f.upWrites.toFixed(2)} per flip up`);
       return f;
     } finally {
@@ -94,9 +98,12 @@ export const slices: Scenario = {
   },
   async run(flags) {
     const results: FormFigures[] = [];
-    for (const n of numbers("sizes", flags.sizes!)) for (const form of [false, true]) results.push(await measure(n, form));
+    const forms: Form[] = ["endpoints", "slices", "endpoints, named {cluster}-{service}"];
+    for (const n of numbers("sizes", flags.sizes!)) for (const form of forms) results.push(await measure(n, form));
     const sliced = results.filter((r) => r.form === "slices");
     const worst = Math.max(...sliced.flatMap((r) => [r.downWrites, r.upWrites]));
+    const named = results.filter((r) => r.form.includes("named"));
+    const plain = results.filter((r) => r.form === "endpoints");
     return {
       tables: [
         {
@@ -104,7 +111,15 @@ export const slices: Scenario = {
           rows: results.map((r) => [size(r.n), r.form, r.syncWrites.toFixed(2), r.downWrites.toFixed(2), r.upWrites.toFixed(2), ms(r.downMs)]),
         },
       ],
-      targets: [{ name: "writes per mirror per change, with slices", want: "1", got: worst.toFixed(2), met: sliced.every((r) => Math.abs(r.downWrites - 1) < 1e-9 && Math.abs(r.upWrites - 1) < 1e-9) }],
+      targets: [
+        { name: "writes per mirror per change, with slices", want: "1", got: worst.toFixed(2), met: sliced.every((r) => Math.abs(r.downWrites - 1) < 1e-9 && Math.abs(r.upWrites - 1) < 1e-9) },
+        {
+          name: "writes per mirror to sync, named by a template",
+          want: "as Linkerd's names",
+          got: named.map((r) => r.syncWrites.toFixed(2)).join(", "),
+          met: named.every((r, i) => Math.abs(r.syncWrites - plain[i]!.syncWrites) < 1e-9 && Math.abs(r.downWrites - plain[i]!.downWrites) < 1e-9),
+        },
+      ],
       figures: { sizes: results },
       notes: [
         "Writes: every change west stores to the mirrors' Services, Endpoints and EndpointSlices, kube's EndpointSlice mirroring controller's included (the sandbox runs it as kube-controller-manager does).",

@@ -90,6 +90,12 @@ describe(`the annotation ${NAME}`, () => {
     await setAnnotations(ctl, "web", { [NAME]: "store" });
     expect(services()).toEqual(["api-east", "store"]);
     expect(readEndpoints(pair.west, "ns1", "shop-east")).toBeUndefined();
+    // A new name that is taken is refused, and the mirror under the old one stays as it was.
+    const store = read(pair.west, "services", "ns1", "store")!;
+    await setAnnotations(ctl, "web", { [NAME]: "api-east" });
+    expect(services()).toEqual(["api-east", "store"]);
+    expect(read(pair.west, "services", "ns1", "store")?.metadata.resourceVersion).toBe(store.metadata.resourceVersion);
+    expect(statusEntries().web).toEqual(["Error", `Service ns1/api-east is the mirror of ns1/api from east; left alone (name one of them with the annotation ${NAME})`]);
   });
 
   test("a name that is no Service name is refused with the annotation named in the Link status and an Event on the target", async () => {

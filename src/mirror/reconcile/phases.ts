@@ -52,7 +52,8 @@ export const PHASES: readonly Phase[] = [
   { name: "endpoint slices", plan: (input, written) => planMirrorSlices(input, written) },
   { name: "retired endpoints", plan: (input, written) => retiredEndpoints(input, written) },
   // After the mirror under its name exists: our mirrors of this target under names it no longer has.
-  { name: "old names", plan: ({ snapshot }) => snapshot.renamed.flatMap(renamedOps) },
+  // A new name refused (held, or no Service name) keeps the old mirror serving, untouched, until it is fixed.
+  { name: "old names", plan: ({ snapshot }) => (snapshot.foreign || snapshot.nameProblem ? [] : snapshot.renamed.flatMap(renamedOps)) },
 ];
 
 /** A mirror under an old name goes with its endpoint mirrors, Endpoints and slices: each endpoint mirror's first, Endpoints and slices before their Service. */
