@@ -1,6 +1,7 @@
 // Logs: plain and JSON lines, levels, and no token ever in a line.
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
-import { logger, setLogFormat, setLogLevel } from "../../src/log.ts";
+import type { ConsolaOptions, LogObject } from "consola";
+import { logger, plainFast, setLogFormat, setLogLevel, type Formatting } from "../../src/log.ts";
 
 afterEach(() => {
   setLogFormat("plain");
@@ -43,4 +44,31 @@ describe("logs", () => {
     setLogLevel("debug");
     expect(captureStderr(() => logger("t").debug("loud"))).toContain("loud");
   });
+});
+
+describe("plain lines", () => {
+  /** A consola writing to a string, with consola's own reporter or the short way in front of it (plainFast). */
+  function consolaTo(fast: boolean, fancy: boolean) {
+    const { createConsola } = require("consola") as typeof import("consola");
+    let text = "";
+    const stream = { write: (s: string) => ((text += s), true) } as unknown as NodeJS.WriteStream;
+    const c = createConsola({ level: 4, fancy, stdout: stream, stderr: stream, formatOptions: { date: false, colors: false } });
+    const inner = c.options.reporters[0] as Formatting;
+    let slow = 0;
+    const counted: Formatting = Object.assign(Object.create(inner) as Formatting, { log: (o: LogObject, ctx: { options: ConsolaOptions }) => (slow++, inner.log(o, ctx)) });
+    if (fast) c.setReporters([plainFast(counted)]);
+    return { log: c.withTag("mirror:east"), text: () => text, slow: () => slow };
+  }
+
+  for (const fancy of [true, false]) {
+    test(`an info or debug line of one plain string is written as consola writes it, without consola; anything it styles still goes through it (${fancy ? "fancy" : "basic"} reporter)`, () => {
+      const messages = ["mirrored ns-1/svc-1 as ns-1/svc-1-east", "ünïcode ✓ 漢字", "  spaced  ", "a `code` b", "x _under_ y", "two\nlines", "50% done", ""];
+      const [fast, own] = [consolaTo(true, fancy), consolaTo(false, fancy)];
+      for (const c of [fast, own]) for (const m of messages) for (const type of ["info", "debug", "warn", "error"] as const) c.log[type](m);
+      expect(fast.text()).toBe(own.text());
+      if (fancy) expect(fast.text()).toContain("[mirror:east] ℹ mirrored ns-1/svc-1 as ns-1/svc-1-east\n");
+      // Per message, the warning and the error, and the info and debug of the five consola styles or splits; the three plain ones' never.
+      expect(fast.slow()).toBe(messages.length * 2 + 5 * 2);
+    });
+  }
 });
