@@ -52,7 +52,8 @@ describe("plain lines", () => {
     const { createConsola } = require("consola") as typeof import("consola");
     let text = "";
     const stream = { write: (s: string) => ((text += s), true) } as unknown as NodeJS.WriteStream;
-    const c = createConsola({ level: 4, fancy, stdout: stream, stderr: stream, formatOptions: { date: false, colors: false } });
+    // `fancy` picks consola's reporter as createConsola does outside tests (FancyReporter) or in them (BasicReporter).
+    const c = createConsola({ level: 4, fancy, stdout: stream, stderr: stream, formatOptions: { date: false, colors: false } } as Parameters<typeof createConsola>[0]);
     const inner = c.options.reporters[0] as Formatting;
     let slow = 0;
     const counted: Formatting = Object.assign(Object.create(inner) as Formatting, { log: (o: LogObject, ctx: { options: ConsolaOptions }) => (slow++, inner.log(o, ctx)) });
