@@ -36,7 +36,7 @@ export interface EndpointSliceObject {
   kind: "EndpointSlice";
   metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string>; resourceVersion?: string };
   addressType: "IPv4" | "IPv6";
-  endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean; terminating: boolean } }>;
+  endpoints: Array<{ addresses: string[]; hostname?: string; conditions: { ready: boolean; serving: boolean; terminating: boolean } }>;
   ports: Array<{ name?: string; protocol: string; port: number; appProtocol?: string }>;
 }
 
@@ -46,6 +46,8 @@ export interface SliceEndpoints {
   notReady: string[];
   /** The port each of the view's ports is reached on there (the gateway's, or the endpoints' own). */
   portOf(p: McsPort): number;
+  /** A pod's hostname by its address (a headless Service's endpoints), for per-pod DNS names. */
+  hostnames?: ReadonlyMap<string, string>;
 }
 
 /** `cluster`'s EndpointSlice for its view of import `namespace/name`. */
@@ -67,7 +69,12 @@ export function desiredSlice(namespace: string, name: string, view: ExportView, 
       annotations: { [ANNOTATION_EXPORT]: JSON.stringify(view) },
     },
     addressType: v6 ? "IPv6" : "IPv4",
-    endpoints: all.filter(({ a }) => a.includes(":") === v6).map(({ a, ready }) => ({ addresses: [a], conditions: { ready, serving: ready, terminating: false } })),
+    endpoints: all
+      .filter(({ a }) => a.includes(":") === v6)
+      .map(({ a, ready }) => {
+        const hostname = eps.hostnames?.get(a);
+        return { addresses: [a], ...(hostname ? { hostname } : {}), conditions: { ready, serving: ready, terminating: false } };
+      }),
     ports: view.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: eps.portOf(p), ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })),
   };
 }

@@ -326,7 +326,7 @@ export class McsImporter {
     }
     // The exporting cluster's own endpoints, from its Service's Endpoints.
     const ep = this.informers?.endpoints?.cache.get(namespace, name) as
-      | { subsets?: Array<{ addresses?: Array<{ ip: string }>; notReadyAddresses?: Array<{ ip: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }> }
+      | { subsets?: Array<{ addresses?: Array<{ ip: string; hostname?: string }>; notReadyAddresses?: Array<{ ip: string; hostname?: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }> }
       | undefined;
     const subsets = ep?.subsets ?? [];
     const ports = subsets.flatMap((s) => s.ports ?? []);
@@ -334,6 +334,7 @@ export class McsImporter {
       ready: [...new Set(subsets.flatMap((s) => (s.addresses ?? []).map((a) => a.ip)))],
       notReady: [...new Set(subsets.flatMap((s) => (s.notReadyAddresses ?? []).map((a) => a.ip)))],
       portOf: (p: McsPort) => ports.find((x) => (x.name ?? "") === (p.name ?? "") && (x.protocol ?? "TCP") === p.protocol)?.port ?? p.port,
+      hostnames: new Map(subsets.flatMap((x) => [...(x.addresses ?? []), ...(x.notReadyAddresses ?? [])]).flatMap((a) => (a.hostname ? [[a.ip, a.hostname] as const] : []))),
     };
   }
 

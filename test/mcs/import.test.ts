@@ -123,7 +123,7 @@ describe.skipIf(!!skip)(named("an MCS import"), () => {
 });
 
 describe("a gateway-less Link (remote discovery)", () => {
-  test("imports into slices at the target's own endpoints, ready as they are ready there", async () => {
+  test("imports into slices at the target's own endpoints, ready as they are ready there, with the pods' hostnames", async () => {
     const [east, west] = await Promise.all([startSandbox({ name: "east" }), startSandbox({ name: "west" })]);
     try {
       const eastClient = await connectKubeconfigText(east.kubeconfig, "kubeconfig east", { name: "east" });
@@ -134,7 +134,7 @@ describe("a gateway-less Link (remote discovery)", () => {
       }
       // A Service without a selector and its Endpoints as east's endpoints controller would write them.
       await eastClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] } } as KubeObject);
-      await eastClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "shop" }, subsets: [{ addresses: [{ ip: "10.244.1.5" }], notReadyAddresses: [{ ip: "10.244.1.6" }], ports: [{ name: "http", port: 8080, protocol: "TCP" }] }] } as KubeObject);
+      await eastClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "shop" }, subsets: [{ addresses: [{ ip: "10.244.1.5", hostname: "web-0" }], notReadyAddresses: [{ ip: "10.244.1.6" }], ports: [{ name: "http", port: 8080, protocol: "TCP" }] }] } as KubeObject);
       await eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "shop" } });
       const link = parseLink(linkObject({ cluster: "east", gatewayAddress: "", probe: null }));
       const ctl = new MirrorController({ link, namespace: DEFAULT_NAMESPACE, local: westClient, remote: eastClient, log: quiet });
@@ -146,7 +146,7 @@ describe("a gateway-less Link (remote discovery)", () => {
           return s;
         }, "east's slice in west");
         expect(slice.endpoints).toEqual([
-          { addresses: ["10.244.1.5"], conditions: { ready: true, serving: true, terminating: false } },
+          { addresses: ["10.244.1.5"], hostname: "web-0", conditions: { ready: true, serving: true, terminating: false } },
           { addresses: ["10.244.1.6"], conditions: { ready: false, serving: false, terminating: false } },
         ] as never);
         expect(slice.ports.map((p) => p.port)).toEqual([8080]);
