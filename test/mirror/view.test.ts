@@ -141,3 +141,21 @@ describe("the view never outlives the truth", () => {
     expect(r.view.get("ns1", "web-east")?.metadata.resourceVersion).toBe("3");
   });
 });
+
+describe("LocalView's index and the writes not yet seen", () => {
+  test("a lookup by index finds our writes by their index key without going through every write in flight", () => {
+    const { informer } = fakeInformer();
+    let asked = 0;
+    const view = new LocalView<KubeObject>(informer, (o) => (asked++, o.metadata.labels?.group));
+    const svc = (name: string, group: string): KubeObject => ({ apiVersion: "v1", kind: "Service", metadata: { namespace: "ns1", name, resourceVersion: "1", labels: { group } } });
+    for (let i = 0; i < 1000; i++) view.wrote(svc(`s${i}`, `g${i}`)); // a sync's writes, their echoes not come yet
+    view.wrote(svc("s1000", "g7"));
+    view.wrote(svc("s7", "elsewhere")); // moved out of g7 by a later write
+    asked = 0;
+    expect(view.indexed("g7").map((o) => o.metadata.name)).toEqual(["s1000"]);
+    expect(view.indexed("g3").map((o) => o.metadata.name)).toEqual(["s3"]);
+    expect(asked).toBe(0);
+    view.deleted("ns1", "s3");
+    expect(view.indexed("g3")).toEqual([]);
+  });
+});

@@ -25,8 +25,52 @@ interface Written<T> {
 
 export type IndexKey<T> = (obj: T) => string | undefined;
 
+/** Our writes not yet in the cache, those that carry an index key also found by it (no scan of them all per lookup). */
+class Overlay<T extends KubeObject> extends Map<string, Written<T>> {
+  private readonly byIndex = new Map<string, Set<string>>();
+  private indexKey?: IndexKey<T>;
+
+  static of<T extends KubeObject>(indexKey?: IndexKey<T>): Overlay<T> {
+    const o = new Overlay<T>();
+    o.indexKey = indexKey;
+    return o;
+  }
+
+  override set(k: string, w: Written<T>): this {
+    this.unindex(k);
+    super.set(k, w);
+    const value = w.object ? this.indexKey?.(w.object) : undefined;
+    if (value !== undefined) this.byIndex.set(value, (this.byIndex.get(value) ?? new Set()).add(k));
+    return this;
+  }
+
+  override delete(k: string): boolean {
+    this.unindex(k);
+    return super.delete(k);
+  }
+
+  override clear(): void {
+    this.byIndex.clear();
+    super.clear();
+  }
+
+  /** The keys whose written object has index key `value`. */
+  indexedAs(value: string): Iterable<string> {
+    return this.byIndex.get(value) ?? [];
+  }
+
+  private unindex(k: string): void {
+    const w = super.get(k);
+    const value = w?.object ? this.indexKey?.(w.object) : undefined;
+    if (value === undefined) return;
+    const set = this.byIndex.get(value);
+    set?.delete(k);
+    if (set?.size === 0) this.byIndex.delete(value);
+  }
+}
+
 export class LocalView<T extends KubeObject> {
-  private readonly written = new Map<string, Written<T>>();
+  private readonly written: Overlay<T>;
   private readonly index = new Map<string, Set<string>>();
   private readonly unsubscribe: () => void;
   /** The informer event being delivered, when it is the echo of our own write (or held for one). */
@@ -40,6 +84,7 @@ export class LocalView<T extends KubeObject> {
     private readonly informer: Informer<T>,
     private readonly indexKey?: IndexKey<T>,
   ) {
+    this.written = Overlay.of(indexKey);
     this.unsubscribe = informer.on((event) => {
       if (indexKey) {
         const before = event.type === "updated" ? indexKey(event.old) : undefined;
@@ -90,13 +135,11 @@ export class LocalView<T extends KubeObject> {
   indexed(value: string): T[] {
     const out = new Map<string, T>();
     for (const k of this.index.get(value) ?? []) {
+      if (this.written.has(k)) continue; // our write decides: below if it is still indexed so, else gone
       const obj = this.informer.cache.getByKey(k);
       if (obj) out.set(k, obj);
     }
-    for (const [k, w] of this.written) {
-      if (w.object && this.indexKey?.(w.object) === value) out.set(k, w.object);
-      else if (out.has(k)) out.delete(k);
-    }
+    for (const k of this.written.indexedAs(value)) out.set(k, this.written.get(k)!.object!);
     return [...out.keys()].sort().map((k) => out.get(k)!);
   }
 
