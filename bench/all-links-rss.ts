@@ -13,106 +13,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renderLinkCrd } from "../src/manifests/crd.ts";
-import { CLUSTER_NAME, EXPORTED, KUBECONFIG_DATA_KEY, MIRRORED_SERVICE, REMOTE_KUBECONFIG_SECRET_TYPE } from "../src/model/labels.ts";
-import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../src/model/names.ts";
-import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
-import { storageKey } from "../src/sandbox/storage/keys.ts";
+import { DEFAULT_NAMESPACE, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../src/model/names.ts";
+import { mirrorCounter, startManyLinks } from "./lib/many-links.ts";
 
 const counts = (process.argv[2] ?? "1,10,50").split(",").map(Number);
 const SERVICES = Number(process.argv[3] ?? 100);
 const IDLE_MS = Number(process.argv[4] ?? 5) * 1000;
-const NAMESPACES = 10;
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000;
 const MC = join(import.meta.dir, "..", "cmd", "mc.ts");
-const write = { fieldManager: "bench" };
-
-interface Clusters {
-  west: Sandbox;
-  westPath: string;
-  /** The loopback gateway the controllers probe (--probe-address). */
-  gatewayPort: number;
-  stop(): Promise<void>;
-}
-
-const typeOf = (sb: Sandbox, group: string, version: string, plural: string) => {
-  const t = sb.api.registry.find(group, version, plural);
-  if (!t) throw new Error(`sandbox ${sb.name} serves no ${group}/${version} ${plural}`);
-  return t;
-};
-
-async function clusters(links: number, dir: string): Promise<Clusters> {
-  const east = await startSandbox({ name: "east" });
-  const westPath = join(dir, "west.kubeconfig");
-  const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: links * SERVICES * 4 + 1000 });
-  const ready = (req: Request) => new URL(req.url).pathname === "/ready";
-  const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(ready(req) ? "ok\n" : "", { status: ready(req) ? 200 : 404 }) });
-  for (const sb of [east, west]) {
-    for (const name of [...Array.from({ length: NAMESPACES }, (_, n) => `ns-${n}`), ...(sb === west ? [DEFAULT_NAMESPACE] : [])]) {
-      sb.api.create(typeOf(sb, "", "v1", "namespaces"), undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, write);
-    }
-  }
-  for (let i = 0; i < SERVICES; i++) {
-    const namespace = `ns-${i % NAMESPACES}`;
-    const name = `svc-${i}`;
-    const labels = { app: name, [EXPORTED]: "true" };
-    east.api.create(typeOf(east, "", "v1", "services"), namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] } }, write);
-    const subsets = [{ addresses: [{ ip: `10.1.${i >> 8}.${i & 255}` }], ports: [{ name: "http", port: 8080 }] }];
-    east.api.create(typeOf(east, "", "v1", "endpoints"), namespace, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets }, write);
-  }
-  west.api.create(typeOf(west, "apiextensions.k8s.io", "v1", "customresourcedefinitions"), undefined, renderLinkCrd("bench") as never, write);
-  const linkType = typeOf(west, "multicluster.linkerd.io", "v1alpha3", "links");
-  const secretType = typeOf(west, "", "v1", "secrets");
-  const kubeconfig = Buffer.from(east.kubeconfig).toString("base64");
-  for (let l = 0; l < links; l++) {
-    const cluster = `l${l}`;
-    west.api.create(secretType, DEFAULT_NAMESPACE, { apiVersion: "v1", kind: "Secret", metadata: { name: credentialsSecretName(cluster), namespace: DEFAULT_NAMESPACE }, type: REMOTE_KUBECONFIG_SECRET_TYPE, data: { [KUBECONFIG_DATA_KEY]: kubeconfig } }, write);
-    const spec = {
-      targetClusterName: cluster,
-      targetClusterDomain: "cluster.local",
-      targetClusterLinkerdNamespace: "linkerd",
-      clusterCredentialsSecret: credentialsSecretName(cluster),
-      gatewayAddress: "192.0.2.1", // TEST-NET-1: data only (Endpoints refuse loopback); probed through --probe-address
-      gatewayPort: "4143",
-      gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
-      probeSpec: { path: "/ready", port: String(gateway.port), period: "3s" },
-      selector: { matchLabels: { [EXPORTED]: "true" } },
-      remoteDiscoverySelector: { matchLabels: { [EXPORTED]: "remote-discovery" } },
-      federatedServiceSelector: { matchLabels: { "mirror.linkerd.io/federated": "member" } },
-    };
-    west.api.create(linkType, DEFAULT_NAMESPACE, { apiVersion: LINK_API_VERSION, kind: "Link", metadata: { name: cluster, namespace: DEFAULT_NAMESPACE }, spec } as never, write);
-  }
-  return {
-    west,
-    westPath,
-    gatewayPort: gateway.port!,
-    async stop() {
-      await gateway.stop(true);
-      await Promise.all([east.stop(), west.stop()]);
-    },
-  };
-}
-
-/**
- * Mirrors in west (Services a controller made for one of the Links), counted per cluster from
- * the store's own change feed: listing thousands of objects every tick would load the very
- * server the controllers write to.
- */
-function mirrorCounter(west: Sandbox): { total(): number; perCluster: Record<string, number>; close(): void } {
-  const perCluster: Record<string, number> = {};
-  let total = 0;
-  const close = west.store.watch({
-    key: storageKey(typeOf(west, "", "v1", "services")),
-    send: (e) => {
-      const c = e.object.metadata.labels?.[CLUSTER_NAME];
-      if (!c || e.object.metadata.labels?.[MIRRORED_SERVICE] !== "true" || e.type === "MODIFIED") return;
-      const d = e.type === "ADDED" ? 1 : e.type === "DELETED" ? -1 : 0;
-      perCluster[c] = (perCluster[c] ?? 0) + d;
-      total += d;
-    },
-  });
-  return { total: () => total, perCluster, close };
-}
 
 function rssKb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -124,7 +32,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 /** Runs the processes until every mirror exists, idles, and returns the median of the summed RSS (MB). */
 async function measure(links: number, argvs: string[][]): Promise<{ mb: number; syncMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), "mc-bench-rss-"));
-  const c = await clusters(links, dir);
+  const c = await startManyLinks(links, SERVICES, dir);
   const counter = mirrorCounter(c.west);
   const started = Date.now();
   const procs = argvs.map((args) =>

@@ -149,7 +149,9 @@ export async function startClusters(backend: BackendName, namespaces: number, la
 
 /** `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway; resolves once it listens. */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
-  return spawnUntil(["bun", MC, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops.
+  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return spawnUntil(["bun", ...prof, MC, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
 }
 
 /** A metric of `mc serve`'s /metrics (the sum over its label sets), or NaN when absent. */
