@@ -61,6 +61,22 @@ describe("plan for a mirror", () => {
     expect(verbs(planMirror(desiredFor(remoteService(), false), actual, "east").ops)).toEqual(["update Endpoints"]);
   });
 
+  test("an Endpoints update carries the stored object's metadata and the desired subsets, not its managedFields, and leaves the stored object as it was", () => {
+    const d = desiredFor();
+    const endpoints = stored(d.endpoints!);
+    (endpoints.metadata as Record<string, unknown>).managedFields = [{ manager: "mc", operation: "Update", apiVersion: "v1" }];
+    (endpoints.metadata as Record<string, unknown>).creationTimestamp = "2026-01-01T00:00:00Z";
+    const before = structuredClone(endpoints);
+    const down = desiredFor(remoteService(), false);
+    const op = planMirror(down, { service: stored(d.service!), endpoints }, "east").ops[0]!;
+    const written = op.verb === "update" ? (op.object as EndpointsObject) : undefined;
+    expect(written?.metadata).toEqual({ ...d.endpoints!.metadata, uid: endpoints.metadata.uid, resourceVersion: "100", creationTimestamp: "2026-01-01T00:00:00Z" } as never);
+    expect("managedFields" in (written?.metadata ?? {})).toBe(false);
+    expect(written?.subsets).toEqual(down.endpoints!.subsets);
+    expect(written?.subsets?.[0]?.notReadyAddresses?.length).toBeGreaterThan(0);
+    expect(endpoints).toEqual(before);
+  });
+
   test("a selector someone added to the mirror is removed", () => {
     const d = desiredFor();
     const svc = stored(d.service!);

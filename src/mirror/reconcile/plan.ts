@@ -174,12 +174,18 @@ export function updatedService(actual: ServiceObject, desired: ServiceObject): S
   return out;
 }
 
+/**
+ * `actual` with the mirror's labels, annotations and subsets from `desired`. Only what is kept is
+ * copied (not the subsets it replaces), and without managedFields: an update that leaves them out
+ * keeps the server's (a liveness flip writes every mirror's Endpoints; this is its per-mirror copy).
+ */
 function updatedEndpoints(actual: EndpointsObject, desired: EndpointsObject): EndpointsObject {
-  const out = jsonCopy(actual);
-  out.metadata.labels = { ...desired.metadata.labels };
-  out.metadata.annotations = { ...desired.metadata.annotations };
-  out.subsets = jsonCopy(desired.subsets ?? []);
-  return out;
+  const { managedFields: _kept, labels: _l, annotations: _a, ...meta } = actual.metadata as EndpointsObject["metadata"] & { managedFields?: unknown };
+  return {
+    ...actual,
+    metadata: { ...jsonCopy(meta), labels: { ...desired.metadata.labels }, annotations: { ...desired.metadata.annotations } },
+    subsets: jsonCopy(desired.subsets ?? []),
+  };
 }
 
 function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined, skip?: string): boolean {
