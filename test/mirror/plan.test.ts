@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { desiredMirror } from "../../src/mirror/reconcile/desired.ts";
 import { planEndpointMirrors, planGatewayMirror, planMirror, type MirrorOp } from "../../src/mirror/reconcile/plan.ts";
 import type { EndpointsObject, ServiceObject } from "../../src/mirror/types.ts";
+import { LINK_UID } from "../../src/model/labels.ts";
 import { link, remoteEndpoints, remoteService } from "./fixtures.ts";
 
 const gateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
@@ -59,6 +60,35 @@ describe("plan for a mirror", () => {
     const d = desiredFor();
     const actual = { service: stored(d.service!), endpoints: stored(d.endpoints!) };
     expect(verbs(planMirror(desiredFor(remoteService(), false), actual, "east").ops)).toEqual(["update Endpoints"]);
+  });
+
+  test("Endpoints subsets compare as sets with defaults filled: order, an empty subset and an explicit TCP change nothing; an address, a hostname, readiness or a port does", () => {
+    const d = desiredFor();
+    const subsets = [{ addresses: [{ ip: "192.0.2.2" }, { ip: "192.0.2.1", hostname: "a" }], ports: [{ name: "p", port: 80 }] }];
+    const plan = (actual: unknown[]) =>
+      verbs(planMirror({ ...d, endpoints: { ...d.endpoints!, subsets } }, { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: actual as never } }, "east").ops);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", protocol: "TCP", port: 80 }] }, { addresses: [], ports: [] }])).toEqual([]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "b" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.3" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }], notReadyAddresses: [{ ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 81 }] }])).toEqual(["update Endpoints"]);
+  });
+
+  test("a mirror Service's labels, annotations and ports compare by value, the Link-uid label aside", () => {
+    const d = desiredFor();
+    const same = stored(d.service!);
+    same.metadata.labels = { ...same.metadata.labels, [LINK_UID]: "other" };
+    same.spec!.ports = same.spec!.ports!.map((p) => ({ ...p, protocol: "TCP" }));
+    expect(planMirror(d, { service: same, endpoints: stored(d.endpoints!) }, "east").ops).toEqual([]);
+    const extra = stored(d.service!);
+    extra.metadata.labels = { ...extra.metadata.labels, extra: "x" };
+    const op = planMirror(d, { service: extra, endpoints: stored(d.endpoints!) }, "east").ops[0];
+    expect(op?.verb === "update" && op.changed).toEqual(["labels"]);
+    const fewer = stored(d.service!);
+    const { [Object.keys(fewer.metadata.annotations!)[0]!]: _gone, ...rest } = fewer.metadata.annotations!;
+    fewer.metadata.annotations = rest;
+    const op2 = planMirror(d, { service: fewer, endpoints: stored(d.endpoints!) }, "east").ops[0];
+    expect(op2?.verb === "update" && op2.changed).toEqual(["annotations"]);
   });
 
   test("an Endpoints update carries the stored object's metadata and the desired subsets, not its managedFields, and leaves the stored object as it was", () => {

@@ -159,7 +159,7 @@ function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): st
   const out: string[] = [];
   if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
-  if (JSON.stringify(normalSubsets(desired.subsets)) !== JSON.stringify(normalSubsets(actual.subsets))) out.push("subsets");
+  if (subsetsKey(desired.subsets) !== subsetsKey(actual.subsets)) out.push("subsets");
   return out;
 }
 
@@ -188,28 +188,42 @@ function updatedEndpoints(actual: EndpointsObject, desired: EndpointsObject): En
   };
 }
 
+/** Equal maps, `skip` aside; counts keys instead of listing them (every reconcile compares several). */
 function sameMap(a: Record<string, string> | undefined, b: Record<string, string> | undefined, skip?: string): boolean {
-  const ka = Object.keys(a ?? {}).filter((k) => k !== skip);
-  const kb = Object.keys(b ?? {}).filter((k) => k !== skip);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b ?? {}, k) && a![k] === b![k]);
+  const x = a ?? {};
+  const y = b ?? {};
+  let n = 0;
+  for (const k in x) {
+    if (k === skip) continue;
+    if (!Object.hasOwn(y, k) || x[k] !== y[k]) return false;
+    n++;
+  }
+  for (const k in y) if (k !== skip) n--;
+  return n === 0;
 }
 
 function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePort[] | undefined): boolean {
-  const norm = (ps: readonly ServicePort[] | undefined) =>
-    (ps ?? []).map((p) => ({ name: p.name ?? "", protocol: p.protocol ?? "TCP", port: p.port, targetPort: p.targetPort ?? p.port }));
-  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if ((p.name ?? "") !== (q.name ?? "") || (p.protocol ?? "TCP") !== (q.protocol ?? "TCP") || p.port !== q.port || (p.targetPort ?? p.port) !== (q.targetPort ?? q.port)) return false;
+  }
+  return true;
 }
 
-/** Subsets in a canonical form: addresses sorted, defaults filled, empty subsets dropped. */
-function normalSubsets(subsets: readonly EndpointSubset[] | null | undefined): unknown[] {
-  const addrs = (list: readonly EndpointAddress[] | undefined) =>
-    (list ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname ?? "" })).sort((x, y) => (x.ip + x.hostname < y.ip + y.hostname ? -1 : 1));
-  return (subsets ?? [])
-    .map((s) => ({
-      addresses: addrs(s.addresses),
-      notReadyAddresses: addrs(s.notReadyAddresses),
-      ports: (s.ports ?? []).map((p) => ({ name: p.name ?? "", protocol: p.protocol ?? "TCP", port: p.port })),
-    }))
-    .filter((s) => s.addresses.length > 0 || s.notReadyAddresses.length > 0);
+/**
+ * Subsets in a canonical form, as one string: addresses sorted, defaults filled, empty subsets
+ * dropped. Two Endpoints' subsets are equal when their keys are (no objects built to compare them).
+ */
+function subsetsKey(subsets: readonly EndpointSubset[] | null | undefined): string {
+  const addrs = (list: readonly EndpointAddress[] | undefined) => (list ?? []).map((a) => `${a.ip}#${a.hostname ?? ""}`).sort().join(",");
+  let out = "";
+  for (const s of subsets ?? []) {
+    if (!s.addresses?.length && !s.notReadyAddresses?.length) continue;
+    out += `${addrs(s.addresses)}|${addrs(s.notReadyAddresses)}|${(s.ports ?? []).map((p) => `${p.name ?? ""}/${p.protocol ?? "TCP"}/${p.port}`).join(",")};`;
+  }
+  return out;
 }

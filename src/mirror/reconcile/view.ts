@@ -140,6 +140,7 @@ export class LocalView<T extends KubeObject> {
       if (obj) out.set(k, obj);
     }
     for (const k of this.written.indexedAs(value)) out.set(k, this.written.get(k)!.object!);
+    if (out.size <= 1) return [...out.values()]; // most lookups (a mirror's endpoint mirrors, say) find none: nothing to sort
     return [...out.keys()].sort().map((k) => out.get(k)!);
   }
 
