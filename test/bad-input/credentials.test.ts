@@ -12,7 +12,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import YAML from "yaml";
 import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
-import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { credentialsSecretName, DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { serve } from "../../src/serve/serve.ts";
@@ -21,25 +20,23 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
 import { MC, spawnUntil } from "../helpers/mc.ts";
 import { within } from "../kube/helpers.ts";
-import { clientFor, ensureNamespaces } from "../helpers/clusters.ts";
+import { startPair, type Pair } from "../helpers/clusters.ts";
 import { untilStatus } from "../mirror/harness.ts";
 import { credentialsSecret, linkObject, remoteService } from "../mirror/fixtures.ts";
 
+let pair: Pair;
 let east: Sandbox;
 let west: Sandbox;
 let otherCa: Sandbox;
 let westClient: KubeClient;
 beforeAll(async () => {
-  [east, west, otherCa] = await Promise.all([startSandbox({ name: "east", tls: true }), startSandbox({ name: "west" }), startSandbox({ name: "other", tls: true })]);
-  westClient = await clientFor(west);
-  await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
-  await ensureNamespaces(westClient, [DEFAULT_NAMESPACE, "ns1"]);
-  await ensureNamespaces(await clientFor(east), ["ns1"]);
-  await (await clientFor(east)).create(resources.service, remoteService());
+  [pair, otherCa] = await Promise.all([startPair({ tls: true, namespaces: ["ns1"] }), startSandbox({ name: "other", tls: true })]);
+  ({ east, west, westClient } = pair);
+  await pair.eastClient.create(resources.service, remoteService());
   await westClient.create(linkResource, linkObject({ gatewayAddress: "192.0.2.10" }));
 });
 afterAll(async () => {
-  await Promise.all([east?.stop(), west?.stop(), otherCa?.stop()]);
+  await Promise.all([pair?.stop(), otherCa?.stop()]);
 });
 
 const NAME = credentialsSecretName("east");
