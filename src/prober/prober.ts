@@ -4,9 +4,9 @@
 // metrics, tells the controller about liveness *changes* only, and writes status.gateway on the
 // Link (at once on a liveness change, otherwise at most every status interval). With
 // `fastFailureDetection` a failed probe is confirmed by re-probes at period/10 until the
-// failure threshold decides (state.ts's nextRoundDelayMs), and a probe unanswered for period/10
-// is a failed one (probeDeadlineMs); healthy, it probes as Linkerd. The clock,
-// timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
+// failure threshold decides (state.ts's nextRoundDelayMs), and a probe unanswered for period/30
+// (or twice the gateway's p99) is a failed one (probeDeadlineMs); healthy, it probes as Linkerd.
+// The clock, timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
 import { formatError } from "../errors.ts";
 import { systemClock, type Clock } from "../runtime/clock.ts";
 import { formatDuration } from "../model/duration.ts";
@@ -99,7 +99,7 @@ export class Prober implements GatewayProber {
     this.opts.log.info(
       `probing gateway ${this.cluster} at ${s.path} every ${formatDuration(s.periodMs)} ` +
         `(timeout ${formatDuration(s.timeoutMs)}, dead after ${s.failureThreshold} failed probes` +
-        `${this.timing.fastFailureDetection ? `, confirmed every ${formatDuration(s.periodMs / 10)}, unanswered for ${formatDuration(Math.min(s.timeoutMs, s.periodMs / 10))} counts as failed once it has answered` : ""})`,
+        `${this.timing.fastFailureDetection ? `, confirmed every ${formatDuration(s.periodMs / 10)}, unanswered for ${formatDuration(Math.round(Math.min(s.timeoutMs, s.periodMs / 30)))} counts as failed once it has answered` : ""})`,
     );
     this.schedule(this.clock.now());
   }

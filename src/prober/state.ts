@@ -6,10 +6,10 @@
 //   that is dead from the start is never reported dead there; here it is, after the threshold.
 // - `consecutiveFailures` keeps counting past the threshold (Linkerd does too) and resets on
 //   the first success; one success flips a dead gateway back to alive.
-// And one addition, opt-in (`--fast-failure-detection`, docs/decisions.md#d62, #d121): a failed
+// And one addition, opt-in (`--fast-failure-detection`, docs/decisions.md#d62, #d121, #d153): a failed
 // probe is confirmed by re-probes at period/10 (`nextRoundDelayMs`), so the threshold is reached
 // in about period + (threshold − 1) × period/10 rather than threshold × period; and a probe left
-// unanswered for period/10 is a failed one (`probeDeadlineMs`), so a hung gateway is no slower.
+// unanswered for period/30 is a failed one (`probeDeadlineMs`), so a hung gateway is no slower.
 
 /** Why a probe failed. A round over several targets fails when any target fails. */
 export type ProbeFailure =
@@ -93,13 +93,15 @@ export function nextRoundDelayMs(state: LivenessState, s: ProbeSchedule, jitter:
 /**
  * How long one probe may go unanswered before it counts as failed. Without fast failure detection
  * the Link's timeout (Linkerd's: a hung gateway costs threshold × timeout). With it, once the
- * gateway has answered in the last minute: the confirmation interval, period/10, or twice its
- * slowest recent answer (p99) when it is that slow — a slow gateway is not a hung one — never more
- * than the timeout. With no answer to go by (`slowestRecentMs` undefined), the timeout.
+ * gateway has answered in the last minute: period/30, or twice its slowest recent answer (p99)
+ * when it is that slow — a slow gateway is not a hung one — never more than the timeout. With no
+ * answer to go by (`slowestRecentMs` undefined), the timeout. period/30 is what fits: the verdict
+ * comes at most period + jitter + (threshold − 1) × period/10 + this after the last answer,
+ * < 3000 + 300 + 600 + 100 = 4000 ms at Linkerd's 3 s × 3 (docs/decisions.md#d153).
  */
 export function probeDeadlineMs(s: ProbeSchedule, timeoutMs: number, slowestRecentMs: number | undefined): number {
   if (!s.fastFailureDetection || slowestRecentMs === undefined) return timeoutMs;
-  return Math.min(timeoutMs, Math.max(s.periodMs / 10, 2 * slowestRecentMs));
+  return Math.min(timeoutMs, Math.max(s.periodMs / 30, 2 * slowestRecentMs));
 }
 
 /** `HTTP 500`, `timeout after 1000ms`, `connection refused`: for logs and errors. */

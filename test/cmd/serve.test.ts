@@ -177,7 +177,7 @@ describe("mc serve (subprocess)", () => {
     const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }); // failureThreshold: the CRD default, 3
     await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
     const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", "--fast-failure-detection", "east"]);
-    await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms, unanswered for 100ms counts as failed once it has answered\)/, "the prober's start line");
+    await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms, unanswered for 33ms counts as failed once it has answered\)/, "the prober's start line");
     await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
     up = false;
     await serve.until(/gateway east probe failed \(1 of 3 before it counts as dead\): .*HTTP 503; probing again in 100ms/, "the first failure, confirmed at period/10");

@@ -1,8 +1,9 @@
-// --fast-failure-detection on a ManualClock: a failed probe is confirmed at period/10 until the
-// threshold decides, so at the default 3 s × 3 a dead gateway is noticed within 4 s; while the
-// gateway is healthy (or already dead) rounds keep Linkerd's schedule, and one lost probe does
-// not flip liveness.
+// --fast-failure-detection on a ManualClock: confirmations at period/10, a probe unanswered for
+// period/30 failed, so at 3 s × 3 a dead or hung gateway is noticed within 4 s at every jitter; while
+// healthy (or dead) rounds keep Linkerd's schedule, and one lost probe does not flip liveness.
 import { describe, expect, test } from "bun:test";
+import type { FetchLike } from "../../src/prober/probe.ts";
+import type { ManualClock } from "../../src/runtime/clock.ts";
 import type { Answer } from "./helpers.ts";
 import { rig } from "./rig.ts";
 
@@ -39,7 +40,7 @@ describe("fast failure detection", () => {
     await r.prober.stop();
   });
 
-  test("a gateway that hangs just after a probe is noticed within period + jitter + threshold × period/10: a probe unanswered for period/10 failed", async () => {
+  test("a gateway that hangs just after a probe is noticed within 4 s: a probe unanswered for period/30 failed", async () => {
     let hung = false;
     const r = rig(() => (hung ? "hang" : 200), { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, random: () => 0.999 } });
     const t = timeline(r);
@@ -49,11 +50,60 @@ describe("fast failure detection", () => {
     hung = true;
     while (r.liveness.length === 0) await r.tick();
     expect(r.liveness).toEqual([false]);
-    // The next round at one period + jitter, each of three probes unanswered for 300 ms: 4.2 s at
-    // the largest jitter (it was 3 × 30 s); a hang that starts 200 ms after a probe is seen within 4 s.
-    expect(Math.round(t.reports[0]![0] - hungAt)).toBe(3300 + 3 * 300);
-    expect(r.log.at("info")).toContain("gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: no answer within 300ms; probing again in 300ms");
+    // The next round at one period + jitter, confirmations every 300 ms, the last one unanswered
+    // for 100 ms (it was 3 × 30 s, then 4.2 s with period/10).
+    expect(t.rounds.slice(1).map((at, i) => Math.round(at - t.rounds[i]!))).toEqual([3400, 300, 300]);
+    expect(Math.round(t.reports[0]![0] - hungAt)).toBe(3300 + 2 * 300 + 100);
+    expect(r.log.at("info")).toContain("gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: no answer within 100ms; probing again in 300ms");
     await r.prober.stop();
+  });
+
+  test("at 3 s × 3, every jitter and every mix of refused, HTTP 500 and hung probes is noticed within 4 s of the last answer", async () => {
+    const jitters = [0, 0.25, 0.5, 0.75, 0.999, 1 - 2 ** -53]; // Math.random's range is [0, 1)
+    const kinds: Answer[] = ["refused", 500, "hang"];
+    const seen: Array<{ jitter: number; script: Answer[]; ms: number }> = [];
+    for (const jitter of jitters) {
+      for (const a of kinds) for (const b of kinds) for (const c of kinds) {
+        const script: Answer[] = [200, a, b, c];
+        const r = rig((_, n) => script[n - 1] ?? 500, { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, random: () => jitter } });
+        const t = timeline(r);
+        r.prober.start();
+        await r.tick(); // the last answer, at once: the failure starts just after it
+        while (r.liveness.length === 0) await r.tick();
+        expect(r.urls.length).toBe(4); // dead on the third failed probe, nothing more
+        seen.push({ jitter, script, ms: t.reports[0]![0] - t.rounds[0]! });
+        await r.prober.stop();
+      }
+    }
+    const worst = seen.reduce((w, s) => (s.ms > w.ms ? s : w));
+    expect(seen.length).toBe(jitters.length * 27);
+    expect(seen.filter((s) => s.ms > 4000)).toEqual([]);
+    // The bound is reached, not just respected: the largest jitter, then a hung last confirmation.
+    expect(worst.jitter).toBe(1 - 2 ** -53);
+    expect(worst.script[3]).toBe("hang");
+    expect(worst.ms).toBeCloseTo(3000 + 300 + 2 * 300 + 100, 6);
+    // A refused or failing gateway is noticed as before: period + jitter + 2 × period/10 ≤ 3.9 s.
+    const answered = seen.filter((s) => s.script[3] !== "hang");
+    expect(Math.max(...answered.map((s) => s.ms))).toBeCloseTo(3900, 6);
+  });
+
+  test("a gateway answering in 250 ms or 900 ms (over period/30, and 3 × period/10) stays alive: twice its p99 is its deadline", async () => {
+    for (const answerMs of [250, 900]) {
+      // Answers 200 after answerMs on the rig's clock (so the deadline decides), or fails at its abort.
+      let clock: ManualClock | undefined;
+      const fetch: FetchLike = (_url, init) =>
+        new Promise<Response>((resolve, reject) => {
+          const cancel = clock!.setTimer(answerMs, () => resolve(new Response("ready\n")));
+          init.signal.addEventListener("abort", () => (cancel(), reject(init.signal.reason)), { once: true });
+        });
+      const r = rig(() => 200, { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, fetch } });
+      clock = r.clock;
+      r.prober.start();
+      for (let i = 0; i < 20; i++) await r.tick();
+      expect(r.liveness).toEqual([]);
+      expect(r.prober.health()).toMatchObject({ alive: true, consecutiveFailures: 0, latencyMs: { p99: answerMs } });
+      await r.prober.stop();
+    }
   });
 
   test("without the flag a hung gateway costs threshold × timeout, as Linkerd", async () => {

@@ -174,7 +174,7 @@ describe("prober against a loopback gateway", () => {
     await dead; // guarded: 5 s, where three 30 s timeouts would take 90
     const failures = (await rounds).map((r) => (r.outcome.ok ? undefined : r.outcome.failure));
     expect(failures.map((f) => f?.kind)).toEqual(["timeout", "timeout", "timeout"]);
-    // Each probe counted as failed after max(period/10, 2 × the p99 of its answers), never the 30 s timeout.
+    // Each probe counted as failed after max(period/30, 2 × the p99 of its answers), never the 30 s timeout.
     for (const f of failures) expect(f?.kind === "timeout" && f.timeoutMs < 30_000).toBe(true);
   });
 
