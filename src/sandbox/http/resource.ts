@@ -94,6 +94,7 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
           timeoutSeconds: timeout ? Number(timeout) : undefined,
           sendInitialEvents: q.get("sendInitialEvents") === "true",
           render: (o) => render(api.served(type, o)),
+          ...(!table && { shareKey: `${type.group}/${type.version}/${type.plural}` }),
           ...(gone && { expired: gone }),
         },
         req.signal,

@@ -20,9 +20,28 @@ export interface WatchRequest extends ListFilter {
   sendInitialEvents?: boolean;
   /** Serves each event's object (for Table watches and version rewriting). */
   render(obj: KubeObject): unknown;
+  /**
+   * Watches with the same key render an object alike: an event's line is made once for all of them,
+   * as kube-apiserver's watch cache serializes an event once per encoding for every watcher
+   * (cachingObject). Absent: made per watch (a Table watch).
+   */
+  shareKey?: string;
   /** A resume point the server no longer has (the forget-history fault): one ERROR event, then the end, as kube-apiserver's watch cache answers. */
   expired?: ApiError;
   /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
+}
+
+/** Each stored object's event lines already made, by event type and shareKey (the store's objects are never changed in place). */
+const lines = new WeakMap<KubeObject, Map<string, string>>();
+
+function eventLine(type: string, obj: KubeObject, req: WatchRequest): string {
+  if (req.shareKey === undefined) return `${JSON.stringify({ type, object: req.render(obj) })}\n`;
+  let made = lines.get(obj);
+  if (!made) lines.set(obj, (made = new Map()));
+  const key = `${type} ${req.shareKey}`;
+  let line = made.get(key);
+  if (line === undefined) made.set(key, (line = `${JSON.stringify({ type, object: req.render(obj) })}\n`));
+  return line;
 }
 
 /** How long kube-apiserver's watch cache waits for a resourceVersion a list asks for and it has not reached (blockTimeout). */
@@ -115,15 +134,23 @@ export class WatchStreams {
         hub.closers.add(close);
         signal.addEventListener("abort", close, { once: true });
 
+        const writeLine = (line: string) => {
+          if (closed) return;
+          try {
+            controller.enqueue(encoder.encode(line));
+          } catch {
+            close();
+          }
+        };
         const send = (e: StoreEvent) => {
           const now = matchesFilter(e.object, req);
           const before = e.previous ? matchesFilter(e.previous, req) : now;
           if (e.type === "MODIFIED") {
-            if (now && before) write("MODIFIED", req.render(e.object));
-            else if (now) write("ADDED", req.render(e.object));
-            else if (before) write("DELETED", req.render(e.object));
+            if (now && before) writeLine(eventLine("MODIFIED", e.object, req));
+            else if (now) writeLine(eventLine("ADDED", e.object, req));
+            else if (before) writeLine(eventLine("DELETED", e.object, req));
           } else if (now) {
-            write(e.type, req.render(e.object));
+            writeLine(eventLine(e.type, e.object, req));
           }
         };
         const rv = req.resourceVersion;
