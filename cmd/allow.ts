@@ -32,7 +32,7 @@ export default command(meta("allow"), flags, async (f, g) => {
     namespace: f.namespace,
     serviceAccount: f.serviceAccountName,
     version: pkg.version,
-    access: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
+    access: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess, namespaces: f.namespacesAccess },
     ignoreCluster: f.ignoreCluster,
     kubeconfig: g.kubeconfig,
     context: g.context,

@@ -75,7 +75,7 @@ export default command(meta("install"), flags, async (f, g) => {
     sharedController: f.sharedController ? controllerOf(f.image, f.ha) : null,
     controllers: installControllers(f.controllers, f.controllerSet, controllerOf(f.image, f.ha)),
     mcs: f.mcs,
-    remoteAccess: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess },
+    remoteAccess: { endpointSlices: f.endpointSlicesAccess, remoteDiscovery: f.remoteDiscoveryAccess, namespaces: f.namespacesAccess },
     version: pkg.version,
     ignoreCluster: f.ignoreCluster,
     kubeconfig: g.kubeconfig,

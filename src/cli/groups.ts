@@ -45,6 +45,11 @@ export const REMOTE_ACCESS_FLAGS = {
     default: false,
     description: "Also let the account list and watch EndpointSlices (for a controller run with --enable-endpoint-slices)",
   },
+  "namespaces-access": {
+    type: "boolean",
+    default: false,
+    description: "Also let the account list and watch Namespaces (for a controller run with --namespace-selector)",
+  },
   "remote-discovery-access": {
     type: "boolean",
     default: false,

@@ -75,6 +75,10 @@ export const LINK_FLAGS = defineFlags(
       ...S.mirrorNameTemplate.row,
       description: "Controller: mirrors' names from {service}, {cluster} and {namespace} (mc serve --mirror-name-template; default Linkerd's {service}-{cluster})",
     },
+    "namespace-selector": {
+      ...S.namespaceSelector.row,
+      description: "Controller: mirror only Services in the target's Namespaces this label selector selects (mc serve --namespace-selector; the target's account needs mc install --namespaces-access)",
+    },
     "mirror-endpoint-slices": {
       ...S.mirrorEndpointSlices.row,
       description: "Controller: write mirrors' endpoints as EndpointSlices instead of Endpoints, converting existing ones (mc serve --mirror-endpoint-slices; the Link stays Linkerd's)",
@@ -124,6 +128,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
               enableNamespaceCreation: f.enableNamespaceCreation,
               mirrorEndpointSlices: f.mirrorEndpointSlices,
               mirrorNameTemplate: f.mirrorNameTemplate,
+              namespaceSelector: f.namespaceSelector,
               fastFailureDetection: f.fastFailureDetection,
               kubeApiQps: f.kubeApiQps,
               kubeApiBurst: f.kubeApiBurst,
@@ -155,6 +160,7 @@ const CONTROLLER_FLAGS = [
   "enable-namespace-creation",
   "mirror-endpoint-slices",
   "mirror-name-template",
+  "namespace-selector",
   "fast-failure-detection",
   "kube-api-qps",
   "kube-api-burst",

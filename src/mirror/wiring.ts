@@ -153,13 +153,14 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, log) : undefined;
 
   // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
-  const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices }), "src/model/access.ts");
+  const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices, namespaces: settings.namespaceSelector !== "" }), "src/model/access.ts");
   const informers = createSources({
     link,
     local: opts.local,
     remote,
     enableEndpointSlices: settings.enableEndpointSlices,
     mirrorEndpointSlices: settings.mirrorEndpointSlices,
+    namespaceSelector: settings.namespaceSelector,
     backoff: opts.informerBackoff,
     shared: opts.shared,
   });
@@ -196,6 +197,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       services,
       endpoints,
       namespaces: informers.namespaces.cache,
+      remoteNamespaces: informers.remoteNamespaces?.cache ?? null,
       slices: slices ?? null,
     },
     writer: {

@@ -31,6 +31,8 @@ export const TARGET_ACCESS = {
   mcs: [{ apiGroups: ["multicluster.x-k8s.io"], resources: ["serviceexports"], verbs: ["list", "watch"] }],
   /** `mc check`, with the Link's credentials: the target's trust anchors. */
   check: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"], resourceNames: [LINKERD_CONFIG] }],
+  /** `mc serve --namespace-selector`: the target's Namespaces, to know which are selected. */
+  namespaces: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] }],
   /** `mc serve --enable-endpoint-slices`: the target's EndpointSlices rather than its Endpoints. */
   endpointSlices: [{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "watch"] }],
   /**
@@ -52,6 +54,8 @@ export interface TargetAccessModes {
   endpointSlices?: boolean;
   /** `--remote-discovery-access`: for Linkerd's destination controller (remote discovery). */
   remoteDiscovery?: boolean;
+  /** `--namespaces-access`: for a controller run with `--namespace-selector`. */
+  namespaces?: boolean;
 }
 
 /** The rules of the remote-access ClusterRole. */
@@ -62,12 +66,13 @@ export function remoteAccessRules(modes: TargetAccessModes = {}): AccessRule[] {
     ...TARGET_ACCESS.check,
     ...(modes.endpointSlices && !modes.remoteDiscovery ? TARGET_ACCESS.endpointSlices : []),
     ...(modes.remoteDiscovery ? TARGET_ACCESS.remoteDiscovery : []),
+    ...(modes.namespaces ? TARGET_ACCESS.namespaces : []),
   ]) as AccessRule[];
 }
 
 /** What the controller's client for the target may do. */
-export function controllerAccess(modes: Pick<TargetAccessModes, "endpointSlices"> = {}): AccessRule[] {
-  return [...TARGET_ACCESS.mirror, ...TARGET_ACCESS.mcs, ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : [])];
+export function controllerAccess(modes: Pick<TargetAccessModes, "endpointSlices" | "namespaces"> = {}): AccessRule[] {
+  return [...TARGET_ACCESS.mirror, ...TARGET_ACCESS.mcs, ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : []), ...(modes.namespaces ? TARGET_ACCESS.namespaces : [])];
 }
 
 /** One (verb, resource) a rule list grants, for access reviews: `list endpoints`, `get configmaps linkerd-config`. */

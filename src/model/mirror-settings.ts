@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_REFRESH_PERIOD_MS, MAX_STATUS_INTERVAL_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";
 import { DEFAULT_MIRROR_NAME_TEMPLATE, MIRROR_NAME_ANNOTATION, mirrorNameTemplate } from "./mirror-names.ts";
-import { objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
+import { namespaceSelector, objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
 
 /** Everything `mc serve` passes, whole, from its flags to the controller, prober and reconcile that read it. */
 export interface MirrorSettings {
@@ -22,6 +22,8 @@ export interface MirrorSettings {
   mirrorEndpointSlices: boolean;
   /** Mirrors' names: `{service}`, `{cluster}`, `{namespace}` filled in (default Linkerd's `{service}-{cluster}`; model/mirror-names.ts). */
   mirrorNameTemplate: string;
+  /** A label selector on the target's Namespaces: only Services in those are mirrored ("" = every namespace, Linkerd's). */
+  namespaceSelector: string;
   /** The local probe Service of the gateway; undefined: `probe-gateway-<cluster>`. */
   probeService: string | undefined;
   probeDirect: boolean;
@@ -116,6 +118,17 @@ export const MIRROR_SETTINGS = {
       schema: mirrorNameTemplate,
     },
     carried: { when: "changed", text: (t: string) => t },
+  },
+  namespaceSelector: {
+    flag: "namespace-selector",
+    row: {
+      type: "string",
+      default: "",
+      value: "SELECTOR",
+      description: "Mirror only Services in the target's Namespaces this label selector selects (default: all); a namespace that stops matching loses its mirrors",
+      schema: namespaceSelector,
+    },
+    carried: { when: "changed", text: (s: string) => s },
   },
   probeService: {
     flag: "probe-service",

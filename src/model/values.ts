@@ -97,6 +97,21 @@ export const selector = v.pipe(
   }),
 );
 
+/** `--namespace-selector`: a label selector in kubectl's syntax that parses, kept as written ("" = every namespace). */
+export const namespaceSelector = v.pipe(
+  v.string(),
+  v.trim(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    try {
+      parseLabelSelector(dataset.value);
+    } catch (err) {
+      if (!(err instanceof SelectorError)) throw err;
+      addIssue({ message: `${err.message} (use kubectl's selector syntax on the target's Namespace labels, e.g. team=payments)` });
+    }
+  }),
+);
+
 /** Comma-separated IPs or hostnames; "" = none. */
 export const addressList = v.pipe(
   v.string(),

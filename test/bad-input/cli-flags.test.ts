@@ -106,6 +106,8 @@ const ROWS: [string[], string, string][] = [
   [["serve", "--mirror-name-template", `{service}-${"x".repeat(62)}`, "east"], "--mirror-name-template", "its own 63 characters leave no room for a name (a Service name has at most 63); shorten it"],
   [["link", "--cluster-name", "east", "--mirror-name-template", "{cluster}"], "--mirror-name-template", "must contain {service} (the target Service's name), e.g. {service}-{cluster}"],
   [["link", "--cluster-name", "a".repeat(40), "--mirror-name-template", `{service}-{cluster}-${"z".repeat(21)}`], "--mirror-name-template", `with cluster ${"a".repeat(40)} its fixed part is 63 characters, which leaves no room for a Service name (at most 63); shorten the template or the cluster name`],
+  [["serve", "--namespace-selector", "team in (", "east"], "--namespace-selector", "(use kubectl's selector syntax on the target's Namespace labels, e.g. team=payments)"],
+  [["link", "--cluster-name", "east", "--namespace-selector", "a=b=c"], "--namespace-selector", "invalid label value \"b=c\" in selector \"a=b=c\" (use kubectl's selector syntax on the target's Namespace labels"],
   [["serve", "--probe-service", "Bad Name", "east"], "--probe-service", "must be a DNS-1123 name (lowercase letters, digits, '-', '.')"],
   [["serve", "--leader-elect-lease-duration", "x", "east"], "--leader-elect-lease-duration", "must be a positive Go duration such as 1m or 30s"],
   [["serve", "--leader-elect-retry-period", "20s", "east"], "--leader-elect-lease-duration", "must be longer than --leader-elect-renew-deadline, which must be longe"],

@@ -65,7 +65,7 @@ describe("defaultLinkOptions", () => {
         logLevel: "info",
         logFormat: "plain",
         ha: false,
-        settings: { eventRequeueLimit: 3, enableEndpointSlices: false, enableNamespaceCreation: false, mirrorEndpointSlices: false, mirrorNameTemplate: "{service}-{cluster}", fastFailureDetection: false, kubeApiQps: 0, kubeApiBurst: 100 },
+        settings: { eventRequeueLimit: 3, enableEndpointSlices: false, enableNamespaceCreation: false, mirrorEndpointSlices: false, mirrorNameTemplate: "{service}-{cluster}", namespaceSelector: "", fastFailureDetection: false, kubeApiQps: 0, kubeApiBurst: 100 },
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "1", memory: "512Mi" } },
       },
       version: pkg.version,

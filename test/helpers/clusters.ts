@@ -217,6 +217,8 @@ export interface SetupOptions {
   durable?: boolean;
   /** More `mc link` flags (each link's bundle is rendered with them). */
   linkArgs?: string[];
+  /** More `mc install` flags for the targets (`--namespaces-access`, say). */
+  installArgs?: string[];
   /** The controllers' mirroring settings (mc serve's flags), beyond the probe address. */
   settings?: Partial<MirrorSettings>;
 }
@@ -255,7 +257,7 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     const kubeconfigPath = join(root, `${name}.kubeconfig`);
     const { sandbox: sb, client } = await startCluster(name, { tls: true, kubeconfigPath, enforceRbac, data: dataFor(name) });
     fakeLinkerd(sb);
-    applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install"]));
+    applyObjects(sb, await mcOut(["--kubeconfig", kubeconfigPath, "install", ...(o.installArgs ?? [])]));
     const gateway = startFakeGateway({ delayMs: o.gatewayDelayMs });
     const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
     targets.set(name, target);

@@ -26,6 +26,7 @@ function snapshot(over: Partial<Snapshot> = {}): Snapshot {
     renamed: [],
     endpointMirrors: { services: [], endpoints: new Map() },
     namespaceExists: true,
+    namespaceSelected: true,
     ...over,
   };
 }

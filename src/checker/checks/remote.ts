@@ -4,7 +4,7 @@
 import { formatError } from "../../errors.ts";
 import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import { readLinkerdConfig } from "../../linker/target.ts";
-import { ENDPOINT_SLICES_FLAG } from "../../model/mirror-settings.ts";
+import { ENDPOINT_SLICES_FLAG, MIRROR_SETTINGS } from "../../model/mirror-settings.ts";
 import { accessAttributes, TARGET_ACCESS, type AccessAttributes } from "../../model/access.ts";
 import type { Link } from "../../model/link.ts";
 import { serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
@@ -32,15 +32,19 @@ const what = (a: AccessAttributes) => `${a.group ? `${a.resource}.${a.group}` : 
 type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
 
 /**
- * Whether the Link's controller (its own Deployment, or the shared one) runs with
- * --enable-endpoint-slices, and so also needs the target's EndpointSlices. A Deployment that
- * cannot be read (absent, or not ours to read) asks nothing more: the controller check reports it.
+ * The args of the Link's controller (its own Deployment, or the shared one): with
+ * --enable-endpoint-slices it also needs the target's EndpointSlices, with --namespace-selector its
+ * Namespaces. A Deployment that cannot be read (absent, or not ours to read) asks nothing more: the
+ * controller check reports it.
  */
-async function readsEndpointSlices(local: KubeClient, link: Link): Promise<boolean> {
+async function controllerArgs(local: KubeClient, link: Link): Promise<string[]> {
   const names = [serviceMirrorName(link.targetClusterName), SHARED_CONTROLLER_NAME];
   const deployments = await Promise.all(names.map((n) => local.get<DeploymentArgs>(resources.deployment, link.namespace, n).catch(() => undefined)));
-  return deployments.some((d) => d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(ENDPOINT_SLICES_FLAG)));
+  return deployments.flatMap((d) => d?.spec?.template?.spec?.containers?.flatMap((c) => c.args ?? []) ?? []);
 }
+
+/** `--namespace-selector=…` in a controller's args: it also reads the target's Namespaces. */
+const NAMESPACE_SELECTOR_ARG = `--${MIRROR_SETTINGS.namespaceSelector.flag}=`;
 
 /** What the Multi-Cluster Services import reads on the target: optional (denied, the import is off), so a note. */
 const MCS_NEEDS: readonly AccessAttributes[] = accessAttributes(TARGET_ACCESS.mcs);
@@ -48,14 +52,21 @@ const MCS_NEEDS: readonly AccessAttributes[] = accessAttributes(TARGET_ACCESS.mc
 /** "" when the target answers and allows everything the Link's controller and mc check need; else the one-line problem. */
 async function accessProblem(remote: KubeClient, link: Link, local: KubeClient): Promise<{ problem: string; note: string }> {
   await remote.getPath("/version");
-  const needs = (await readsEndpointSlices(local, link)) ? [...REMOTE_NEEDS, ...accessAttributes(TARGET_ACCESS.endpointSlices)] : REMOTE_NEEDS;
+  const args = await controllerArgs(local, link);
+  const needs = [
+    ...REMOTE_NEEDS,
+    ...(args.includes(ENDPOINT_SLICES_FLAG) ? accessAttributes(TARGET_ACCESS.endpointSlices) : []),
+    ...(args.some((a) => a.startsWith(NAMESPACE_SELECTOR_ARG)) ? accessAttributes(TARGET_ACCESS.namespaces) : []),
+  ];
   const denied = await denials(remote, link, needs);
   const mcsDenied = (await denials(remote, link, MCS_NEEDS)).size > 0;
   const note = mcsDenied ? `the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)` : "";
   const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
   if (!list) return { problem: "", note };
   const slicesDenied = needs.some((n) => n.resource === "endpointslices" && denied.has(what(n)));
-  const fix = slicesDenied ? "apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target" : "apply mc install or mc allow on the target";
+  const namespacesDenied = needs.some((n) => n.resource === "namespaces" && denied.has(what(n)));
+  const extra = [...(slicesDenied ? ["--endpoint-slices-access"] : []), ...(namespacesDenied ? ["--namespaces-access"] : [])].join(" ");
+  const fix = extra ? `apply mc install ${extra} (or mc allow ${extra}) on the target` : "apply mc install or mc allow on the target";
   return { problem: `the credentials may not ${list} (${fix}, then mc link again)`, note };
 }
 

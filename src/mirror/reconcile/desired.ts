@@ -24,6 +24,8 @@ export interface RemoteState {
 export interface DesiredOptions extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation">, Partial<Pick<MirrorSettings, "mirrorNameTemplate">> {
   /** Whether the Service's namespace exists in the source cluster. */
   namespaceExists: boolean;
+  /** false: `--namespace-selector` does not select the target's namespace, so nothing is exported from it. */
+  namespaceSelected?: boolean;
   /** Kind of the mirror that exists now, if any: a headless mirror stays headless while its target has no endpoints. */
   currentMirror?: "headless" | "clusterIP";
 }
@@ -98,7 +100,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     remoteEvent: null,
   };
   const svc = remote.service;
-  const mode = exportMode(link, svc, gateway !== null);
+  const mode = opts.namespaceSelected === false ? null : exportMode(link, svc, gateway !== null);
   if (!svc || !mode) return out;
   if (!opts.namespaceExists) {
     if (!opts.enableNamespaceCreation) {

@@ -25,6 +25,8 @@ export interface MirrorCaches {
   services: LocalView<Svc>;
   endpoints: LocalView<Eps>;
   namespaces: ReadonlyCache<KubeObject>;
+  /** `--namespace-selector`: the target's selected Namespaces; null: every namespace is. */
+  remoteNamespaces?: ReadonlyCache<KubeObject> | null;
   /** `--mirror-endpoint-slices`: mc's slices of this cluster's mirrors (indexed by `bySliceService`); null: mirrors have Endpoints. */
   slices: LocalView<MirrorSliceObject> | null;
 }
@@ -52,6 +54,8 @@ export interface Snapshot {
   /** Services labelled as endpoint mirrors of this mirror (in its namespace), and their Endpoints by name. */
   endpointMirrors: { services: Svc[]; endpoints: Map<string, Eps> };
   namespaceExists: boolean;
+  /** Whether `--namespace-selector` (if any) selects the target's namespace. */
+  namespaceSelected: boolean;
   /** With `--mirror-endpoint-slices`: mc's slices of the mirror and of its endpoint mirrors, by Service name. */
   slices?: Map<string, MirrorSliceObject[]>;
 }
@@ -109,6 +113,7 @@ export function readSnapshot(caches: MirrorCaches, cluster: string, key: Service
     ...(owned && { currentMirror: isHeadless(owned) ? "headless" : "clusterIP" }),
     endpointMirrors: { services: epMirrors, endpoints: epMirrorEndpoints },
     namespaceExists: caches.namespaces.get(undefined, namespace) !== undefined,
+    namespaceSelected: !caches.remoteNamespaces || caches.remoteNamespaces.get(undefined, namespace) !== undefined,
     ...(slices && { slices }),
   };
 }

@@ -77,6 +77,7 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
     enableHeadlessServices: settings.enableHeadlessServices,
     enableNamespaceCreation: settings.enableNamespaceCreation,
     namespaceExists: snapshot.namespaceExists,
+    namespaceSelected: snapshot.namespaceSelected,
     ...(snapshot.currentMirror && { currentMirror: snapshot.currentMirror }),
   });
   const plan: PhaseInput = { snapshot, desired, cluster };

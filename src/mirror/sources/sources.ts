@@ -34,6 +34,8 @@ export interface Sources {
   remoteEndpointSlices?: Informer<Slice>;
   /** The member Services of federated Services (the Link's federatedServiceSelector); absent without one. */
   remoteFederated?: Informer<Svc>;
+  /** `--namespace-selector`: the target's Namespaces it selects (server-side filtered: one that stops matching leaves the cache). */
+  remoteNamespaces?: Informer<KubeObject>;
   services: Informer<Svc>;
   endpoints: Informer<Eps>;
   /** `--mirror-endpoint-slices`: mc's EndpointSlices of this cluster's mirrors. */
@@ -76,6 +78,8 @@ export function createSources(o: {
   local: KubeClient;
   remote: KubeClient;
   enableEndpointSlices?: boolean;
+  /** A label selector on the target's Namespaces ("" or absent: every namespace, no informer). */
+  namespaceSelector?: string;
   mirrorEndpointSlices?: boolean;
   backoff?: Partial<BackoffOptions>;
   shared?: SharedLocalInformers;
@@ -93,6 +97,7 @@ export function createSources(o: {
       (o.enableEndpointSlices
         ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
         : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) })),
+    ...(o.namespaceSelector && { remoteNamespaces: inf<KubeObject>(o.remote, resources.namespace, o.namespaceSelector) }),
     ...(o.link.federatedServiceSelector && { remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)) }),
     services: o.shared?.services ?? inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
@@ -107,7 +112,7 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 
 /** The informers on the target: what tells whether it answers and accepts the credentials. */
 export function remoteInformers(s: Sources): Array<Informer<KubeObject>> {
-  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices, s.remoteFederated].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
+  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices, s.remoteFederated, s.remoteNamespaces].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
 }
 
 /** How many mirror Services of this cluster the source holds (endpoint mirrors included). */
@@ -154,7 +159,11 @@ export function wireSources(
       if (key && s.remoteServices?.cache.getByKey(key)) remoteKey(key);
     }
   });
-  for (const off of [offEndpoints, offSlices]) if (off) subs.push(off);
+  // A target namespace selected or no longer (its labels changed, or it came or went): its exported Services' keys.
+  const offRemoteNamespaces = s.remoteNamespaces?.on((e) => {
+    for (const svc of s.remoteServices?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) remoteKey(keyOfRemote(svc.metadata));
+  });
+  for (const off of [offEndpoints, offSlices, offRemoteNamespaces]) if (off) subs.push(off);
   const federated = s.remoteFederated !== undefined;
   for (const local of [s.services, s.endpoints, s.slices].filter((i) => i !== undefined) as Array<Informer<KubeObject>>) {
     const keysOf = local === (s.slices as Informer<KubeObject> | undefined) ? keysOfSlice : keysOfLocal;
@@ -184,6 +193,7 @@ export function wireSources(
     [s.remoteEndpoints as Informer<KubeObject> | undefined, "endpoints"],
     [s.remoteEndpointSlices as Informer<KubeObject> | undefined, "endpointslices"],
     [s.remoteFederated as Informer<KubeObject> | undefined, "services"],
+    [s.remoteNamespaces, "namespaces"],
     [s.services as Informer<KubeObject>, "services"],
     [s.endpoints as Informer<KubeObject>, "endpoints"],
     [s.slices as Informer<KubeObject> | undefined, "endpointslices"],
