@@ -38,6 +38,8 @@ export interface MirroringOptions {
   mirrorEndpointSlices?: boolean;
   /** `mc serve --mirror-name-template`. */
   mirrorNameTemplate?: string;
+  /** `mc serve --namespace-selector`. */
+  namespaceSelector?: string;
   prober?: ProberDeps;
   /** Called once the controller exists, before it syncs. */
   onController?: (c: MirrorController) => void;
@@ -94,7 +96,7 @@ export async function startMirroring(pair: Pair, o: MirroringOptions = {}): Prom
     adminAddr: "127.0.0.1:0",
     identity: "mc-bench",
     // The prober runs as in production, but rewrites a steady status.gateway only once an hour.
-    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod, mirrorEndpointSlices: o.mirrorEndpointSlices, mirrorNameTemplate: o.mirrorNameTemplate },
+    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod, mirrorEndpointSlices: o.mirrorEndpointSlices, mirrorNameTemplate: o.mirrorNameTemplate, namespaceSelector: o.namespaceSelector },
     controller: { proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
   });
   const controller = await controllerOf(serving);
