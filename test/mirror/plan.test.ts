@@ -31,9 +31,11 @@ function desiredFor(svc = remoteService(), alive = true) {
 }
 
 describe("plan for a mirror", () => {
-  test("a new mirror is two creates: the Service, then its Endpoints", () => {
+  test("a new mirror is two creates: the Service, then its Endpoints, sent together", () => {
     const d = desiredFor();
-    expect(verbs(planMirror(d, {}, "east").ops)).toEqual(["create Service", "create Endpoints"]);
+    const { ops } = planMirror(d, {}, "east");
+    expect(verbs(ops)).toEqual(["create Service", "create Endpoints"]);
+    expect(ops.map((op) => op.concurrent ?? false)).toEqual([false, true]);
   });
 
   test("a mirror that matches, with server defaults filled in, needs no write", () => {
@@ -48,6 +50,7 @@ describe("plan for a mirror", () => {
     const after = desiredFor(remoteService({ ports: [{ name: "port1", port: 111 }, { name: "port3", port: 333 }], resourceVersion: "8" }));
     const { ops } = planMirror(after, actual, "east");
     expect(verbs(ops)).toEqual(["update Service", "update Endpoints"]);
+    expect(ops.map((op) => op.concurrent ?? false)).toEqual([false, true]); // two updates: sent together
     const svc = ops[0]!.verb === "update" ? (ops[0]!.object as ServiceObject) : undefined;
     expect(svc?.spec?.ports).toEqual([{ name: "port1", protocol: "TCP", port: 111 }, { name: "port3", protocol: "TCP", port: 333 }]);
     expect(svc?.spec?.clusterIP).toBe("10.96.0.10");
@@ -159,7 +162,9 @@ describe("plan for a mirror", () => {
 
   test("missing Endpoints of an existing mirror are created", () => {
     const d = desiredFor();
-    expect(verbs(planMirror(d, { service: stored(d.service!) }, "east").ops)).toEqual(["create Endpoints"]);
+    const eps = planMirror(d, { service: stored(d.service!) }, "east").ops;
+    expect(verbs(eps)).toEqual(["create Endpoints"]);
+    expect(eps[0]!.concurrent).toBeUndefined(); // nothing before it to go with
   });
 });
 

@@ -65,8 +65,9 @@ export function planMirror(
     const eps = endpointOps(desired.endpoints, endpoints, owned);
     // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
     // remote-discovery labels (and the other way round loses them after): at no moment is the
-    // mirror a gateway-mode Service without Endpoints.
-    return { ops: eps.some((op) => op.verb === "create") ? [...eps, ...update] : [...update, ...eps], conflict: null };
+    // mirror a gateway-mode Service without Endpoints. Two updates (a relabel) go together.
+    if (eps.some((op) => op.verb === "create")) return { ops: [...eps, ...update], conflict: null };
+    return { ops: [...update, ...(update.length > 0 && eps.every((op) => op.verb === "update") ? alongside(eps) : eps)], conflict: null };
   }
   // The Service is new: its Endpoints need not wait for it (an Endpoints whose Service does not exist yet is fine for kube).
   ops.push(...alongside(endpointOps(desired.endpoints, endpoints, owned)));
