@@ -3,7 +3,8 @@
 // share of each import — its EndpointSlice (which carries its ExportView) — then the ServiceImport,
 // its derived Service and `status.clusters`, merged from every cluster's slice, so several
 // importers writing the same import agree. The last slice gone takes the import and the derived
-// Service with it. A cluster that serves no ServiceExports (or may not read them) turns it off.
+// Service with it. A cluster whose Link was seen deleted has its slices dropped by the importers
+// left. A cluster that serves no ServiceExports (or may not read them) turns it off.
 import { formatError } from "../errors.ts";
 import { AccessTableError, createWriter, Informer, isAlreadyExists, isConflict, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
@@ -20,6 +21,14 @@ import { judgeExport, mergeViews, type ExportedService, type ExportView, type Me
  */
 type SliceSource = { kind: "gateway"; gateway(): { addresses: string[]; port: number } | null; alive(): boolean } | { kind: "endpoints" };
 
+/** The namespace's Links as the importer needs them (the process's LinkDirectory). */
+export interface DepartedLinks {
+  /** Whether `cluster`'s last Link was seen deleted. */
+  isGone(cluster: string): boolean;
+  /** Told when a Link appears, goes, or changes its target (with that cluster). */
+  onChange(listener: (cluster: string) => void): () => void;
+}
+
 export interface ImporterOptions {
   /** The exporting cluster's name (status.clusters, the slice's source-cluster label). */
   cluster: string;
@@ -35,6 +44,8 @@ export interface ImporterOptions {
   informerBackoff?: Partial<BackoffOptions>;
   /** The local importer: also writes the conditions of the ServiceExports it reads (they are this cluster's). */
   exportStatus?: boolean;
+  /** With it, a cluster whose Link is seen deleted leaves every import: its slices are deleted and the imports merged again without it. */
+  links?: DepartedLinks;
 }
 
 /** Why an importer is off, if it is. */
@@ -67,6 +78,7 @@ export class McsImporter {
   } | undefined;
   private stopped = false;
   private cancelTimer: () => void = () => {};
+  private unsubscribe: () => void = () => {};
   private running: Promise<void> | undefined;
   private stateNow: ImporterState = { on: false, why: "starting" };
   /** Exports not imported because their namespace is missing here: `ns/name` → message. */
@@ -135,6 +147,8 @@ export class McsImporter {
       if (e.type === "deleted") return;
       for (const key of this.missingNamespaces.keys()) if (key.startsWith(`${e.object.metadata.name}/`)) enqueue(key);
     });
+    // A cluster whose Link went: every import it took part in is merged again (its slice dropped).
+    this.unsubscribe = this.o.links?.onChange((c) => this.departed(c)) ?? (() => {});
     for (const i of all) i.start();
     try {
       await Promise.all(all.map((i) => i.synced));
@@ -212,6 +226,15 @@ export class McsImporter {
     }
   }
 
+  /** A Link changed: if `c`'s last Link is gone, each import with its slice is looked at again. */
+  private departed(c: string): void {
+    if (c === this.o.cluster || !this.o.links?.isGone(c) || !this.informers) return;
+    for (const s of this.informers.slices.cache.list(`${LABEL_SOURCE_CLUSTER}=${c}`)) {
+      const name = s.metadata.labels?.[LABEL_SERVICE_NAME];
+      if (name) this.queue.add(`${s.metadata.namespace}/${name}`);
+    }
+  }
+
   private enqueueAll(): void {
     if (!this.informers) return;
     for (const k of this.informers.exports.cache.keys()) this.queue.add(k);
@@ -226,6 +249,7 @@ export class McsImporter {
     if (this.stopped) return;
     this.stopped = true;
     this.cancelTimer();
+    this.unsubscribe();
     await this.queue.stop();
     if (this.informers) await Promise.all((Object.values(this.informers) as unknown as Array<Informer<Obj>>).map((i) => i.stop()));
     await this.running;
@@ -267,7 +291,14 @@ export class McsImporter {
     if (exp && !this.targetsKnown) return undefined;
     const judged = exp ? judgeExport(cluster, exp, inf.services?.cache.get(namespace, name)) : undefined;
     const own = judged && "view" in judged ? judged.view : undefined;
-    const slices = inf.slices.cache.list(`${LABEL_SERVICE_NAME}=${name}`).filter((s) => s.metadata.namespace === namespace);
+    const all = inf.slices.cache.list(`${LABEL_SERVICE_NAME}=${name}`).filter((s) => s.metadata.namespace === namespace);
+    // The slices of clusters whose Link was seen deleted: nobody keeps or probes them any more, so they go.
+    const gone = (s: Obj) => {
+      const c = s.metadata.labels?.[LABEL_SOURCE_CLUSTER];
+      return c !== undefined && c !== cluster && this.o.links?.isGone(c) === true;
+    };
+    for (const s of all.filter(gone)) await this.deleteDeparted(s);
+    const slices = all.filter((s) => !gone(s));
     const mine = slices.find((s) => s.metadata.labels?.[LABEL_SOURCE_CLUSTER] === cluster);
 
     if (own && !mine && !this.namespaceExists(namespace)) {
@@ -308,6 +339,16 @@ export class McsImporter {
       await this.writer.patchStatus(mcsResources.serviceImport, namespace, name, { clusters });
     }
     return merged;
+  }
+
+  /** A departed cluster's slice, deleted as seen (one written since, by a Link made again, stays). */
+  private async deleteDeparted(s: Obj): Promise<void> {
+    try {
+      await this.writer.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name ?? "", { preconditions: { uid: s.metadata.uid } });
+      this.o.log.info(`MCS import ${s.metadata.namespace}/${s.metadata.labels?.[LABEL_SERVICE_NAME]}: cluster ${s.metadata.labels?.[LABEL_SOURCE_CLUSTER]} left with its Link; its EndpointSlice is deleted`);
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
   }
 
   /** Whether the namespace exists here and takes new objects (not being deleted). */

@@ -281,6 +281,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           // Without a gateway (remote discovery), the slices point at the target's own endpoints.
           source: local || !link.gateway ? { kind: "endpoints" } : { kind: "gateway", gateway: hooks.gateway, alive: hooks.alive },
           exportStatus: local,
+          links: opts.links,
           log: opts.log ?? logger(`mcs:${mcsCluster}`),
           clock,
           resyncMs: settings.endpointRefreshPeriod,

@@ -57,4 +57,29 @@ describe("mc check's MCS checks", () => {
     } as KubeObject);
     expect((await check())[0]).toEqual({ id: "mcs-imports", status: "success", message: "1 ServiceImport from 1 cluster checked", details: [] });
   });
+
+  test("warn on slices from a cluster whose Link is gone; the cluster's own (its import exported here) are not", async () => {
+    const slice = (name: string, cluster: string) =>
+      ({
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: { name: `derived-${name}-${cluster}`, namespace: "shop", labels: { "multicluster.kubernetes.io/service-name": name, "multicluster.kubernetes.io/source-cluster": cluster, "endpointslice.kubernetes.io/managed-by": "mc.multicluster.linkerd.io" } },
+        addressType: "IPv4",
+        endpoints: [],
+      }) as KubeObject;
+    await client.create(mcsResources.serviceImport, { apiVersion: mcsResources.serviceImport.apiVersion, kind: "ServiceImport", metadata: { name: "api", namespace: "shop", labels: { "mc.multicluster.linkerd.io/import": "true" } }, spec: { type: "ClusterSetIP", ports: [{ port: 80, protocol: "TCP" }] } });
+    // west's own slice of web (its local mirror's), north's of api: neither has a Link.
+    await client.create(resources.endpointSlice, slice("web", "west"));
+    await client.create(resources.endpointSlice, slice("api", "north"));
+    const ctx = createCheckContext({ local: client, linkerdNamespace: "linkerd" });
+    ctx.links = [{ targetClusterName: "east" } as (typeof ctx.links)[number]];
+    const run = async () => (await runChecks([mcsImports], ctx)).results[0];
+    // web is exported here (the earlier test's ServiceExport): west's slice is this cluster's own.
+    expect(await run()).toMatchObject({ id: "mcs-imports", status: "warning", message: "ServiceImports with EndpointSlices from clusters without a Link:", details: ['cluster "north" has no Link: shop/api'] });
+    await client.delete(mcsResources.serviceExport, "shop", "web");
+    expect(await run()).toMatchObject({ status: "warning", details: ['cluster "north" has no Link: shop/api', 'cluster "west" has no Link: shop/web'] });
+    for (const name of ["derived-api-north", "derived-web-west"]) await client.delete(resources.endpointSlice, "shop", name);
+    await client.create(resources.endpointSlice, slice("api", "east"));
+    expect(await run()).toMatchObject({ id: "mcs-imports", status: "success", message: "2 ServiceImports from 1 cluster checked" });
+  });
 });

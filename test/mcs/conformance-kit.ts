@@ -13,6 +13,7 @@ import { renderLinkCrd, renderMcsCrds } from "../../src/manifests/crd.ts";
 import { mcsResources, type Condition, type ServiceExportObject, type ServiceImportObject } from "../../src/mcs/api.ts";
 import type { McsImporter } from "../../src/mcs/importer.ts";
 import { MirrorController } from "../../src/mirror/controller.ts";
+import { LinkDirectory } from "../../src/mirror/federated/link-directory.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { localMirrorLink } from "../../src/serve/local-mirror.ts";
@@ -135,6 +136,8 @@ export interface Suite {
   importers: Array<{ local: string; cluster: string; importer: McsImporter }>;
   /** The controllers, in the order of `importers`. */
   controllers: MirrorController[];
+  /** Each cluster's Links (the process's LinkDirectory, as `mc serve` has), in the order of `clients`. */
+  links: LinkDirectory[];
   stop(): Promise<void>;
 }
 
@@ -168,17 +171,19 @@ export async function startSuite(): Promise<Suite> {
     await served(client, mcsResources.serviceImport);
   }
   const controllers: MirrorController[] = [];
+  const links = clients.map(({ client }) => new LinkDirectory({ client, namespace: DEFAULT_NAMESPACE }).start());
   for (const [i, self] of clients.entries()) {
     const other = clients[1 - i]!;
     const gateway = clusters[1 - i]!.gateway.address;
     // The Link to the other cluster (selecting no Linkerd-labelled Service: only its ServiceExports are imported).
     const obj = linkObject({ cluster: other.name, gatewayAddress: gateway, probe: null, selector: { matchLabels: { "mcs-conformance/none": "true" } } });
     await createOrReplace(self.client, obj, { apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true });
-    controllers.push(new MirrorController({ link: parseLink(obj), namespace: DEFAULT_NAMESPACE, local: self.client, remote: other.client, log: quiet }));
+    controllers.push(new MirrorController({ link: parseLink(obj), namespace: DEFAULT_NAMESPACE, local: self.client, remote: other.client, log: quiet, links: links[i] }));
     // The local mirror, named in the ClusterSet: this cluster's own exports are imported here too.
     const local = localMirrorLink({ federatedServiceSelector: [], excludedLabels: [], excludedAnnotations: [] }, DEFAULT_NAMESPACE);
-    controllers.push(new MirrorController({ link: local, namespace: DEFAULT_NAMESPACE, local: self.client, remote: self.client, log: quiet, localClusterName: self.name }));
+    controllers.push(new MirrorController({ link: local, namespace: DEFAULT_NAMESPACE, local: self.client, remote: self.client, log: quiet, localClusterName: self.name, links: links[i] }));
   }
+  await Promise.all(links.map((l) => l.synced));
   for (const c of controllers) c.start();
   await Promise.all(controllers.map((c) => c.mcs?.ready));
   for (const c of controllers) expect(c.mcs?.state).toEqual({ on: true });
@@ -188,8 +193,10 @@ export async function startSuite(): Promise<Suite> {
     backend,
     importers,
     controllers,
+    links,
     async stop() {
       await Promise.all(controllers.map((c) => c.stop()));
+      await Promise.all(links.map((l) => l.stop()));
       await backend.stop();
     },
   };
