@@ -10,7 +10,8 @@
 // resourceVersion seen, and a periodic fresh list (the backstop for a restored server that has
 // already passed the old resourceVersion again).
 // A 410 again right after a relist backs off (500 ms doubling to 30 s) until a watch delivers an
-// event; a Retry-After is waited out. Logging one line per transition (lost, recovered) — except a request the server rejects as it
+// event; a Retry-After (a response's header, or details.retryAfterSeconds in a watch ERROR event) is
+// waited out. Logging one line per transition (lost, recovered) — except a request the server rejects as it
 // is (400, 422), which would be rejected again: that one stops the informer (status `failed`). Handlers get events synchronously and must
 // not block; a throwing or rejecting handler is logged, never fatal.
 import { logger, type Logger } from "../log.ts";
@@ -349,7 +350,10 @@ export class Informer<T extends KubeObject = KubeObject> {
           if (event.type === "ERROR") {
             const status = parseStatus(event.object);
             if (status?.code === 410) return { ...done("gone"), events: events - 1 };
-            if (status && isTooLargeStatus(status)) {
+            // A retry hint inside the event (details.retryAfterSeconds) is honoured as a response's
+            // Retry-After is: the error goes to the backoff, which waits at least that (capped).
+            const retryAfterMs = status?.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000;
+            if (status && isTooLargeStatus(status) && retryAfterMs === undefined) {
               this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
               this.historyReset = true;
               return done("relist");
@@ -360,6 +364,7 @@ export class Informer<T extends KubeObject = KubeObject> {
               code: status?.code ?? 500,
               reason: (status?.reason ?? "InternalError") as KubeReason,
               detail: status?.message,
+              ...(retryAfterMs !== undefined && { retryAfterMs }),
             });
           }
           const rv = event.object?.metadata?.resourceVersion;

@@ -237,7 +237,7 @@ export function kubeErrorFromResponse(
 }
 
 /** A `kind: Status` object from a watch ERROR event or a body; undefined when it is not one. */
-export function parseStatus(body: unknown): { code?: number; reason?: string; message?: string } | undefined {
+export function parseStatus(body: unknown): { code?: number; reason?: string; message?: string; retryAfterSeconds?: number } | undefined {
   let value = body;
   if (typeof body === "string") {
     try {
@@ -249,10 +249,14 @@ export function parseStatus(body: unknown): { code?: number; reason?: string; me
   if (typeof value !== "object" || value === null) return undefined;
   const v = value as Record<string, unknown>;
   if (v.kind !== "Status") return undefined;
+  const details = typeof v.details === "object" && v.details !== null ? (v.details as Record<string, unknown>) : {};
+  const retry = details.retryAfterSeconds;
   return {
     code: typeof v.code === "number" ? v.code : undefined,
     reason: typeof v.reason === "string" ? v.reason : undefined,
     message: typeof v.message === "string" ? v.message : undefined,
+    // kube's "retry after" hint (the Retry-After header of a response, this field inside a watch ERROR event).
+    retryAfterSeconds: typeof retry === "number" && Number.isFinite(retry) && retry >= 0 ? retry : undefined,
   };
 }
 

@@ -8,11 +8,14 @@
 // - "forget history": every watch resumed from a resourceVersion, and every list at an exact one,
 //   answered 410 Gone where kube-apiserver answers it (`historyFault`), or the one-shot
 //   `forgetHistory()` that drops the retained events;
-// - watch streams ended every so often (`dropWatchesEveryMs`) or at once (`dropWatches()`).
+// - watch streams ended every so often (`dropWatchesEveryMs`) or at once (`dropWatches()`);
+// - a watch cache behind the client: every resumed watch ends in kube's 504 "Too large resource
+//   version" ERROR event with details.retryAfterSeconds (`watchRetryAfterSeconds`, `laggingWatchFault`).
 // The rates draw from `random`, seeded for reproducible runs (`seededRandom`). A new fault
 // belongs here: a field on Faults and the one place that applies it.
 import type { WatchStreams } from "./http/watch.ts";
 import type { Store } from "./storage/store.ts";
+import { tooLargeResourceVersion } from "./http/watch.ts";
 import { ApiError, errors, type ResourceType } from "./types.ts";
 
 interface Faults {
@@ -38,6 +41,14 @@ interface Faults {
    * list "not older than" a resourceVersion is served, as kube-apiserver serves it.
    */
   forgetHistory: boolean;
+  /**
+   * While > 0, every watch resumed from a resourceVersion gets what kube-apiserver's watch cache
+   * sends a watch it cannot serve until it catches up (cacher.go: newErrWatcher with the watch
+   * cache's TooLargeResourceVersionError, which kube sends to a watch-list): 200, one ERROR event —
+   * 504 Timeout "Too large resource version: <rv>, current: <rv − 1>", cause ResourceVersionTooLarge,
+   * details.retryAfterSeconds = this — and the end. 0 = off.
+   */
+  watchRetryAfterSeconds: number;
   /** Ends every open watch stream this often, in ms (0 = never). Setting it (re)starts the timer. */
   dropWatchesEveryMs: number;
   /** Where the rates draw from: Math.random, or `seededRandom(seed)` for a reproducible run. */
@@ -58,6 +69,8 @@ interface InjectedFaults {
   conflicts: number;
   gone: number;
   drops: number;
+  /** Watches answered by watchRetryAfterSeconds. */
+  lagging: number;
 }
 
 /** API requests served (past the faults), by kind: how a test measures the load a client puts on the server. */
@@ -98,7 +111,7 @@ export function seededRandom(seed: number): () => number {
 
 /** The controls of a sandbox, with the faults it starts with (none by default). */
 export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">, initial: FaultSettings = {}): SandboxControl {
-  const injected: InjectedFaults = { failures: 0, throttled: 0, conflicts: 0, gone: 0, drops: 0 };
+  const injected: InjectedFaults = { failures: 0, throttled: 0, conflicts: 0, gone: 0, drops: 0, lagging: 0 };
   const served: ServedRequests = { lists: 0, watches: 0 };
   let timer: ReturnType<typeof setInterval> | undefined;
   let everyMs = 0;
@@ -114,6 +127,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     retryAfterSeconds: RETRY_AFTER_SECONDS,
     conflictRate: 0,
     forgetHistory: false,
+    watchRetryAfterSeconds: 0,
     random: initial.seed === undefined ? Math.random : seededRandom(initial.seed),
     get dropWatchesEveryMs() {
       return everyMs;
@@ -134,7 +148,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     injected,
     served,
     clear() {
-      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, retryAfterSeconds: RETRY_AFTER_SECONDS, conflictRate: 0, forgetHistory: false, dropWatchesEveryMs: 0 });
+      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, retryAfterSeconds: RETRY_AFTER_SECONDS, conflictRate: 0, forgetHistory: false, watchRetryAfterSeconds: 0, dropWatchesEveryMs: 0 });
     },
     openWatches: () => watches.open,
     stop() {
@@ -202,4 +216,13 @@ export function historyFault(control: Pick<SandboxControl, "faults" | "injected"
   if (!control.faults.forgetHistory || !exact || !resourceVersion || resourceVersion === "0") return undefined;
   control.injected.gone++;
   return errors.gone(`too old resource version: ${resourceVersion} (${current})`);
+}
+
+/** The lagging watch cache's answer to a watch resumed from `resourceVersion` (see watchRetryAfterSeconds), or undefined. */
+export function laggingWatchFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null): ApiError | undefined {
+  const seconds = control.faults.watchRetryAfterSeconds;
+  const rv = Number(resourceVersion);
+  if (!(seconds > 0) || !Number.isInteger(rv) || rv <= 0) return undefined;
+  control.injected.lagging++;
+  return tooLargeResourceVersion(rv, String(rv - 1), seconds);
 }

@@ -172,6 +172,27 @@ describe("forgotten history", () => {
   });
 });
 
+describe("a lagging watch cache", () => {
+  test("while watchRetryAfterSeconds is set, a resumed watch ends in kube's 504 Too large resource version ERROR event carrying details.retryAfterSeconds; a fresh watch and, after, resumes work", async () => {
+    const rv = sb.store.resourceVersion;
+    sb.control.faults.watchRetryAfterSeconds = 7;
+    const lagging = sb.control.injected.lagging;
+    const resumed = await watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${rv}`);
+    // The shape kube's cacher tests assert for its watch cache's newErrWatcher(TooLargeResourceVersionError).
+    expect(resumed).toMatchObject({ status: 200, ended: true, events: [{ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: `Timeout: Too large resource version: ${rv}, current: ${Number(rv) - 1}`, details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 7 } } }] });
+    expect(resumed.events.length).toBe(1);
+    expect(sb.control.injected.lagging - lagging).toBe(1);
+    const fresh = watchEvents("/api/v1/namespaces/f/configmaps?watch=true", (e) => e.some((x) => x.object.metadata?.name === "while-lagging"));
+    await call("POST", "/api/v1/namespaces/f/configmaps", configMap("while-lagging"));
+    expect((await fresh).events.map((e) => e.type)).not.toContain("ERROR");
+    sb.control.clear();
+    expect(sb.control.faults.watchRetryAfterSeconds).toBe(0);
+    const back = watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${sb.store.resourceVersion}`, (e) => e.length > 0);
+    await call("POST", "/api/v1/namespaces/f/configmaps", configMap("after-lagging"));
+    expect((await back).events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED after-lagging"]);
+  });
+});
+
 test("watches are dropped on a timer while dropWatchesEveryMs is set, and not once it is 0", async () => {
   sb.control.faults.dropWatchesEveryMs = 100;
   const drops = sb.control.injected.drops;

@@ -3,7 +3,7 @@
 // labelSelector, fieldSelector, limit/continue, ...), answered through the Api.
 import type { FieldValidation } from "../validation/builtin.ts";
 import type { Api } from "../api.ts";
-import { conflictFault, historyFault, type SandboxControl } from "../faults.ts";
+import { conflictFault, historyFault, laggingWatchFault, type SandboxControl } from "../faults.ts";
 import { patchTypeFromContentType } from "../patch/patch.ts";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf/decode.ts";
 import type { UserInfo } from "../auth/rbac.ts";
@@ -81,6 +81,7 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     const match = q.get("resourceVersionMatch");
     const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion, watching || match === "Exact" || (!match && !!q.get("limit")));
     if (gone && !watching) throw gone;
+    const expired = watching ? (gone ?? laggingWatchFault(ctx.control, q.get("resourceVersion"))) : undefined;
     if (watching) {
       ctx.control.served.watches++;
       ctx.keepOpen(req);
@@ -95,7 +96,7 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
           sendInitialEvents: q.get("sendInitialEvents") === "true",
           render: (o) => render(api.served(type, o)),
           ...(!table && { shareKey: `${type.group}/${type.version}/${type.plural}` }),
-          ...(gone && { expired: gone }),
+          ...(expired && { expired }),
         },
         req.signal,
       );

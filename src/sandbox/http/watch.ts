@@ -26,7 +26,7 @@ export interface WatchRequest extends ListFilter {
    * (cachingObject). Absent: made per watch (a Table watch).
    */
   shareKey?: string;
-  /** A resume point the server no longer has (the forget-history fault): one ERROR event, then the end, as kube-apiserver's watch cache answers. */
+  /** A resume the server will not serve (the forget-history and lagging-watch-cache faults): one ERROR event, then the end, as kube-apiserver's watch cache answers. */
   expired?: ApiError;
   /** Objects of built-in types are stripped of nothing; custom ones get the served version. */
 }
@@ -48,10 +48,10 @@ function eventLine(type: string, obj: KubeObject, req: WatchRequest): string {
 export const TOO_LARGE_WAIT_MS = 3000;
 
 /** kube's answer once the wait is over: 504 Timeout, retry after 1 s, cause ResourceVersionTooLarge. */
-export function tooLargeResourceVersion(requested: number, current: string): ApiError {
+export function tooLargeResourceVersion(requested: number, current: string, retryAfterSeconds = 1): ApiError {
   return new ApiError(504, "Timeout", `Timeout: Too large resource version: ${requested}, current: ${current}`, {
     causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
-    retryAfterSeconds: 1,
+    retryAfterSeconds,
   });
 }
 
