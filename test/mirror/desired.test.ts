@@ -246,3 +246,40 @@ describe("desiredGatewayMirror", () => {
     expect(desiredGatewayMirror(link(), null, "p", "ns")).toBeNull();
   });
 });
+
+describe("desiredMirror keeps what it derives from a cached target", () => {
+  const freeze = <T>(v: T): T => {
+    if (v && typeof v === "object") {
+      for (const x of Object.values(v)) freeze(x);
+      Object.freeze(v);
+    }
+    return v;
+  };
+  const make = (svc: ReturnType<typeof remoteService>, l = link()) => desiredMirror({ link: l, remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+
+  test("the same frozen target Service and Link give the same frozen labels, annotations and ports; a new target object or Link derives them again", () => {
+    const l = link();
+    const svc = freeze(remoteService({ labels: { ...EXPORT, lk: "lv" }, resourceVersion: "7" }));
+    const a = make(svc, l);
+    const b = make(svc, l);
+    expect(b.service!.metadata.labels).toBe(a.service!.metadata.labels);
+    expect(b.service!.spec!.ports).toBe(a.service!.spec!.ports);
+    expect(Object.isFrozen(a.service!.metadata.annotations)).toBe(true);
+    const changed = freeze(remoteService({ labels: { ...EXPORT, lk: "other" }, resourceVersion: "8" }));
+    const c = make(changed, l);
+    expect(c.service!.metadata.labels?.lk).toBe("other");
+    expect(c.service!.metadata.annotations?.["mirror.linkerd.io/remote-resource-version"]).toBe("8");
+    const d = make(svc, link({ cluster: "other" }));
+    expect(d.service!.metadata.labels?.["mirror.linkerd.io/cluster-name"]).toBe("other");
+    expect(d.service!.metadata.labels).not.toBe(a.service!.metadata.labels);
+  });
+
+  test("a target Service that is not frozen (it may change in place) is derived every time and nothing is frozen", () => {
+    const svc = remoteService({ labels: { ...EXPORT, lk: "lv" } });
+    const a = make(svc);
+    svc.metadata.labels!.lk = "changed";
+    const b = make(svc);
+    expect(b.service!.metadata.labels?.lk).toBe("changed");
+    expect(Object.isFrozen(a.service!.metadata.labels)).toBe(false);
+  });
+});

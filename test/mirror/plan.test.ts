@@ -94,6 +94,29 @@ describe("plan for a mirror", () => {
     expect(op2?.verb === "update" && op2.changed).toEqual(["annotations"]);
   });
 
+  test("a frozen (cached) mirror Service planned again against the same frozen desired parts gives the same answer; a changed one is compared anew", () => {
+    const freeze = <T>(v: T): T => {
+      if (v && typeof v === "object") {
+        for (const x of Object.values(v)) freeze(x);
+        Object.freeze(v);
+      }
+      return v;
+    };
+    const d = freeze(desiredFor());
+    const svc = freeze(stored(d.service!));
+    const eps = freeze(stored(d.endpoints!));
+    expect(planMirror(d, { service: svc, endpoints: eps }, "east").ops).toEqual([]);
+    expect(planMirror(d, { service: svc, endpoints: eps }, "east").ops).toEqual([]);
+    const selected = stored(d.service!);
+    selected.spec!.selector = { app: "x" };
+    const op = planMirror(d, { service: freeze(selected), endpoints: eps }, "east").ops[0];
+    expect(op?.verb === "update" && op.changed).toEqual(["selector"]);
+    const labelled = stored(d.service!);
+    labelled.metadata.labels = { ...labelled.metadata.labels, extra: "x" };
+    const op2 = planMirror(d, { service: freeze(labelled), endpoints: eps }, "east").ops[0];
+    expect(op2?.verb === "update" && op2.changed).toEqual(["labels"]);
+  });
+
   test("an Endpoints update carries the stored object's metadata and the desired subsets, not its managedFields, and leaves the stored object as it was", () => {
     const d = desiredFor();
     const endpoints = stored(d.endpoints!);

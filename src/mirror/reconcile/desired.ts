@@ -12,7 +12,7 @@ import { desiredHeadless, hostnamesOf, type HeadlessDesired } from "./headless.t
 import { endpointsAnnotations, mirrorAnnotations, mirrorLabels, ownLabels, remoteFqName } from "./metadata.ts";
 import { gatewayPorts, gatewaySubsets, mirrorPorts } from "./ports.ts";
 import { exportMode, remoteDiscoveryLabels } from "./remote-discovery.ts";
-import type { EndpointsObject, MirrorProblem, ResolvedGateway, ServiceObject } from "../types.ts";
+import type { EndpointsObject, MirrorProblem, ResolvedGateway, ServiceObject, ServicePort } from "../types.ts";
 
 export interface RemoteState {
   /** The target Service; undefined when it is gone (or not selected). */
@@ -117,15 +117,8 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     out.createNamespace = null;
     return out;
   }
-  const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
-  const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster, link.uid);
-  const labels = mode === "remote-discovery" ? remoteDiscoveryLabels(copied, cluster, key.name) : copied;
-  const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, {
-    fqName,
-    resourceVersion: svc.metadata.resourceVersion ?? "",
-  });
+  const { fqName, labels, annotations, ports } = serviceParts(svc, link, mode, key);
   const meta = { name: out.mirrorName, namespace: key.namespace };
-  const ports = mirrorPorts(svc.spec?.ports);
   if (mode === "remote-discovery" || !gateway) {
     // Linkerd's destination resolves a remote-discovery mirror's endpoints in the target: no Endpoints here.
     out.service = { apiVersion: "v1", kind: "Service", metadata: { ...meta, labels, annotations }, spec: { ports } };
@@ -165,6 +158,45 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
 }
 
 const NO_PORTS = "object spec has no exposed ports";
+
+/** What a mirror takes from its target Service and its Link (frozen: shared by every plan made from them). */
+interface ServiceParts {
+  link: Link;
+  mode: string;
+  key: string;
+  fqName: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  ports: ServicePort[];
+}
+
+/**
+ * Kept per target Service object. A cached object is frozen and replaced, never changed, when the
+ * target changes, so the same object (with the same Link) gives the same parts: a liveness flip
+ * re-plans every mirror without deriving them again. An object that is not frozen is not kept.
+ */
+const partsOf = new WeakMap<ServiceObject, ServiceParts>();
+
+function serviceParts(svc: ServiceObject, link: Link, mode: string, key: { namespace: string; name: string }): ServiceParts {
+  const k = `${key.namespace}/${key.name}`;
+  const hit = partsOf.get(svc);
+  if (hit && hit.link === link && hit.mode === mode && hit.key === k) return hit;
+  const cluster = link.targetClusterName;
+  const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
+  const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster, link.uid);
+  const labels = mode === "remote-discovery" ? remoteDiscoveryLabels(copied, cluster, key.name) : copied;
+  const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, { fqName, resourceVersion: svc.metadata.resourceVersion ?? "" });
+  const ports = mirrorPorts(svc.spec?.ports);
+  const parts: ServiceParts = { link, mode, key: k, fqName, labels, annotations, ports };
+  if (Object.isFrozen(svc)) {
+    Object.freeze(labels);
+    Object.freeze(annotations);
+    for (const p of ports) Object.freeze(p);
+    Object.freeze(ports);
+    partsOf.set(svc, parts);
+  }
+  return parts;
+}
 
 /**
  * Why a target Service cannot be mirrored, naming the field and the fix: no ports; an

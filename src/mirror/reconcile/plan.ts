@@ -60,7 +60,7 @@ export function planMirror(
   } else if (!svc) {
     ops.push({ verb: "create", kind: "Service", object: desired.service });
   } else {
-    const changed = serviceChanges(desired.service, svc);
+    const changed = serviceChangesOf(desired.service, svc);
     const update: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
     const eps = endpointOps(desired.endpoints, endpoints, owned);
     // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
@@ -162,6 +162,24 @@ function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): st
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
   if (subsetsKey(desired.subsets) !== subsetsKey(actual.subsets)) out.push("subsets");
   return out;
+}
+
+/**
+ * serviceChanges, kept per cached mirror Service (frozen, replaced when it changes) for the frozen
+ * labels, annotations and ports desiredMirror keeps per target: when neither side changed, neither
+ * is compared again (a liveness flip re-plans every mirror).
+ */
+const compared = new WeakMap<ServiceObject, { labels: unknown; annotations: unknown; ports: unknown; changed: string[] }>();
+
+function serviceChangesOf(desired: ServiceObject, actual: ServiceObject): string[] {
+  const { labels, annotations } = desired.metadata;
+  const ports = desired.spec?.ports;
+  if (!Object.isFrozen(actual) || !Object.isFrozen(labels) || !Object.isFrozen(annotations) || !Object.isFrozen(ports)) return serviceChanges(desired, actual);
+  const hit = compared.get(actual);
+  if (hit && hit.labels === labels && hit.annotations === annotations && hit.ports === ports) return [...hit.changed];
+  const changed = serviceChanges(desired, actual);
+  compared.set(actual, { labels, annotations, ports, changed });
+  return changed;
 }
 
 /** `actual` with the mirror's owned parts (labels, annotations, ports) taken from `desired`, and no selector. */
