@@ -1,7 +1,8 @@
 // A resourceVersion the server has not reached (a client resuming against a server restored from
 // an older etcd copy), through the real kubectl: kube-apiserver accepts the watch and stays silent
 // (its watch cache sends nothing at or below the requested resourceVersion, bookmarks included); and
-// the one ERROR event (504, retry hint) its watch cache sends a watch it cannot serve yet, as a fault.
+// the one ERROR event (504, retry hint) its watch cache sends a watch-list it cannot serve yet (also
+// as a fault for every resume). kube-apiserver v1.37.2 gave these answers (docs/decisions.md#d154).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
@@ -9,7 +10,7 @@ import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/k
 let sb: Sandbox;
 let kubectl: Kubectl;
 beforeAll(async () => {
-  sb = await startSandbox({ name: "restored", bookmarkMs: 200 });
+  sb = await startSandbox({ name: "restored", bookmarkMs: 200, tooLargeWaitMs: 300 });
   kubectl = kubectlFor(sb.kubeconfig);
 });
 afterAll(() => sb?.stop());
@@ -56,4 +57,29 @@ test.skipIf(!hasKubectl)(needsKubectl("the lagging-watch-cache fault through kub
   } finally {
     sb.control.faults.watchRetryAfterSeconds = 0;
   }
+});
+
+test.skipIf(!hasKubectl)(needsKubectl("kubectl get --raw of a watch-list (sendInitialEvents) from a resourceVersion not reached: after the wait, one ERROR event, 504 Too large resource version with retryAfterSeconds 1, exit 0"), async () => {
+  const current = sb.store.resourceVersion;
+  const ahead = Number(current) + 1000;
+  const r = await kubectl(["get", "--raw", `/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5&resourceVersion=${ahead}`]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toBe("");
+  const events = r.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+  // What kube-apiserver v1.37.2 sent for the same request after its 3 s wait (current there: 240).
+  expect(events).toEqual([
+    {
+      type: "ERROR",
+      object: {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: `Timeout: Too large resource version: ${ahead}, current: ${current}`,
+        reason: "Timeout",
+        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
+        code: 504,
+      },
+    },
+  ]);
 });

@@ -81,7 +81,13 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     const match = q.get("resourceVersionMatch");
     const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion, watching || match === "Exact" || (!match && !!q.get("limit")));
     if (gone && !watching) throw gone;
-    const expired = watching ? (gone ?? laggingWatchFault(ctx.control, q.get("resourceVersion"))) : undefined;
+    let expired = watching ? (gone ?? laggingWatchFault(ctx.control, q.get("resourceVersion"))) : undefined;
+    // A watch-list (sendInitialEvents) from a resourceVersion not reached waits for it as a list
+    // does, then gets kube's 504 as its one ERROR event (cacher.go: waitUntilWatchCacheFreshAndForceAllEvents).
+    const watchListRv = Number(q.get("resourceVersion") ?? "");
+    if (watching && !expired && q.get("sendInitialEvents") === "true" && Number.isInteger(watchListRv) && watchListRv > 0 && !(await waitForResourceVersion(api.store, watchListRv, ctx.tooLargeWaitMs))) {
+      expired = tooLargeResourceVersion(watchListRv, api.store.resourceVersion);
+    }
     if (watching) {
       ctx.control.served.watches++;
       ctx.keepOpen(req);

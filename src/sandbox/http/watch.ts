@@ -3,8 +3,9 @@
 // a clean end when the server stops. A watch from a resourceVersion the store has not reached is
 // accepted and stays silent — no event and no bookmark at or below it — exactly as kube-apiserver's
 // watch cache does (its cacheWatcher sends only events newer than the requested resourceVersion):
-// what a client resuming against a server restored from an older etcd copy sees. Only a list at
-// such a resourceVersion answers kube's 504 "Too large resource version" (after a 3 s wait).
+// what a client resuming against a server restored from an older etcd copy sees. Only a list or a
+// watch-list (sendInitialEvents) at such a resourceVersion gets kube's 504 "Too large resource
+// version" (after a 3 s wait; the watch-list's as its one ERROR event).
 import { matchesFilter, type ListFilter } from "../storage/filter.ts";
 import type { Store } from "../storage/store.ts";
 import type { StoreEvent } from "../storage/watch-hub.ts";
