@@ -99,6 +99,29 @@ describe.skipIf(!!skip)(named("an MCS import"), () => {
     }
   }, 90_000);
 
+  // The documented limit (README's MCS section, docs/decisions.md#d151): per-pod names through a gateway need per-pod endpoint mirrors, not written.
+  test(named("a Headless import through a gateway: its cluster's slice holds the gateway alone, without per-pod hostnames, at the gateway's port"), async () => {
+    const t = new TestDriver(suite);
+    t.reset();
+    t.helloService.spec.clusterIP = "None";
+    try {
+      await t.setUp();
+      const [c0, c1] = t.clients as [(typeof t.clients)[0], (typeof t.clients)[0]];
+      await t.awaitServiceImport(c1, "hello", (si) => expect(si.spec.type).toBe("Headless"));
+      // c1's Link to c0 (east) points at east's gateway.
+      const gateway = suite.backend.east.gateway.address;
+      const slice = await eventually(async () => {
+        const list = (await c1.client.list<Slice>(resources.endpointSlice, { namespace: t.namespace, labelSelector: `multicluster.kubernetes.io/source-cluster=${c0.name}` })).items;
+        expect(list).toHaveLength(1);
+        return list[0]!;
+      }, "the exporting cluster's slice");
+      expect(slice.endpoints).toEqual([{ addresses: [gateway], conditions: { ready: true, serving: true, terminating: false } }] as never);
+      expect(slice.ports.map((p) => p.port)).toEqual([888, 888]);
+    } finally {
+      await t.tearDown();
+    }
+  }, 90_000);
+
   test(named("a namespace missing in the importing cluster: nothing is created there, and the importer reports it"), async () => {
     const t = new TestDriver(suite);
     t.reset();
