@@ -14,6 +14,7 @@ import { proberFactory } from "../prober/index.ts";
 import { AllLinks } from "./all-links.ts";
 import { LeaderUnit, type Runner } from "./leader-unit.ts";
 import { LinkDirectory } from "../mirror/federated/link-directory.ts";
+import { sweepDepartedClusters } from "../mcs/departed.ts";
 import { LocalMirror, type LocalMirrorSpec } from "./local-mirror.ts";
 import { sharedLocalInformers } from "../mirror/sources/sources.ts";
 import { LinkSupervisor, type ConnectRemote, type ControllerSettings } from "./supervisor.ts";
@@ -80,6 +81,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   const log = o.log ?? logger(`mirror:${name}`);
   const metrics = o.metrics ?? createMetrics();
   const links = new LinkDirectory({ client: o.local, namespace: o.namespace, backoff: o.controller?.informerBackoff }).start();
+  // A Link seen deleted takes its cluster out of the MCS imports, even with no importer left here (docs/decisions.md#d150).
+  const unsweep = sweepDepartedClusters({ client: o.local, links, log });
   const shared = o.all ? sharedLocalInformers(o.local, o.controller?.informerBackoff) : undefined;
   for (const i of Object.values(shared ?? {})) i.start();
   const controller: ControllerSettings = { ...controllerSettings(o), links, ...(shared && { shared }) };
@@ -127,6 +130,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     },
     async stop(opts = {}) {
       await Promise.all([unit?.stop(opts), all?.stop()]);
+      unsweep();
       await Promise.all([links.stop(), ...Object.values(shared ?? {}).map((i) => i.stop())]);
       await admin.stop();
     },
