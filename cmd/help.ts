@@ -26,7 +26,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "probes the target's gateway and writes the Link's status. With several replicas only the holder of the Lease writes. " +
       "Its admin server answers /metrics, /ready and /live.",
     examples: [
-      { command: "mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
+      { command: "mc --kubeconfig west.kubeconfig serve east --fast-failure-detection --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
       { command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0", comment: "outside a cluster, against reachable gateways: probe their addresses themselves" },
       { command: "mc serve --all", comment: "every Link of linkerd-multicluster from one process" },
       { command: "mc --context east serve --local --cluster-name east", comment: "the local mirror, named in the ClusterSet: east's own ServiceExports imported in east, their conditions written" },
@@ -66,6 +66,7 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "trust domain there, and prints what the source cluster (west) applies. --controller=false leaves the controller out (GitOps).",
     examples: [
       { command: "mc --context east link --cluster-name east | kubectl --context west apply -f -", comment: "credentials, Link, controller" },
+      { command: "mc --context east link --cluster-name east --fast-failure-detection | kubectl --context west apply -f -", comment: "the same, its controller noticing a hung gateway in < 4 s" },
       { command: "mc --context east link --cluster-name east --controller=false > east-link.yaml", comment: "the Secrets and the Link only" },
     ],
   },

@@ -125,7 +125,7 @@ export const MIRROR_SETTINGS = {
       type: "string",
       default: "",
       value: "SELECTOR",
-      description: "Mirror only Services in the target's Namespaces this label selector selects (default: all); a namespace that stops matching loses its mirrors",
+      description: "Mirror only Services in the target's Namespaces this label selector selects (default all namespaces); a namespace that stops matching loses its mirrors",
       schema: namespaceSelector,
     },
     carried: { when: "changed", text: (s: string) => s },

@@ -97,7 +97,7 @@ describe("mc check with one thing broken", () => {
     const c = await check(s);
     expectOnly(c, "probe-timeouts", "warning");
     expect(detailsOf(c, "probe-timeouts")).toBe(
-      "east: probeSpec.timeout 30s exceeds probeSpec.period 1s: a gateway that accepts connections and never answers is noticed after 1 × 30s (set the timeout to at most 1s, or run the controller with --fast-failure-detection)",
+      "east: probeSpec.timeout 30s exceeds probeSpec.period 1s: a gateway that accepts connections and never answers is noticed after 1 probe of 30s (set the timeout to at most 1s, or run the controller with --fast-failure-detection)",
     );
     const name = serviceMirrorName("east");
     const deployment = await s.westClient.get<{ spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }>(resources.deployment, NS, name);

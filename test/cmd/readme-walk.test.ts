@@ -38,7 +38,7 @@ describe("the README's sandbox walk, read from README.md", () => {
       "kubectl --kubeconfig east.kubeconfig expose deployment web --port=80 --target-port=8080",
     ]);
     const link = text.findIndex((t) => t.startsWith("mc --kubeconfig east.kubeconfig link --cluster-name east"));
-    expect(text[link + 1]).toBe("& mc --kubeconfig west.kubeconfig serve east --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0");
+    expect(text[link + 1]).toBe("& mc --kubeconfig west.kubeconfig serve east --fast-failure-detection --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0");
     expect(text.some((t) => t.includes("--context"))).toBe(false);
     const real = commands(shellBlocks(section(README, "Using it on real clusters"))[0]!, "real");
     expect(steps.filter((s) => s.from === "real").map((s) => s.command)).toEqual(real.map((s) => withKubeconfigs(s.command)));

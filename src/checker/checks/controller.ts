@@ -226,7 +226,7 @@ export const probeTimeouts: Check<CheckContext> = {
       const [timeout, period] = [formatDuration(p.timeoutMs), formatDuration(p.periodMs)];
       late.push(
         `${link.targetClusterName}: probeSpec.timeout ${timeout} exceeds probeSpec.period ${period}: a gateway that accepts connections and never answers ` +
-          `is noticed after ${p.failureThreshold} × ${timeout} (set the timeout to at most ${period}, or run the controller with --fast-failure-detection)`,
+          `is noticed after ${p.failureThreshold} probe${p.failureThreshold === 1 ? "" : "s"} of ${timeout} (set the timeout to at most ${period}, or run the controller with --fast-failure-detection)`,
       );
     }
     if (late.length > 0) return { ok: false, message: "Links whose probe timeout exceeds their period:", details: late };
