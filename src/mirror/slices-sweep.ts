@@ -1,9 +1,10 @@
 // Turning `--mirror-endpoint-slices` off: the slices mc wrote for this cluster's mirrors are
 // deleted, each once its mirror has Endpoints again or its Service is gone, never leaving a
 // mirror without endpoints. Run when an existing mirror gets Endpoints again (what turning the
-// setting off looks like; a fresh export creates its Service too), so a controller that never
-// had the setting never lists slices. One label-selected list; a ClusterRole that does not grant
-// EndpointSlices (mc link renders the rule only with the setting) is told how to remove them
+// setting off looks like; a fresh export creates its Service too, so a controller that never had
+// the setting lists slices only when someone deletes a mirror's Endpoints). One label-selected list; a ClusterRole that does not grant
+// EndpointSlices (mc link renders the rule only with the setting, and Linkerd's never) logs at
+// debug how to remove them: a controller that never had the setting says nothing
 // (docs/linkerd-compatibility.md#endpointslice-mirrors).
 import { KubeError, resources, type KubeObject, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
@@ -31,7 +32,7 @@ export async function sweepSlices(d: SweepSlicesDeps): Promise<number> {
     ({ items } = await d.local.list<KubeObject>(resources.endpointSlice, { labelSelector }));
   } catch (err) {
     if (err instanceof KubeError && err.code === 403) {
-      d.log.warn(`cannot list EndpointSlices to remove those left by --mirror-endpoint-slices; if any are left: kubectl delete endpointslices -A -l ${labelSelector}`);
+      d.log.debug(`cannot list EndpointSlices to remove those left by --mirror-endpoint-slices; if any are left: kubectl delete endpointslices -A -l ${labelSelector}`);
       return 0;
     }
     throw err;
