@@ -44,6 +44,8 @@ export interface LinkObjectsOptions {
   linkerdNamespace: string;
   /** Render the controller as run with --enable-namespace-creation (its ClusterRole grants namespaces create). */
   namespaceCreation?: boolean;
+  /** Render the controller as run with --mirror-endpoint-slices (its ClusterRole grants endpointslices). */
+  endpointSlices?: boolean;
 }
 
 /**
@@ -61,7 +63,13 @@ export function linkObjects(o: LinkObjectsOptions): LinkObject[] {
     trustDomain: "cluster.local",
     gateway: { addresses: ["192.0.2.1"], port: 4143, identity: "", probe: { path: "/ready", port: 4191, periodMs: 3000 } },
     spec: noLinkSpecOptions(),
-    controller: { image: "", logLevel: "info", logFormat: "plain", ha: true, ...(o.namespaceCreation && { settings: { enableNamespaceCreation: true } }) },
+    controller: {
+      image: "",
+      logLevel: "info",
+      logFormat: "plain",
+      ha: true,
+      settings: { ...(o.namespaceCreation && { enableNamespaceCreation: true }), ...(o.endpointSlices && { mirrorEndpointSlices: true }) },
+    },
     version: "0",
   });
   const out: LinkObject[] = rendered.map((manifest) => ({

@@ -224,5 +224,8 @@ export const ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.enableEndpointSlices.fl
 
 /** `--enable-namespace-creation`: the flag of a controller that creates missing namespaces (mc check then wants namespaces create in its ClusterRole). */
 export const NAMESPACE_CREATION_FLAG = `--${MIRROR_SETTINGS.enableNamespaceCreation.flag}`;
+
+/** `--mirror-endpoint-slices`: a controller with it needs endpointslices in its ClusterRole (mc check looks for it). */
+export const MIRROR_ENDPOINT_SLICES_FLAG = `--${MIRROR_SETTINGS.mirrorEndpointSlices.flag}`;
 /** `--fast-failure-detection`, which `mc check` looks for in a controller's args. */
 export const FAST_FAILURE_DETECTION_FLAG = `--${MIRROR_SETTINGS.fastFailureDetection.flag}`;

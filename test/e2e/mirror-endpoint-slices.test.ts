@@ -64,6 +64,28 @@ describe.skipIf(!hasKubectl)("mc link --mirror-endpoint-slices", () => {
     expect(checks.find((c) => c.description === "all mirror services have endpoints")?.result).toBe("success");
   });
 
+  test(needsKubectl("mc check's RBAC review asks a controller run with the flag for endpointslices in its ClusterRole"), async () => {
+    const rbac = async () => {
+      const r = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
+      return (JSON.parse(r.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories
+        .flatMap((c) => c.checks)
+        .find((c) => c.description === "service mirror controller has required permissions");
+    };
+    expect((await rbac())?.result).toBe("success");
+    const role = "linkerd-service-mirror-access-local-resources-east";
+    const original = (await kubectl(["get", "clusterrole", role, "-o", "json"])).stdout;
+    const without = JSON.parse(original) as { rules: Array<{ resources: string[] }>; metadata: Record<string, unknown> };
+    without.rules = without.rules.filter((r) => !r.resources.includes("endpointslices"));
+    expect((await kubectl(["replace", "-f", "-"], { stdin: JSON.stringify(without) })).code).toBe(0);
+    const denied = await rbac();
+    expect(denied?.result).toBe("error");
+    expect(JSON.stringify(denied)).toContain("endpointslices");
+    const back = JSON.parse((await kubectl(["get", "clusterrole", role, "-o", "json"])).stdout) as { metadata: Record<string, unknown> };
+    const restored = { ...(JSON.parse(original) as object), metadata: { ...(JSON.parse(original) as { metadata: object }).metadata, resourceVersion: back.metadata.resourceVersion } };
+    expect((await kubectl(["replace", "-f", "-"], { stdin: JSON.stringify(restored) })).code).toBe(0);
+    expect((await rbac())?.result).toBe("success");
+  }, 20_000);
+
   test(needsKubectl("turned off, the controller writes the Endpoints back and then deletes mc's slices"), async () => {
     await s.startController("east", { mirrorEndpointSlices: false });
     await waitFor(s.westClient, resources.endpoints, "default", "web-east", (o) => o !== undefined, "web-east's Endpoints");

@@ -11,7 +11,7 @@ import { renderSharedController } from "../../manifests/shared-controller.ts";
 import { LOCAL_MCS_RULES } from "../../manifests/service-mirror.ts";
 import type { Link } from "../../model/link.ts";
 import { formatDuration } from "../../model/duration.ts";
-import { FAST_FAILURE_DETECTION_FLAG, NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
+import { FAST_FAILURE_DETECTION_FLAG, MIRROR_ENDPOINT_SLICES_FLAG, NAMESPACE_CREATION_FLAG } from "../../model/mirror-settings.ts";
 import { installControllerName, leaseName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
@@ -27,28 +27,38 @@ interface RbacReview {
 
 type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
 
-/**
- * Whether the controller Deployment `name` runs `mc serve --enable-namespace-creation`: then its
- * ClusterRole must also grant namespaces create. A Deployment that cannot be read asks nothing
- * more (the running check reports it).
- */
-async function createsNamespaces(ctx: CheckContext, namespace: string, name: string): Promise<boolean> {
+/** What the controller Deployment `name` runs with that widens its ClusterRole (a Deployment that cannot be read asks nothing more: the running check reports it). */
+interface Grants {
+  /** `--enable-namespace-creation`: namespaces create. */
+  namespaceCreation: boolean;
+  /** `--mirror-endpoint-slices`: endpointslices, as its Endpoints. */
+  endpointSlices: boolean;
+}
+
+async function grantsOf(ctx: CheckContext, namespace: string, name: string): Promise<Grants> {
   const d = await ctx.local.get<DeploymentArgs>(resources.deployment, namespace, name).catch(() => undefined);
-  return d?.spec?.template?.spec?.containers?.some((c) => c.args?.includes(NAMESPACE_CREATION_FLAG)) ?? false;
+  const args = d?.spec?.template?.spec?.containers?.flatMap((c) => c.args ?? []) ?? [];
+  return { namespaceCreation: args.includes(NAMESPACE_CREATION_FLAG), endpointSlices: args.includes(MIRROR_ENDPOINT_SLICES_FLAG) };
 }
 
 /** The RBAC objects `mc link` renders for this link (as its Deployment runs), compared with what the cluster has. */
 async function rbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  const namespaceCreation = await createsNamespaces(ctx, link.namespace, serviceMirrorName(link.targetClusterName));
-  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace, namespaceCreation }).map((o) => o.manifest);
+  const grants = await grantsOf(ctx, link.namespace, serviceMirrorName(link.targetClusterName));
+  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace, ...grants }).map((o) => o.manifest);
   return review(ctx, wanted);
 }
 
-const anyController = (namespaceCreation: boolean) => ({ image: "", logLevel: "info", logFormat: "plain" as const, ha: false, settings: { enableNamespaceCreation: namespaceCreation } });
+const anyController = (g: Grants) => ({
+  image: "",
+  logLevel: "info",
+  logFormat: "plain" as const,
+  ha: false,
+  settings: { enableNamespaceCreation: g.namespaceCreation, mirrorEndpointSlices: g.endpointSlices },
+});
 
 /** The RBAC objects `mc install --controllers <c>` renders for this link, compared with what the cluster has. */
 async function installRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  const controller = anyController(await createsNamespaces(ctx, link.namespace, installControllerName(link.targetClusterName)));
+  const controller = anyController(await grantsOf(ctx, link.namespace, installControllerName(link.targetClusterName)));
   return review(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller, probePort: null }], namespace: link.namespace, version: "0" }));
 }
 
@@ -61,7 +71,7 @@ const KIND = {
 
 /** The RBAC objects of the shared controller in the Link's namespace, compared with what the cluster has. */
 async function sharedRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
-  const controller = anyController(await createsNamespaces(ctx, link.namespace, SHARED_CONTROLLER_NAME));
+  const controller = anyController(await grantsOf(ctx, link.namespace, SHARED_CONTROLLER_NAME));
   return review(ctx, renderSharedController({ controller, namespace: link.namespace, version: "0" }));
 }
 
