@@ -18,7 +18,7 @@ export function sweepDepartedClusters(o: { client: KubeClient; links: DepartedLi
 }
 
 /** `cluster`'s slices and the imports only it held; stops if the cluster is linked again meanwhile. */
-export async function sweepCluster(client: KubeClient, cluster: string, stillGone: () => boolean, log: Logger): Promise<void> {
+async function sweepCluster(client: KubeClient, cluster: string, stillGone: () => boolean, log: Logger): Promise<void> {
   const writer = createWriter(client, { log });
   const mc = `${LABEL_MANAGED_BY}=${MANAGED_BY_MC}`;
   const slices = await listOrNone(client, `${mc},${LABEL_SERVICE_NAME},${LABEL_SOURCE_CLUSTER}=${cluster}`);
