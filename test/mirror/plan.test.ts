@@ -75,6 +75,12 @@ describe("plan for a mirror", () => {
     expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.3" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
     expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }], notReadyAddresses: [{ ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
     expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 81 }] }])).toEqual(["update Endpoints"]);
+    // As many ready and not-ready addresses on both sides, but not the same ones.
+    const split = (ready: unknown[], notReady: unknown[]) => [{ addresses: ready, notReadyAddresses: notReady, ports: [{ name: "p", port: 80 }] }];
+    const both = (x: unknown[]) =>
+      verbs(planMirror({ ...d, endpoints: { ...d.endpoints!, subsets: split([{ ip: "192.0.2.1" }], [{ ip: "192.0.2.2" }]) as never } }, { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: x as never } }, "east").ops);
+    expect(both(split([{ ip: "192.0.2.2" }], [{ ip: "192.0.2.1" }]))).toEqual(["update Endpoints"]);
+    expect(both(split([{ ip: "192.0.2.1" }], [{ ip: "192.0.2.2" }]))).toEqual([]);
   });
 
   test("a mirror Service's labels, annotations and ports compare by value, the Link-uid label aside", () => {

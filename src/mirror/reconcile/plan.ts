@@ -160,7 +160,7 @@ function endpointsChanges(desired: EndpointsObject, actual: EndpointsObject): st
   const out: string[] = [];
   if (!sameMap(desired.metadata.labels, actual.metadata.labels, LINK_UID)) out.push("labels");
   if (!sameMap(desired.metadata.annotations, actual.metadata.annotations)) out.push("annotations");
-  if (subsetsKey(desired.subsets) !== subsetsKey(actual.subsets)) out.push("subsets");
+  if (!sameSubsets(desired.subsets, actual.subsets)) out.push("subsets");
   return out;
 }
 
@@ -231,6 +231,20 @@ function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePor
     if ((p.name ?? "") !== (q.name ?? "") || (p.protocol ?? "TCP") !== (q.protocol ?? "TCP") || p.port !== q.port || (p.targetPort ?? p.port) !== (q.targetPort ?? q.port)) return false;
   }
   return true;
+}
+
+/**
+ * Equal subsets (subsetsKey); unequal at once when the numbers of ready or not-ready addresses
+ * differ, as they do for every mirror a liveness flip rewrites.
+ */
+function sameSubsets(a: readonly EndpointSubset[] | null | undefined, b: readonly EndpointSubset[] | null | undefined): boolean {
+  const count = (subsets: readonly EndpointSubset[] | null | undefined, ready: boolean) => {
+    let n = 0;
+    for (const s of subsets ?? []) n += (ready ? s.addresses : s.notReadyAddresses)?.length ?? 0;
+    return n;
+  };
+  if (count(a, true) !== count(b, true) || count(a, false) !== count(b, false)) return false;
+  return subsetsKey(a) === subsetsKey(b);
 }
 
 /**
