@@ -240,9 +240,9 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       for (const k of federatedKey ? [federatedKey] : keys) hooks.enqueue(k);
     });
   }
-  const selected = new SelectedServices(informers.remoteServices, link);
+  const selected = new SelectedServices(informers.remoteServices, link, informers.remoteNamespaces);
   unsubscribe.push(selected.close);
-  const health = new TargetHealth(informers, c, selected);
+  const health = new TargetHealth(informers, c, selected, settings.namespaceSelector);
   const probe = link.probe;
   const override = settings.probeAddress[link.name] ?? settings.probeAddress[""];
   const prober =

@@ -69,11 +69,14 @@ export function targetConditions(t: TargetState, synced: boolean, cluster: strin
  * kept while it still matches none — and False `NoneExported` when nothing was ever mirrored.
  */
 export function selectionCondition(s: Selection, before: Condition | undefined, cluster: string): ConditionState {
-  if (s.selected) return T("Selected", `spec.selector matches Services in ${cluster}`);
+  // With --namespace-selector, only Services in the namespaces it selects count: the messages say where.
+  const where = s.namespaceSelector ? `${cluster}'s namespaces selected by --namespace-selector ${s.namespaceSelector}` : cluster;
+  if (s.selected) return T("Selected", `spec.selector matches Services in ${where}`);
   if (s.mirrorsExisted || before?.reason === "SelectsNothing") {
-    return F("SelectsNothing", `spec.selector matches no Service in ${cluster}, though this Link's mirrors existed: they are deleted (fix spec.selector, e.g. mc link -l mirror.linkerd.io/exported=true)`);
+    const fix = s.namespaceSelector ? "fix spec.selector or the controller's --namespace-selector (mc link --namespace-selector)" : "fix spec.selector, e.g. mc link -l mirror.linkerd.io/exported=true";
+    return F("SelectsNothing", `spec.selector matches no Service in ${where}, though this Link's mirrors existed: they are deleted (${fix})`);
   }
-  return F("NoneExported", `no Service in ${cluster} matches spec.selector yet`);
+  return F("NoneExported", `no Service in ${where} matches spec.selector yet`);
 }
 
 /** This Link targets the cluster an older Link of the namespace (`owner`) mirrors: it is not served. */

@@ -276,7 +276,8 @@ export class LinkSupervisor {
     const c = ctl.cluster;
     if (h.kind === "selection") {
       this.conditions.update({ ServicesSelected: selectionCondition(h.selection, findCondition(this.conditions.conditions, "ServicesSelected"), c) });
-      if (h.selection.mirrorsExisted) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${c}, though its mirrors existed: they are deleted`);
+      const where = h.selection.namespaceSelector ? `${c}'s namespaces selected by --namespace-selector ${h.selection.namespaceSelector}` : c;
+      if (h.selection.mirrorsExisted) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${where}, though its mirrors existed: they are deleted`);
       return;
     }
     if (h.kind === "historyReset") {

@@ -4,6 +4,8 @@
 // the real kubectl, the mirror following; mc check's remote-access review asks for Namespaces.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
+import { findCondition, readConditions } from "../../src/model/conditions.ts";
+import { linkResource } from "../../src/model/link.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { multiclusterSetup, waitFor, type Setup } from "../helpers/clusters.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
@@ -36,6 +38,14 @@ describe.skipIf(!hasKubectl)("mc link --namespace-selector", () => {
     await waitFor(s.westClient, resources.endpoints, "default", "web-east", exists, "its Endpoints");
     expect((await east(["label", "namespace", "default", "team-"])).stderr).toBe("");
     await waitFor(s.westClient, resources.service, "default", "web-east", gone, "web-east once default is no longer selected", 10_000);
+    // web-east is still exported, in a namespace no longer selected: the Link selects nothing, and mc check says so.
+    const selectsNothing = (o: KubeObject | undefined) => findCondition(readConditions((o as { status?: unknown } | undefined)?.status), "ServicesSelected")?.reason === "SelectsNothing";
+    await waitFor(s.westClient, linkResource, "linkerd-multicluster", "east", selectsNothing, "ServicesSelected SelectsNothing", 10_000);
+    const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
+    const checks = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories.flatMap((c) => c.checks);
+    const selects = checks.find((c) => c.description === "every Link selects services");
+    expect(selects?.result).toBe("warning");
+    expect(JSON.stringify(selects)).toContain("--namespace-selector team=shop");
   }, 30_000);
 
   test(needsKubectl("without the Namespaces grant on the target, mc check names what is denied and the flag that grants it"), async () => {

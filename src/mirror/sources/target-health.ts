@@ -22,6 +22,8 @@ export interface Selection {
   selected: boolean;
   /** Mirrors of this Link were in the source when the selection was found empty. */
   mirrorsExisted: boolean;
+  /** `--namespace-selector`, when set: only Services in the target's namespaces it selects count. */
+  namespaceSelector?: string;
 }
 
 /** What the controller tells its supervisor about the Link (which writes it as status.conditions). */
@@ -43,11 +45,12 @@ export class TargetHealth {
   private selected: boolean | undefined;
   private hasSynced = false;
 
-  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services (what the Link's selectors select: `selected`). */
+  /** Follows the target's informers of `informers` and the selection of `cluster`'s exported Services (what the Link's selectors select in the namespaces `namespaceSelector` selects: `selected`). */
   constructor(
     private readonly informers: Sources,
     private readonly cluster: string,
     private readonly selectedServices: SelectedServices,
+    private readonly namespaceSelector = "",
   ) {
     for (const inf of remoteInformers(informers)) {
       this.states.set(inf, { state: "unknown" });
@@ -70,6 +73,10 @@ export class TargetHealth {
     informers.remoteServices?.on(() => {
       if (this.hasSynced) this.checkSelection();
     });
+    // So can a target namespace that starts or stops matching `--namespace-selector`.
+    informers.remoteNamespaces?.on(() => {
+      if (this.hasSynced) this.checkSelection();
+    });
   }
 
   on(listener: (h: ControllerHealth) => void): () => void {
@@ -90,7 +97,8 @@ export class TargetHealth {
     const selected = this.selectedServices.size > 0;
     if (!force && selected === this.selected) return;
     this.selected = selected;
-    this.tell({ kind: "selection", selection: { selected, mirrorsExisted: !selected && ownMirrorCount(this.informers, this.cluster) > 0 } });
+    const mirrorsExisted = !selected && ownMirrorCount(this.informers, this.cluster) > 0;
+    this.tell({ kind: "selection", selection: { selected, mirrorsExisted, ...(this.namespaceSelector && { namespaceSelector: this.namespaceSelector }) } });
   }
 
   private tell(h: ControllerHealth): void {
