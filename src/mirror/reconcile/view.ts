@@ -25,6 +25,8 @@ interface Written<T> {
 
 export type IndexKey<T> = (obj: T) => string | undefined;
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** Our writes not yet in the cache, those that carry an index key also found by it (no scan of them all per lookup). */
 class Overlay<T extends KubeObject> extends Map<string, Written<T>> {
   private readonly byIndex = new Map<string, Set<string>>();
@@ -55,8 +57,8 @@ class Overlay<T extends KubeObject> extends Map<string, Written<T>> {
   }
 
   /** The keys whose written object has index key `value`. */
-  indexedAs(value: string): Iterable<string> {
-    return this.byIndex.get(value) ?? [];
+  indexedAs(value: string): ReadonlySet<string> {
+    return this.byIndex.get(value) ?? NONE;
   }
 
   private unindex(k: string): void {
@@ -133,13 +135,15 @@ export class LocalView<T extends KubeObject> {
 
   /** Objects whose index key is `value`, our writes included (sorted by key). */
   indexed(value: string): T[] {
+    const ours = this.written.indexedAs(value);
+    if (!this.index.get(value)?.size && ours.size === 0) return []; // none cached, none written: the usual answer
     const out = new Map<string, T>();
     for (const k of this.index.get(value) ?? []) {
       if (this.written.has(k)) continue; // our write decides: below if it is still indexed so, else gone
       const obj = this.informer.cache.getByKey(k);
       if (obj) out.set(k, obj);
     }
-    for (const k of this.written.indexedAs(value)) out.set(k, this.written.get(k)!.object!);
+    for (const k of ours) out.set(k, this.written.get(k)!.object!);
     if (out.size <= 1) return [...out.values()]; // most lookups (a mirror's endpoint mirrors, say) find none: nothing to sort
     return [...out.keys()].sort().map((k) => out.get(k)!);
   }
