@@ -6,7 +6,7 @@
 import { memberCluster, membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
-import { DEFAULT_MIRROR_NAME_TEMPLATE, mirrorNameOf, mirrorTarget } from "../model/mirror-names.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, localNamespace, mirrorNameOf, mirrorTarget } from "../model/mirror-names.ts";
 import { isFederatedService, isHeadless } from "../model/service.ts";
 
 export interface ObjectLike {
@@ -85,8 +85,10 @@ export function orphanMirrors(services: readonly ObjectLike[], clusterNames: Rea
 function targetOf(svc: ObjectLike): string | undefined {
   const l = svc.metadata.labels ?? {};
   if (l[L.HEADLESS_MIRROR_SVC_NAME] !== undefined) return undefined;
-  const name = l[L.MC_REMOTE_SERVICE] ?? mirrorTarget(svc.metadata)?.name;
-  return name === undefined ? undefined : `${svc.metadata.namespace ?? ""}/${name}`;
+  const target = mirrorTarget(svc.metadata);
+  const name = l[L.MC_REMOTE_SERVICE] ?? target?.name;
+  // The target's namespace from the annotation: --namespace-map may have put the mirror in another.
+  return name === undefined ? undefined : `${target?.namespace ?? svc.metadata.namespace ?? ""}/${name}`;
 }
 
 export interface SyncFinding {
@@ -136,7 +138,7 @@ export function missingMirrors(
   mirrors: readonly ObjectLike[],
   targets: readonly TargetLike[],
   skipped: ReadonlySet<string> = skippedTargets(link),
-  template = DEFAULT_MIRROR_NAME_TEMPLATE,
+  naming: Naming = DEFAULT_NAMING,
 ): string[] {
   const c = link.targetClusterName;
   // Whatever their names: the targets our mirrors say they stand for.
@@ -148,14 +150,24 @@ export function missingMirrors(
     if (!remoteDiscovery && !(link.gateway && isSelectedBy(link.selector, labels))) continue;
     if ((t.spec?.ports ?? []).length === 0 || skipped.has(key(t))) continue;
     if (!remoteDiscovery && isHeadless(t)) continue;
-    if (!have.has(key(t))) out.push(`${t.metadata.namespace ?? ""}/${nameFor(template, t, c)}`);
+    if (!have.has(key(t))) out.push(mirrorKeyOf(naming, t, c));
   }
   return out.sort();
 }
 
-/** The mirror name of target `t` from cluster `c`: its annotation, else the controller's template. */
-function nameFor(template: string, t: ObjectLike, c: string): string {
-  return mirrorNameOf(template, { name: t.metadata.name ?? "", namespace: t.metadata.namespace ?? "", annotations: t.metadata.annotations }, c).name;
+/** Where the controller puts mirrors: its name template and `--namespace-map`. */
+export interface Naming {
+  template: string;
+  namespaceMap: Readonly<Record<string, string>>;
+}
+
+const DEFAULT_NAMING: Naming = { template: DEFAULT_MIRROR_NAME_TEMPLATE, namespaceMap: {} };
+
+/** The mirror of target `t` from cluster `c`, `ns/name`: the namespace map's namespace (else its own), its annotation's name, else the template's. */
+function mirrorKeyOf(naming: Naming, t: ObjectLike, c: string): string {
+  const namespace = t.metadata.namespace ?? "";
+  const name = mirrorNameOf(naming.template, { name: t.metadata.name ?? "", namespace, annotations: t.metadata.annotations }, c).name;
+  return `${localNamespace(naming.namespaceMap, namespace)}/${name}`;
 }
 
 /**
@@ -163,14 +175,14 @@ function nameFor(template: string, t: ObjectLike, c: string): string {
  * annotation) is taken by a local Service that is not our mirror of them — a plain Service,
  * another Link's mirror, or this Link's mirror of another target — as `ns/<name> (target)`.
  */
-export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[], template = DEFAULT_MIRROR_NAME_TEMPLATE): string[] {
+export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[], naming: Naming = DEFAULT_NAMING): string[] {
   const c = link.targetClusterName;
   const byKey = new Map(local.map((s) => [key(s), s]));
   const out: string[] = [];
   for (const t of targets) {
     const labels = t.metadata.labels;
     if (!isSelectedBy(link.selector, labels) && !isSelectedBy(link.remoteDiscoverySelector, labels)) continue;
-    const name = `${t.metadata.namespace ?? ""}/${nameFor(template, t, c)}`;
+    const name = mirrorKeyOf(naming, t, c);
     const found = byKey.get(name);
     if (!found) continue;
     const l = found.metadata.labels ?? {};

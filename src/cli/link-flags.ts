@@ -79,6 +79,10 @@ export const LINK_FLAGS = defineFlags(
       ...S.namespaceSelector.row,
       description: "Controller: mirror only Services in the target's Namespaces this label selector selects (mc serve --namespace-selector; the target's account needs mc install --namespaces-access)",
     },
+    "namespace-map": {
+      ...S.namespaceMap.row,
+      description: "Controller: mirror a target namespace's Services into a differently named local one, TARGET=LOCAL,... (mc serve --namespace-map; default none)",
+    },
     "mirror-endpoint-slices": {
       ...S.mirrorEndpointSlices.row,
       description: "Controller: write mirrors' endpoints as EndpointSlices instead of Endpoints, converting existing ones (mc serve --mirror-endpoint-slices; the Link stays Linkerd's)",
@@ -129,6 +133,7 @@ export function linkOptions(args: Record<string, unknown>, g: Globals): { option
               mirrorEndpointSlices: f.mirrorEndpointSlices,
               mirrorNameTemplate: f.mirrorNameTemplate,
               namespaceSelector: f.namespaceSelector,
+              namespaceMap: f.namespaceMap,
               fastFailureDetection: f.fastFailureDetection,
               kubeApiQps: f.kubeApiQps,
               kubeApiBurst: f.kubeApiBurst,
@@ -161,6 +166,7 @@ const CONTROLLER_FLAGS = [
   "mirror-endpoint-slices",
   "mirror-name-template",
   "namespace-selector",
+  "namespace-map",
   "fast-failure-detection",
   "kube-api-qps",
   "kube-api-burst",

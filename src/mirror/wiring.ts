@@ -230,7 +230,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
   const propagation = new Propagation(() => clock.now(), (s) => metrics.propagation.observe({ target_cluster_name: c }, s));
   unsubscribe.push(
-    ...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k), claims),
+    ...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k), claims, settings.namespaceMap),
   );
   for (const view of views) {
     const keysOf = view === (slices as LocalView<KubeObject> | undefined) ? keysOfSlice : keysOfLocal;

@@ -86,6 +86,11 @@ export function mirrorNameOf(template: string, service: { name: string; namespac
  * (`<svc>.<ns>.svc.<domain>`; an endpoint mirror's is `<pod>.<svc>.<ns>.svc.<domain>`), never from
  * its name, which a template or an annotation may have chosen. Undefined: no such annotation.
  */
+/** The local namespace of a target namespace's mirrors: `--namespace-map`'s, or its own name. */
+export function localNamespace(map: Readonly<Record<string, string>>, targetNamespace: string): string {
+  return Object.hasOwn(map, targetNamespace) ? map[targetNamespace]! : targetNamespace;
+}
+
 export function mirrorTarget(meta: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined): { namespace: string; name: string } | undefined {
   const fq = meta?.annotations?.[REMOTE_SVC_FQ_NAME];
   if (!fq) return undefined;

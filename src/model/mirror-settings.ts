@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_REFRESH_PERIOD_MS, MAX_STATUS_INTERVAL_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";
 import { DEFAULT_MIRROR_NAME_TEMPLATE, MIRROR_NAME_ANNOTATION, mirrorNameTemplate } from "./mirror-names.ts";
-import { namespaceSelector, objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
+import { formatNamespaceMap, namespaceMap, namespaceSelector, objectName, probeAddressMap, unlessEmpty, wholeNumber } from "./values.ts";
 
 /** Everything `mc serve` passes, whole, from its flags to the controller, prober and reconcile that read it. */
 export interface MirrorSettings {
@@ -24,6 +24,8 @@ export interface MirrorSettings {
   mirrorNameTemplate: string;
   /** A label selector on the target's Namespaces: only Services in those are mirrored ("" = every namespace, Linkerd's). */
   namespaceSelector: string;
+  /** Target namespace -> local namespace its mirrors go to (mc only; a namespace not in it keeps its name, Linkerd's). */
+  namespaceMap: Readonly<Record<string, string>>;
   /** The local probe Service of the gateway; undefined: `probe-gateway-<cluster>`. */
   probeService: string | undefined;
   probeDirect: boolean;
@@ -130,6 +132,16 @@ export const MIRROR_SETTINGS = {
     },
     carried: { when: "changed", text: (s: string) => s },
   },
+  namespaceMap: {
+    flag: "namespace-map",
+    row: {
+      type: "string",
+      value: "TARGET=LOCAL,...",
+      description: "Mirror a target namespace's Services into a differently named local namespace (default none: each keeps its name)",
+      schema: v.optional(namespaceMap, ""),
+    },
+    carried: { when: "changed", text: (m: Readonly<Record<string, string>>) => formatNamespaceMap(m) },
+  },
   probeService: {
     flag: "probe-service",
     row: { type: "string", description: "Local probe Service of the gateway", defaultText: "probe-gateway-<cluster>", value: "NAME", schema: unlessEmpty(objectName) },
@@ -212,7 +224,8 @@ export function settingsArgs(settings: DeployedSettings): string[] {
     const carried: Carried = s.carried;
     if (carried.when === "never") continue;
     const value = (settings as Partial<MirrorSettings>)[field] ?? DEFAULT_MIRROR_SETTINGS[field];
-    if (carried.when === "changed" && value === DEFAULT_MIRROR_SETTINGS[field]) continue;
+    const def = DEFAULT_MIRROR_SETTINGS[field];
+    if (carried.when === "changed" && (value === def || (carried.text && carried.text(value as never) === carried.text(def as never)))) continue;
     if (typeof value === "boolean") out.push(value ? `--${s.flag}` : `--${s.flag}=false`);
     else out.push(`--${s.flag}=${carried.text ? carried.text(value as never) : String(value)}`);
   }

@@ -232,6 +232,39 @@ export const probeAddressMap = v.pipe(
   }),
 );
 
+/** `--namespace-map`: `from=to,…`, target namespace to local namespace; "" = none. Two targets never share a local namespace. */
+export const namespaceMap = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const out: Record<string, string> = {};
+    if (dataset.value.trim() === "") return out;
+    const fail = (why: string) => {
+      addIssue({ message: `${why} (use TARGET=LOCAL,... with namespace names, each local namespace once, e.g. shop=shop-east)` });
+      return NEVER;
+    };
+    const locals = new Map<string, string>();
+    for (const entry of splitList(dataset.value)) {
+      const parts = entry.split("=");
+      if (parts.length !== 2) return fail(`${JSON.stringify(entry)} is not a pair TARGET=LOCAL`);
+      const [from, to] = parts as [string, string];
+      const bad = [from, to].find((n) => !isDns1123Label(n));
+      if (bad !== undefined) return fail(`${JSON.stringify(bad)} in ${JSON.stringify(entry)} is not a namespace name (lowercase letters, digits, '-', at most 63)`);
+      if (from in out) return fail(`target namespace ${from} is mapped twice`);
+      const other = locals.get(to);
+      if (other !== undefined) return fail(`${other} and ${from} are both mapped to ${to}`);
+      locals.set(to, from);
+      out[from] = to;
+    }
+    return out;
+  }),
+);
+
+/** A `--namespace-map` as the flag takes it. */
+export const formatNamespaceMap = (m: Readonly<Record<string, string>>): string =>
+  Object.entries(m)
+    .map(([from, to]) => `${from}=${to}`)
+    .join(",");
+
 /** A string flag whose "" means unset (undefined), else checked by `schema`. */
 export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
   v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));

@@ -114,7 +114,7 @@ describe("foreign services on mirror names", () => {
     // east-a is the mirror of a (its annotation says so): a's own name, c's wanted one.
     const ofA = { ...mirror("default", "a", "east"), metadata: { ...mirror("default", "a", "east").metadata, name: "east-a" } };
     const local = [ofA, service("default", "shop")];
-    expect(blockedMirrorNames(link(), targets, local, "{cluster}-{service}")).toEqual(["default/shop", "default/east-a (the mirror of default/a)"]);
+    expect(blockedMirrorNames(link(), targets, local, { template: "{cluster}-{service}", namespaceMap: {} })).toEqual(["default/shop", "default/east-a (the mirror of default/a)"]);
     // With Linkerd's template, a's mirror would be a-east: nothing holds it.
     expect(blockedMirrorNames(link(), targets.slice(0, 1), local)).toEqual([]);
   });
@@ -125,10 +125,25 @@ describe("mirrors named by a template", () => {
     const m = mirror("default", "web", "east", { rv: "3" });
     const named = { ...m, metadata: { ...m.metadata, name: "east-web" } };
     const target = { ...service("default", "web", { labels: { [L.EXPORTED]: "true" }, rv: "3" }), spec: { ports: [{ port: 80 }] } };
-    expect(missingMirrors(link(), [named], [target], new Set(), "{cluster}-{service}")).toEqual([]);
+    expect(missingMirrors(link(), [named], [target], new Set(), { template: "{cluster}-{service}", namespaceMap: {} })).toEqual([]);
     expect(outOfSync([named], "east", [target])).toEqual([]);
     expect(outOfSync([named], "east", [])).toEqual([{ mirror: "default/east-web", problem: "target-gone" }]);
-    expect(missingMirrors(link(), [], [target], new Set(), "{cluster}-{service}")).toEqual(["default/east-web"]);
+    expect(missingMirrors(link(), [], [target], new Set(), { template: "{cluster}-{service}", namespaceMap: {} })).toEqual(["default/east-web"]);
+  });
+});
+
+describe("mirrors in another local namespace (--namespace-map)", () => {
+  test("are found by the target namespace their annotation names: not missing, in sync, gone when the target is; a missing one and a blocked name are named in the mapped namespace", () => {
+    const m = mirror("shop", "web", "east", { rv: "3" });
+    const mapped = { ...m, metadata: { ...m.metadata, namespace: "shop-east" } };
+    const target = { ...service("shop", "web", { labels: { [L.EXPORTED]: "true" }, rv: "3" }), spec: { ports: [{ port: 80 }] } };
+    const naming = { template: "{service}-{cluster}", namespaceMap: { shop: "shop-east" } };
+    expect(missingMirrors(link(), [mapped], [target], new Set(), naming)).toEqual([]);
+    expect(outOfSync([mapped], "east", [target])).toEqual([]);
+    expect(outOfSync([mapped], "east", [])).toEqual([{ mirror: "shop-east/web-east", problem: "target-gone" }]);
+    expect(missingMirrors(link(), [], [target], new Set(), naming)).toEqual(["shop-east/web-east"]);
+    expect(blockedMirrorNames(link(), [target], [service("shop-east", "web-east")], naming)).toEqual(["shop-east/web-east"]);
+    expect(blockedMirrorNames(link(), [target], [mapped], naming)).toEqual([]);
   });
 });
 

@@ -26,7 +26,7 @@ describe("the controllers an install renders", () => {
   test.each<[string, string[], string, string]>([
     ["an entry that is not LINK.SETTING=VALUE", ["east"], "east=debug", '--controller-set: each entry is LINK.SETTING=VALUE, e.g. --controller-set east.log-level=debug,north.ha=true; got "east=debug"'],
     ["a Link not in --controllers", ["east"], "west.ha=true", '--controller-set: "west" is not in --controllers (east); add it there, or fix the name'],
-    ["an unknown setting", ["east"], "east.replicas=3", "--controller-set: east.replicas: no such setting; one of image, log-level, log-format, ha, gateway, probe-port, event-requeue-limit, endpoint-refresh-period, enable-headless-services, enable-namespace-creation, enable-endpoint-slices, mirror-endpoint-slices, mirror-name-template, namespace-selector, status-interval, fast-failure-detection, workers, kube-api-qps, kube-api-burst"],
+    ["an unknown setting", ["east"], "east.replicas=3", "--controller-set: east.replicas: no such setting; one of image, log-level, log-format, ha, gateway, probe-port, event-requeue-limit, endpoint-refresh-period, enable-headless-services, enable-namespace-creation, enable-endpoint-slices, mirror-endpoint-slices, mirror-name-template, namespace-selector, namespace-map, status-interval, fast-failure-detection, workers, kube-api-qps, kube-api-burst"],
     ["a bad value", ["east"], "east.log-level=loud", '--controller-set: east.log-level: must be one of error, warn, info, debug, trace, got "loud"'],
     ["a bad boolean", ["east"], "east.ha=yes", '--controller-set: east.ha: must be true or false, got "yes"'],
   ])("%s is refused", (_what, names, set, message) => {

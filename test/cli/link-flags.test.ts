@@ -65,7 +65,7 @@ describe("defaultLinkOptions", () => {
         logLevel: "info",
         logFormat: "plain",
         ha: false,
-        settings: { eventRequeueLimit: 3, enableEndpointSlices: false, enableNamespaceCreation: false, mirrorEndpointSlices: false, mirrorNameTemplate: "{service}-{cluster}", namespaceSelector: "", fastFailureDetection: false, kubeApiQps: 0, kubeApiBurst: 100 },
+        settings: { eventRequeueLimit: 3, enableEndpointSlices: false, enableNamespaceCreation: false, mirrorEndpointSlices: false, mirrorNameTemplate: "{service}-{cluster}", namespaceSelector: "", namespaceMap: {}, fastFailureDetection: false, kubeApiQps: 0, kubeApiBurst: 100 },
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "1", memory: "512Mi" } },
       },
       version: pkg.version,
@@ -88,5 +88,18 @@ describe("defaultLinkOptions", () => {
     expect(args(fast)).toEqual([...args(plain).slice(0, -1), "--fast-failure-detection", "east"]);
     expect(fast.find((o) => o.kind === "Link")).toEqual(plain.find((o) => o.kind === "Link"));
     expect(fast.filter((o) => o.kind !== "Deployment")).toEqual(plain.filter((o) => o.kind !== "Deployment"));
+  });
+
+  test("--namespace-map goes into the controller's args as given (none without it); the Link stays as without it", async () => {
+    const bundle = async (args: Record<string, unknown>) => {
+      const { options } = linkOptions({ "cluster-name": "east", ...args }, globals);
+      return renderLinkBundle({ ...options, kubeconfig: "apiVersion: v1\nkind: Config\n", ...facts, linkerdNamespace: "linkerd", trustDomain: "cluster.local" });
+    };
+    const [plain, mapped] = await Promise.all([bundle({}), bundle({ "namespace-map": "shop=shop-east, pay=pay-east" })]);
+    const args = (objects: typeof plain) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+    expect(args(plain).some((a) => a.startsWith("--namespace-map"))).toBe(false);
+    expect(args(mapped).filter((a) => !args(plain).includes(a))).toEqual(["--namespace-map=shop=shop-east,pay=pay-east"]);
+    expect(args(mapped).length).toBe(args(plain).length + 1);
+    expect(mapped.find((o) => o.kind === "Link")).toEqual(plain.find((o) => o.kind === "Link"));
   });
 });

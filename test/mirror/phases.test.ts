@@ -19,6 +19,7 @@ function snapshot(over: Partial<Snapshot> = {}): Snapshot {
     key: "ns1/service-one",
     namespace: "ns1",
     name: "service-one",
+    localNamespace: "ns1",
     mirrorName: "service-one-east",
     remote: { service: remoteService(), endpoints: remoteEndpoints() },
     mirror: {},

@@ -2,14 +2,16 @@
 // target and match its resourceVersion,
 // no foreign Service holds a name a mirror needs, and federated Services list only members of
 // linked clusters.
+import * as v from "valibot";
 import { KubeError, resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY } from "../../model/labels.ts";
 import type { CheckContext } from "../context.ts";
 import type { Link } from "../../model/link.ts";
 import { DEFAULT_MIRROR_NAME_TEMPLATE } from "../../model/mirror-names.ts";
 import { MIRROR_SETTINGS } from "../../model/mirror-settings.ts";
+import { namespaceMap } from "../../model/values.ts";
 import { installControllerName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
-import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type SliceLike, type TargetLike } from "../mirrors.ts";
+import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type Naming, type SliceLike, type TargetLike } from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
 const MIRRORS = `${MIRRORED_SERVICE}=true`;
@@ -21,19 +23,24 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } };
 const TEMPLATE_FLAG = `--${MIRROR_SETTINGS.mirrorNameTemplate.flag}=`;
+const NAMESPACE_MAP_FLAG = `--${MIRROR_SETTINGS.namespaceMap.flag}=`;
 
 /**
- * The mirror name template the Link's controller runs with (`--mirror-name-template` in its
- * Deployment's args: mc link's, the install's, or the shared one); Linkerd's when none says.
+ * The mirror name template and namespace map the Link's controller runs with
+ * (`--mirror-name-template`, `--namespace-map` in its Deployment's args: mc link's, the install's,
+ * or the shared one); Linkerd's (and none) when none says.
  */
-async function nameTemplateOf(local: KubeClient, link: Link): Promise<string> {
+async function namingOf(local: KubeClient, link: Link): Promise<Naming> {
   const c = link.targetClusterName;
   for (const name of [serviceMirrorName(c), installControllerName(c), SHARED_CONTROLLER_NAME]) {
     const d = await local.get<DeploymentArgs>(resources.deployment, link.namespace, name).catch(() => undefined);
-    const arg = d?.spec?.template?.spec?.containers?.flatMap((x) => x.args ?? []).find((a) => a.startsWith(TEMPLATE_FLAG));
-    if (d) return arg ? arg.slice(TEMPLATE_FLAG.length) : DEFAULT_MIRROR_NAME_TEMPLATE;
+    if (!d) continue;
+    const args = d.spec?.template?.spec?.containers?.flatMap((x) => x.args ?? []) ?? [];
+    const template = args.find((a) => a.startsWith(TEMPLATE_FLAG))?.slice(TEMPLATE_FLAG.length) ?? DEFAULT_MIRROR_NAME_TEMPLATE;
+    const map = v.safeParse(namespaceMap, args.find((a) => a.startsWith(NAMESPACE_MAP_FLAG))?.slice(NAMESPACE_MAP_FLAG.length) ?? "");
+    return { template, namespaceMap: map.success ? map.output : {} };
   }
-  return DEFAULT_MIRROR_NAME_TEMPLATE;
+  return { template: DEFAULT_MIRROR_NAME_TEMPLATE, namespaceMap: {} };
 }
 
 export const mirrorEndpoints: Check<CheckContext> = {
@@ -93,7 +100,7 @@ export const mirrorsInSync: Check<CheckContext> = {
         remote.list<KubeObject & TargetLike>(resources.service).then((l) => l.items),
       ]);
       // Both read from the servers now, never from a controller's view.
-      const missing = missingMirrors(link, mirrors, targets, undefined, await nameTemplateOf(ctx.local, link));
+      const missing = missingMirrors(link, mirrors, targets, undefined, await namingOf(ctx.local, link));
       if (missing.length) details.push(`${c}: ${plural(missing.length, "exported Service")} without a mirror: ${listFew(missing)}`);
       const findings = outOfSync(mirrors, c, targets);
       const gone = findings.filter((f) => f.problem === "target-gone").map((f) => f.mirror);
@@ -119,7 +126,7 @@ export const mirrorNameConflicts: Check<CheckContext> = {
     const details: string[] = [];
     for (const link of linked) {
       const targets = (await ctx.remotes.get(link.targetClusterName)!.list<KubeObject>(resources.service)).items;
-      const blocked = blockedMirrorNames(link, targets, local, await nameTemplateOf(ctx.local, link));
+      const blocked = blockedMirrorNames(link, targets, local, await namingOf(ctx.local, link));
       if (blocked.length) details.push(`${link.targetClusterName}: ${plural(blocked.length, "export")} not mirrored, the name is taken: ${listFew(blocked)}`);
     }
     if (details.length) return { ok: false, message: "Services that are not mirrors hold mirror names:", details };

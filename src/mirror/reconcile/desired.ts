@@ -35,6 +35,8 @@ export interface DesiredInput extends DesiredOptions {
   link: Link;
   /** The target Service. */
   key: { namespace: string; name: string };
+  /** The mirror's namespace (`--namespace-map`); default the target's. */
+  localNamespace?: string;
   /** The mirror's name and why it can have none (read.ts, from the template and the target's annotation); default Linkerd's `<svc>-<cluster>`. */
   mirrorName?: string;
   nameProblem?: string;
@@ -58,6 +60,7 @@ interface RemoteEvent {
 }
 
 export interface DesiredMirror {
+  /** The mirror's namespace: the target's, or what `--namespace-map` maps it to. */
   namespace: string;
   /** The target Service's name and the mirror's. */
   remoteName: string;
@@ -88,8 +91,9 @@ export function hasReadyEndpoints(ep: EndpointsObject | undefined): boolean {
 export function desiredMirror(opts: DesiredInput): DesiredMirror {
   const { link, remote, gateway, alive, key } = opts;
   const cluster = link.targetClusterName;
+  const local = opts.localNamespace ?? key.namespace;
   const out: DesiredMirror = {
-    namespace: key.namespace,
+    namespace: local,
     remoteName: key.name,
     mirrorName: opts.mirrorName ?? mirrorNameOf(DEFAULT_MIRROR_NAME_TEMPLATE, key, cluster).name,
     service: null,
@@ -104,11 +108,11 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
   if (!svc || !mode) return out;
   if (!opts.namespaceExists) {
     if (!opts.enableNamespaceCreation) {
-      out.problem = { reason: "MissingNamespace", message: `namespace ${key.namespace} does not exist in the source cluster` };
+      out.problem = { reason: "MissingNamespace", message: `namespace ${local} does not exist in the source cluster` };
       out.remoteEvent = { reason: "ServiceMirroringSkipped", message: MISSING_NAMESPACE_MESSAGE };
       return out;
     }
-    out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: ownLabels(cluster, link.uid) } };
+    out.createNamespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: local, labels: ownLabels(cluster, link.uid) } };
   }
   const invalid = invalidTarget(svc, opts.mirrorName ? opts.nameProblem : mirrorNameOf(DEFAULT_MIRROR_NAME_TEMPLATE, key, cluster).problem);
   if (invalid) {
@@ -118,7 +122,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
     return out;
   }
   const { fqName, labels, annotations, ports } = serviceParts(svc, link, mode, key);
-  const meta = { name: out.mirrorName, namespace: key.namespace };
+  const meta = { name: out.mirrorName, namespace: local };
   if (mode === "remote-discovery" || !gateway) {
     // Linkerd's destination resolves a remote-discovery mirror's endpoints in the target: no Endpoints here.
     out.service = { apiVersion: "v1", kind: "Service", metadata: { ...meta, labels, annotations }, spec: { ports } };
@@ -146,6 +150,7 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
       gateway,
       alive,
       mirrorName: out.mirrorName,
+      namespace: local,
       template: opts.mirrorNameTemplate ?? DEFAULT_MIRROR_NAME_TEMPLATE,
       labels,
       annotations: epAnnotations,

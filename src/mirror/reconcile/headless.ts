@@ -37,6 +37,8 @@ export function desiredHeadless(o: {
   gateway: ResolvedGateway;
   alive: boolean;
   mirrorName: string;
+  /** The mirrors' namespace (the target's, or `--namespace-map`'s). */
+  namespace: string;
   /** The mirror name template: an endpoint mirror is named by it with the pod's hostname as {service}. */
   template: string;
   labels: Record<string, string>;
@@ -44,7 +46,8 @@ export function desiredHeadless(o: {
 }): HeadlessDesired {
   const { link, svc, gateway } = o;
   const cluster = link.targetClusterName;
-  const namespace = svc.metadata.namespace ?? "";
+  const { namespace } = o;
+  const targetNamespace = svc.metadata.namespace ?? "";
   const svcName = svc.metadata.name ?? "";
   const subsets = (o.endpoints?.subsets ?? []).map((s) => ({
     hostnames: hostnamesOf(s.addresses ?? []),
@@ -56,8 +59,8 @@ export function desiredHeadless(o: {
   const ports = mirrorPorts(svc.spec?.ports);
   const epSubsets = gatewaySubsets(gateway, gatewayPorts(svc.spec?.ports, gateway.port), o.alive);
   const endpointMirrors = hostnames.map((hostname): EndpointMirror => {
-    const name = fillTemplate(o.template, { service: hostname, cluster, namespace });
-    const fqName = `${hostname}.${svcName}.${namespace}.svc.${link.targetClusterDomain}`;
+    const name = fillTemplate(o.template, { service: hostname, cluster, namespace: targetNamespace });
+    const fqName = `${hostname}.${svcName}.${targetNamespace}.svc.${link.targetClusterDomain}`;
     return {
       hostname,
       service: {

@@ -102,7 +102,7 @@ export function outcomeOf(r: Reconciled, cluster: string, before: MirrorFailure 
 /** One line per transition of the mirror Service; Endpoints-only changes at debug. */
 function writeLines(s: Snapshot, cluster: string, done: readonly OpResult[], headless: boolean): LogLine[] {
   if (done.length === 0) return [];
-  const { namespace, name, mirrorName: mirror } = s;
+  const { namespace, name, mirrorName: mirror, localNamespace: local } = s;
   const main = done.filter((r) => r.op.kind === "Service" && nameOf(r.op) === mirror).map((r) => r.op);
   const created = main.some((op) => op.verb === "create");
   const deleted = main.some((op) => op.verb === "delete");
@@ -110,11 +110,11 @@ function writeLines(s: Snapshot, cluster: string, done: readonly OpResult[], hea
   const epMirrors = done.filter((r) => r.op.kind === "Service" && nameOf(r.op) !== mirror).length;
   const extra = epMirrors > 0 ? ` (${epMirrors} endpoint mirror change${epMirrors === 1 ? "" : "s"})` : "";
   const info = (message: string): LogLine[] => [{ level: "info", message }];
-  if (created && deleted) return info(`re-created mirror ${namespace}/${mirror} as ${headless ? "headless" : "ClusterIP"}${extra}`);
-  if (created) return info(`mirrored ${namespace}/${name} as ${namespace}/${mirror}${headless ? " (headless)" : ""}${extra}`);
-  if (deleted) return info(`deleted mirror ${namespace}/${mirror}: ${namespace}/${name} is no longer exported by ${cluster}${extra}`);
-  if (updated) return info(`updated mirror ${namespace}/${mirror}: ${updated.changed.join(", ")}${extra}`);
-  if (done.length > 0) return [{ level: "debug", message: `updated endpoints of ${namespace}/${mirror}${extra}` }];
+  if (created && deleted) return info(`re-created mirror ${local}/${mirror} as ${headless ? "headless" : "ClusterIP"}${extra}`);
+  if (created) return info(`mirrored ${namespace}/${name} as ${local}/${mirror}${headless ? " (headless)" : ""}${extra}`);
+  if (deleted) return info(`deleted mirror ${local}/${mirror}: ${namespace}/${name} is no longer exported by ${cluster}${extra}`);
+  if (updated) return info(`updated mirror ${local}/${mirror}: ${updated.changed.join(", ")}${extra}`);
+  if (done.length > 0) return [{ level: "debug", message: `updated endpoints of ${local}/${mirror}${extra}` }];
   return [];
 }
 

@@ -4,7 +4,7 @@
 // (desired, plan, record) works on this snapshot and on what the writes return, never on a re-read.
 import type { KubeObject, ReadonlyCache } from "../../kube/index.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_SERVICE, SLICE_SERVICE_NAME } from "../../model/labels.ts";
-import { DEFAULT_MIRROR_NAME_TEMPLATE, fillTemplate, mirrorNameOf, mirrorTarget } from "../../model/mirror-names.ts";
+import { DEFAULT_MIRROR_NAME_TEMPLATE, fillTemplate, localNamespace, mirrorNameOf, mirrorTarget } from "../../model/mirror-names.ts";
 import type { RemoteState } from "./desired.ts";
 import { serviceKey, splitServiceKey, type ServiceKey } from "../sources/keys.ts";
 import { isOwnedMirror } from "./metadata.ts";
@@ -36,6 +36,8 @@ export interface Snapshot {
   namespace: string;
   /** The target Service's name. */
   name: string;
+  /** The namespace of the mirror: the target's, or what `--namespace-map` maps it to. */
+  localNamespace: string;
   /** The mirror's name: the target's annotation or the template (model/mirror-names.ts); with no target, that of our mirror of it. */
   mirrorName: string;
   /** Why the target can have no mirror under that name (too long, a bad annotation). */
@@ -68,51 +70,56 @@ export interface RenamedMirror {
   endpointMirrors: Array<{ service: Svc; endpoints?: Eps; slices: MirrorSliceObject[] }>;
 }
 
-export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey, template = DEFAULT_MIRROR_NAME_TEMPLATE): Snapshot {
+export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey, template = DEFAULT_MIRROR_NAME_TEMPLATE, namespaceMap: Readonly<Record<string, string>> = {}): Snapshot {
   const { namespace, name } = splitServiceKey(key);
+  // Where its mirrors live: the target's namespace, or what --namespace-map maps it to.
+  const local = localNamespace(namespaceMap, namespace);
   const target = caches.remoteServices?.get(namespace, name);
   const ours = caches.services.indexed(targetIndex(namespace, name)).filter((s) => isOwnedMirror(s.metadata, cluster));
   const named = target ? mirrorNameOf(template, { name, namespace, annotations: target.metadata.annotations }, cluster) : undefined;
   const mirror = named?.name ?? ours[0]?.metadata.name ?? fillTemplate(template, { service: name, cluster, namespace });
-  const service = caches.services.get(namespace, mirror);
+  const service = caches.services.get(local, mirror);
   const heldFor = service && isOwnedMirror(service.metadata, cluster) ? (mirrorTarget(service.metadata) ?? { namespace, name }) : undefined;
-  const owned = heldFor?.name === name ? service : undefined;
-  const slicesOf = (n: string) => caches.slices?.indexed(sliceIndex(namespace, n)) ?? [];
+  const owned = heldFor?.name === name && heldFor.namespace === namespace ? service : undefined;
+  const slicesOf = (ns: string, n: string) => caches.slices?.indexed(sliceIndex(ns, n)) ?? [];
+  // Mirrors of this target under another name, or in another local namespace (the map changed).
   const renamed = ours
-    .filter((s) => s.metadata.name !== mirror)
+    .filter((s) => s.metadata.name !== mirror || s.metadata.namespace !== local)
     .map((s): RenamedMirror => {
       const n = s.metadata.name ?? "";
-      const endpointMirrors = caches.services.indexed(endpointMirrorIndex(namespace, n)).map((e) => ({
+      const ns = s.metadata.namespace ?? "";
+      const endpointMirrors = caches.services.indexed(endpointMirrorIndex(ns, n)).map((e) => ({
         service: e,
-        endpoints: caches.endpoints.get(namespace, e.metadata.name ?? ""),
-        slices: slicesOf(e.metadata.name ?? ""),
+        endpoints: caches.endpoints.get(ns, e.metadata.name ?? ""),
+        slices: slicesOf(ns, e.metadata.name ?? ""),
       }));
-      return { service: s, endpoints: caches.endpoints.get(namespace, n), slices: slicesOf(n), endpointMirrors };
+      return { service: s, endpoints: caches.endpoints.get(ns, n), slices: slicesOf(ns, n), endpointMirrors };
     });
   // Another target's mirror holds the name: what goes with it is that target's, never this one's to plan.
   const held = heldFor !== undefined && owned === undefined;
-  const epMirrors = held ? [] : caches.services.indexed(endpointMirrorIndex(namespace, mirror));
+  const epMirrors = held ? [] : caches.services.indexed(endpointMirrorIndex(local, mirror));
   const epMirrorEndpoints = new Map<string, Eps>();
   for (const s of epMirrors) {
-    const ep = caches.endpoints.get(namespace, s.metadata.name ?? "");
+    const ep = caches.endpoints.get(local, s.metadata.name ?? "");
     if (ep) epMirrorEndpoints.set(s.metadata.name ?? "", ep);
   }
   const sliced = held ? epMirrors.map((m) => m.metadata.name ?? "") : [mirror, ...epMirrors.map((m) => m.metadata.name ?? "")];
-  const slices = caches.slices && new Map(sliced.map((n) => [n, slicesOf(n)]));
+  const slices = caches.slices && new Map(sliced.map((n) => [n, slicesOf(local, n)]));
   return {
     key,
     namespace,
     name,
+    localNamespace: local,
     mirrorName: mirror,
     ...(named?.problem && { nameProblem: named.problem }),
     remote: { service: target, endpoints: caches.remoteEndpoints?.get(namespace, name) },
-    mirror: { service, ...(!held && { endpoints: caches.endpoints.get(namespace, mirror) }) },
+    mirror: { service, ...(!held && { endpoints: caches.endpoints.get(local, mirror) }) },
     foreign: service !== undefined && owned === undefined,
-    ...(held && { holder: serviceKey(namespace, heldFor.name) }),
+    ...(held && { holder: serviceKey(heldFor.namespace, heldFor.name) }),
     renamed,
     ...(owned && { currentMirror: isHeadless(owned) ? "headless" : "clusterIP" }),
     endpointMirrors: { services: epMirrors, endpoints: epMirrorEndpoints },
-    namespaceExists: caches.namespaces.get(undefined, namespace) !== undefined,
+    namespaceExists: caches.namespaces.get(undefined, local) !== undefined,
     namespaceSelected: !caches.remoteNamespaces || caches.remoteNamespaces.get(undefined, namespace) !== undefined,
     ...(slices && { slices }),
   };
@@ -133,11 +140,11 @@ export function byMirrorOf(cluster: string): (svc: Svc) => string | undefined {
   return (svc) => {
     const labels = svc.metadata.labels;
     if (labels?.[CLUSTER_NAME] !== cluster) return undefined;
-    const namespace = svc.metadata.namespace ?? "";
     const owner = labels[HEADLESS_MIRROR_SVC_NAME];
-    if (owner) return endpointMirrorIndex(namespace, owner);
+    if (owner) return endpointMirrorIndex(svc.metadata.namespace ?? "", owner);
     const target = labels[MIRRORED_SERVICE] === "true" ? mirrorTarget(svc.metadata) : undefined;
-    return target ? targetIndex(namespace, target.name) : undefined;
+    // By the target's namespace (its annotation), which --namespace-map may give a mirror in another.
+    return target ? targetIndex(target.namespace, target.name) : undefined;
   };
 }
 

@@ -61,13 +61,14 @@ export interface ReconcileDeps {
 export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<number> {
   const { link, settings } = d.link;
   const cluster = link.targetClusterName;
-  const snapshot = readSnapshot(d.caches, cluster, key, settings.mirrorNameTemplate);
-  if (snapshot.remote.service) d.claims?.claim(key, snapshot.namespace, snapshot.mirrorName);
+  const snapshot = readSnapshot(d.caches, cluster, key, settings.mirrorNameTemplate, settings.namespaceMap);
+  if (snapshot.remote.service) d.claims?.claim(key, snapshot.localNamespace, snapshot.mirrorName);
   else d.claims?.release(key);
   const gateway = d.link.gateway();
   const desired = desiredMirror({
     link,
     key: { namespace: snapshot.namespace, name: snapshot.name },
+    localNamespace: snapshot.localNamespace,
     mirrorName: snapshot.mirrorName,
     ...(snapshot.nameProblem && { nameProblem: snapshot.nameProblem }),
     mirrorNameTemplate: settings.mirrorNameTemplate,

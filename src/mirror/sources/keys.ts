@@ -49,7 +49,7 @@ export function keysOfLocal(meta: Meta, cluster: string, gateway: { namespace: s
   const name = meta.name ?? "";
   if (namespace === gateway.namespace && name === gateway.name) return [GATEWAY_KEY];
   const target = meta.labels?.[CLUSTER_NAME] === cluster ? mirrorTarget(meta) : undefined;
-  const own = target ? [serviceKey(namespace, target.name)] : [];
+  const own = target ? [serviceKey(target.namespace, target.name)] : [];
   const wanting = claims?.claimants(namespace, name) ?? [];
   return [...own, ...wanting.filter((k) => !own.includes(k as ServiceKey))];
 }

@@ -17,6 +17,7 @@ import { logger } from "../../log.ts";
 import type { Metrics } from "../../metrics.ts";
 import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY, SLICE_SERVICE_NAME } from "../../model/labels.ts";
 import type { Link } from "../../model/link.ts";
+import { localNamespace } from "../../model/mirror-names.ts";
 import { coveringSelector, formatLabelSelector, type LabelSelector } from "../../model/selector.ts";
 import { isFederatedService } from "../../model/service.ts";
 import { federatedKeyOf } from "../federated/federated.ts";
@@ -141,6 +142,8 @@ export function wireSources(
   /** Told of each change of the target that queues its key (propagation.ts times it). */
   changed: (key: ServiceKey) => void = () => {},
   claims?: NameClaims,
+  /** `--namespace-map`: the local namespace of a target namespace's mirrors, where it is not its own. */
+  namespaceMap: Readonly<Record<string, string>> = {},
 ): Array<() => void> {
   const subs: Array<() => void> = [];
   const remoteKey = (key: string) => {
@@ -183,9 +186,9 @@ export function wireSources(
   }
   const offNamespaces = s.namespaces.on((e) => {
     if (e.type === "updated") return;
-    for (const remote of [s.remoteServices, s.remoteFederated]) {
-      for (const svc of remote?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
-    }
+    // A local namespace that came or went: the exported Services mirrored into it (--namespace-map's), federated members into their own.
+    for (const svc of s.remoteServices?.cache.list() ?? []) if (localNamespace(namespaceMap, svc.metadata.namespace ?? "") === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+    for (const svc of s.remoteFederated?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
   });
   subs.push(offNamespaces);
   const named: Array<[Informer<KubeObject> | undefined, string]> = [
