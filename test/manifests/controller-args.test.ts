@@ -22,8 +22,8 @@ function everySettingChanged(): DeployedSettings {
   for (const [field, s] of Object.entries(MIRROR_SETTINGS)) {
     if (s.carried.when === "never") continue;
     const d = DEFAULT_MIRROR_SETTINGS[field as keyof MirrorSettings];
-    // A string other than its default that its row accepts: a template needs {service}.
-    const other = field === "mirrorNameTemplate" ? "{cluster}-{service}" : "probe-other";
+    // A value other than its default that its row accepts: a template needs {service}, a map is pairs of namespaces.
+    const other = field === "mirrorNameTemplate" ? "{cluster}-{service}" : field === "namespaceMap" ? { shop: "shop-east", web: "web-east" } : "probe-other";
     out[field] = typeof d === "boolean" ? !d : typeof d === "number" ? d + 1000 : other;
   }
   return out as DeployedSettings;
