@@ -209,7 +209,9 @@ export class LinkSupervisor {
     const secrets = await this.watchSecret(link.clusterCredentialsSecret);
     if (this.stopping) return;
     const secret = secrets.cache.get(this.o.namespace, link.clusterCredentialsSecret) as (KubeObject & { type?: string; data?: Record<string, string> }) | undefined;
-    const fingerprint = `${spec} ${link.clusterCredentialsSecret} ${secret ? Bun.hash(`${secret.type ?? ""}\n${JSON.stringify(secret.data ?? {})}`) : "-"}`;
+    // The uid too: a Link deleted and made again with the same spec between two evaluations (a
+    // GitOps re-sync, `kubectl replace --force`) is another Link, whose controller labels and adopts by its uid.
+    const fingerprint = `${obj.metadata.uid ?? "-"} ${spec} ${link.clusterCredentialsSecret} ${secret ? Bun.hash(`${secret.type ?? ""}\n${JSON.stringify(secret.data ?? {})}`) : "-"}`;
     if (fingerprint === this.fingerprint) return; // a status-only change, or nothing at all
     const restarting = this.current !== undefined;
     const previousCluster = this.current?.cluster;

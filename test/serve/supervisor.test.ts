@@ -2,6 +2,7 @@
 // deletion stops it and keeps the mirrors; credentials rotate; the target goes away and returns.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
+import type { MirrorController } from "../../src/mirror/controller.ts";
 import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
@@ -47,6 +48,40 @@ async function patchLinkSpec(spec: Record<string, unknown>): Promise<KubeObject>
 }
 
 describe("LinkSupervisor", () => {
+  test("a Link deleted and made again with the same spec, both seen by one evaluation, restarts the controller under the new uid, which adopts the mirrors", async () => {
+    await exportIn();
+    await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
+    await pair.westClient.create(linkResource, linkObject());
+    const s = supervise();
+    const first = nextController(s);
+    s.start();
+    const ctl = await first;
+    const oldUid = ctl.link.uid;
+    expect(read(pair.west, "services", "ns1", "service-one-east")?.metadata.labels?.["mirror.linkerd.io/link-uid"]).toBe(oldUid);
+
+    // A spec change starts an evaluation that restarts the controller; while it waits for the new
+    // controller's sync, the Link is deleted and made again with that spec in one tick of west's
+    // store (a GitOps re-sync, kubectl replace --force): the next evaluation sees only the new Link.
+    const LINKS = { group: "multicluster.linkerd.io", plural: "links", kind: "Link", namespaced: true } as never;
+    await cached(s.informers.links, await patchLinkSpec({ probeSpec: { timeout: "60s" } }));
+    const old = structuredClone(pair.west.store.get(LINKS, DEFAULT_NAMESPACE, "east")!);
+    const newUid = crypto.randomUUID();
+    const newController = new Promise<MirrorController>((resolve) => {
+      const off = s.onController((c) => {
+        if (c?.link.uid !== newUid) return;
+        off();
+        void c.synced.then(() => c.drain()).then(() => resolve(c));
+      });
+    });
+    pair.west.store.remove(LINKS, DEFAULT_NAMESPACE, "east");
+    pair.west.store.insert(LINKS, { ...old, metadata: { ...old.metadata, uid: newUid, resourceVersion: undefined } });
+    const second = await newController;
+    expect(second).not.toBe(ctl);
+    await s.settle();
+    expect(s.controller).toBe(second);
+    expect(read(pair.west, "services", "ns1", "service-one-east")?.metadata.labels?.["mirror.linkerd.io/link-uid"]).toBe(newUid);
+  });
+
   test("a spec change restarts the controller, a status-only update does not, and a deleted Link stops mirroring but keeps the mirrors (Linkerd: TestLinkHandlers)", async () => {
     await exportIn();
     await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
