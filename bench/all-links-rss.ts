@@ -1,20 +1,22 @@
-// Idle memory of one `mc serve --all` process against one `mc serve LINK` process per Link
-// (the goal: each added Link costs at most 5 MB in the shared process). For each
-// count of Links, fresh sandboxes in this process: a target `east` with S exported Services (and
-// Endpoints), and `west` holding N Links to it (cluster names l0…, so each Link mirrors all S),
-// their credentials Secrets and a loopback gateway the probes answer. The controllers run as
-// subprocesses (`bun cmd/mc.ts serve …`, --probe-address at the loopback gateway); once west holds every mirror and a few
-// seconds have passed, their resident set sizes (/proc/<pid>/status VmRSS) are sampled five
-// times a second apart and the median printed, summed over processes for the per-Link form.
-//   bun bench/all-links-rss.ts [counts=1,10,50] [services=100] [idle-seconds=5]
-// BENCH_TIMEOUT_S (default 300) bounds each wait for the mirrors; BENCH_LOG=<path> keeps each
-// controller's stderr there, at BENCH_LEVEL (default warn).
+// Idle memory of one `mc serve --all` process against one `mc serve LINK` process per Link (the goal: each added Link costs at most 5 MB in
+// the shared process).
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_NAMESPACE, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../src/model/names.ts";
 import { mirrorCounter, startManyLinks } from "./lib/many-links.ts";
+
+// For each count of Links, fresh sandboxes in this process: a target `east` with S exported Services
+// (and Endpoints), and `west` holding N Links to it (cluster names l0…, so each Link mirrors all S),
+// their credentials Secrets and a loopback gateway the probes answer. The controllers run as
+// subprocesses (`bun cmd/mc.ts serve …`, --probe-address at the loopback gateway); once west holds
+// every mirror and a few seconds have passed, their resident set sizes (/proc/<pid>/status VmRSS) are
+// sampled five times a second apart and the median printed, summed over processes for the per-Link
+// form.
+//   bun bench/all-links-rss.ts [counts=1,10,50] [services=100] [idle-seconds=5]
+// BENCH_TIMEOUT_S (default 300) bounds each wait for the mirrors; BENCH_LOG=<path> keeps each
+// controller's stderr there, at BENCH_LEVEL (default warn).
 
 const counts = (process.argv[2] ?? "1,10,50").split(",").map(Number);
 const SERVICES = Number(process.argv[3] ?? 100);

@@ -1,14 +1,6 @@
-// What a target's unexported Services cost the controller (the goal: at most 1 KB each).
-// The controller watches every Endpoints object of the target, unfiltered, since Endpoints need
-// not carry their Service's labels; it keeps each only as far as a mirror decision reads it
-// (src/mirror/sources/remote-endpoints.ts). East (the target, seeded with N unexported Services and their
-// Endpoints — three pods and two ports each, as kube's endpoints controller writes them — plus a
-// few exported ones) and west run in a child process, so this process's heap holds only the
-// controller. Prints the heap growth per unexported Service once synced, the same for an
-// informer keeping whole Endpoints (Linkerd's way), and how many reconciles N/10 updates of
-// unexported Endpoints cause (none should). With --slices the controller reads EndpointSlices
-// (east's mirroring controller makes one per Endpoints object) instead.
-//   bun bench/remote-endpoints-memory.ts [unexported=10000] [exported=50] [--slices]
+// What a target's unexported Services cost the controller (the goal: at most 1 KB each). The controller watches every Endpoints object of
+// the target, unfiltered, since Endpoints need not carry their Service's labels; it keeps each only as far as a mirror decision reads it
+// (src/mirror/sources/remote-endpoints.ts).
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +12,14 @@ import { EXPORTED } from "../src/model/labels.ts";
 import { linkResource, parseLink } from "../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../src/model/names.ts";
 import { startSandbox } from "../src/sandbox/index.ts";
+
+// East (the target, seeded with N unexported Services and their Endpoints — three pods and two ports
+// each, as kube's endpoints controller writes them — plus a few exported ones) and west run in a child
+// process, so this process's heap holds only the controller. Prints the heap growth per unexported
+// Service once synced, the same for an informer keeping whole Endpoints (Linkerd's way), and how many
+// reconciles N/10 updates of unexported Endpoints cause (none should). With --slices the controller
+// reads EndpointSlices (east's mirroring controller makes one per Endpoints object) instead.
+//   bun bench/remote-endpoints-memory.ts [unexported=10000] [exported=50] [--slices]
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 const NAMESPACES = 10;

@@ -1,7 +1,6 @@
-// `bun run bench [scenario …] [--flag=value …]`: runs the named scenarios (default: all, in the
-// order below), prints their figures, writes bench/results/<scenario>.{json,md} and rebuilds the
-// README's performance table from the latest result of each. A flag applies to every selected
-// scenario that has it (`--sizes=1000`); `--sync.sizes=1000` to one only. `--list` shows them all.
+// `bun run bench [scenario …] [--flag=value …]`: runs the named scenarios (default: all, in the order below), prints their figures, writes
+// bench/results/<scenario>.{json,md} and rebuilds the README's performance table from the latest result of each. A flag applies to every
+// selected scenario that has it (`--sizes=1000`); `--sync.sizes=1000` to one only. `--list` shows them all.
 import { setLogLevel } from "../src/log.ts";
 import { describeMachine, machineLine } from "./lib/machine.ts";
 import { latestResults, markdownTable, saveResult, updateReadme } from "./lib/report.ts";

@@ -1,7 +1,6 @@
-// The sandbox's built-in controllers cost per write what the write touches, not what the store
-// holds: a Deployment with its Pods, a selector Service's Endpoints and slices, a Pod readiness
-// flip, timed with an empty store and with `objects` unrelated Services (+ Endpoints, slices)
-// and Pods in other namespaces. Prints medians and the ratio. `bun bench/sandbox-controllers.ts [objects]`
+// The sandbox's built-in controllers cost per write what the write touches, not what the store holds: a Deployment with its Pods, a
+// selector Service's Endpoints and slices, a Pod readiness flip, timed with an empty store and with `objects` unrelated Services (+
+// Endpoints, slices) and Pods in other namespaces. Prints medians and the ratio. `bun bench/sandbox-controllers.ts [objects]`
 import { startSandbox, type Sandbox } from "../src/sandbox/index.ts";
 import type { KubeObject } from "../src/sandbox/types.ts";
 

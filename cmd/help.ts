@@ -1,6 +1,5 @@
-// What each command's --help says beyond its one line (cmd/commands.ts) and its flags: a
-// paragraph where one helps, and Examples — every README line that runs the command among them
-// (test/cmd/help-fits.test.ts fails when one is missing) — and the groups `mc --help` lists
+// What each command's --help says beyond its one line (cmd/commands.ts) and its flags: a paragraph where one helps, and Examples — every
+// README line that runs the command among them (test/cmd/help-fits.test.ts fails when one is missing) — and the groups `mc --help` lists
 // the commands in. Read by src/cli/run.ts; loads no command.
 import type { CommandGroup, CommandHelp } from "../src/cli/usage.ts";
 import { COMMANDS, type CommandName } from "./commands.ts";

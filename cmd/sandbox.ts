@@ -1,8 +1,4 @@
 // mc sandbox: an in-memory Kubernetes API server on 127.0.0.1 that kubectl can drive. With
-// --linkerd it also holds what a cluster with Linkerd installed has (src/demo/fake-linkerd.ts) and
-// answers its gateway's probe (src/demo/gateway-standin.ts), so the real-cluster walk runs on it.
-// The reliability suite's switches: --data (durable state), --enforce-rbac, and the fault flags
-// (all off by default; MC_FAULT_SEED seeds the fault rates).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
@@ -19,6 +15,11 @@ import { MIN_FAULT_PERIOD_MS } from "../src/model/limits.ts";
 import { fraction, wholeNumber } from "../src/model/values.ts";
 import { DurableStoreError, startSandbox } from "../src/sandbox/index.ts";
 import { meta } from "./commands.ts";
+
+// --linkerd it also holds what a cluster with Linkerd installed has (src/demo/fake-linkerd.ts) and
+// answers its gateway's probe (src/demo/gateway-standin.ts), so the real-cluster walk runs on it.
+// The reliability suite's switches: --data (durable state), --enforce-rbac, and the fault flags
+// (all off by default; MC_FAULT_SEED seeds the fault rates).
 
 const flags = defineFlags(
   {

@@ -1,9 +1,5 @@
-// mc serve: the service mirror controller for one Link (`mc serve LINK`), for every Link of the
-// namespace in one process (`--all`), or the local mirror (`--local`, Linkerd's `-local-mirror`),
-// until SIGINT/SIGTERM. Linkerd's `service-mirror` flags, spelled kubectl-style (`--flag=value`),
-// plus `--leader-elect`, `--identity`, `--probe-direct`, `--probe-address`, `--status-interval`,
-// `--fast-failure-detection`, `--admin-addr` (`127.0.0.1:0` picks a free port) and kube's
-// `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
+// mc serve: the service mirror controller for one Link (`mc serve LINK`), for every Link of the namespace in one process (`--all`), or the
+// local mirror (`--local`, Linkerd's `-local-mirror`), until SIGINT/SIGTERM.
 import * as v from "valibot";
 import { parseAddr } from "../src/serve/admin.ts";
 import { command } from "../src/cli/command.ts";
@@ -20,6 +16,11 @@ import { DEFAULT_FEDERATED_SERVICE_SELECTOR, isDns1123Label } from "../src/model
 import { periodRow as period } from "../src/model/mirror-settings.ts";
 import { clusterName, keyList, oneOf, selector } from "../src/model/values.ts";
 import { meta } from "./commands.ts";
+
+// Linkerd's `service-mirror` flags, spelled kubectl-style (`--flag=value`), plus `--leader-elect`,
+// `--identity`, `--probe-direct`, `--probe-address`, `--status-interval`, `--fast-failure-detection`,
+// `--admin-addr` (`127.0.0.1:0` picks a free port) and kube's
+// `--leader-elect-lease-duration`/`-renew-deadline`/`-retry-period`.
 
 /** Linkerd's levels; panic and fatal log as error. */
 const LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace"] as const;

@@ -1,7 +1,6 @@
-// The controller's Prometheus metrics: Linkerd's names (label `target_cluster_name`) for the
-// gateway and repairs, plus mc's own for mirrors, the work queue, reconciles, watches and
-// writes. One registry per process (or per test), never the global default, and only metrics
-// that are true under Bun (prom-client's GC/heap defaults read 0 there: see BUN-NOTES.md).
+// The controller's Prometheus metrics: Linkerd's names (label `target_cluster_name`) for the gateway and repairs, plus mc's own for
+// mirrors, the work queue, reconciles, watches and writes. One registry per process (or per test), never the global default, and only
+// metrics that are true under Bun (prom-client's GC/heap defaults read 0 there: see BUN-NOTES.md).
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Linkerd's gateway_probe_latency_ms buckets (multicluster/service-mirror/metrics.go). */

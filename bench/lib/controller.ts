@@ -1,7 +1,6 @@
-// The controller as the benchmarks run it: `mc serve` in-process (src/serve/serve.ts: leader
-// election, the supervisor, the controller, its real prober probing the pair's fake gateway),
-// and what west holds as the controller writes it — mirrors, and how many have ready Endpoints —
-// followed through the ledger, so a wait ends on the write that completes it.
+// The controller as the benchmarks run it: `mc serve` in-process (src/serve/serve.ts: leader election, the supervisor, the controller, its
+// real prober probing the pair's fake gateway), and what west holds as the controller writes it — mirrors, and how many have ready
+// Endpoints — followed through the ledger, so a wait ends on the write that completes it.
 import { connect } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { serve, type Serving } from "../../src/serve/serve.ts";

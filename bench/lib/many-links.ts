@@ -1,7 +1,6 @@
-// Sandboxes for one `mc serve --all` with many Links, in the bench process: a target `east` with S
-// exported Services (each with an Endpoints of E addresses), and `west` holding L Links to it
-// (cluster names l0…, so each Link mirrors all S), their credentials Secrets and a loopback gateway
-// the probes answer; and a count of west's mirrors from its store's change feed.
+// Sandboxes for one `mc serve --all` with many Links, in the bench process: a target `east` with S exported Services (each with an
+// Endpoints of E addresses), and `west` holding L Links to it (cluster names l0…, so each Link mirrors all S), their credentials Secrets
+// and a loopback gateway the probes answer; and a count of west's mirrors from its store's change feed.
 import { join } from "node:path";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { CLUSTER_NAME, EXPORTED, KUBECONFIG_DATA_KEY, MIRRORED_SERVICE, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../src/model/labels.ts";

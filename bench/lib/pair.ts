@@ -1,6 +1,5 @@
-// East→west for the controller benchmarks, on the test kit's clusters and fake gateway
-// (test/helpers/clusters.ts), prepared from src/ the way `mc demo` does (src/demo/walkthrough.ts):
-// a stand-in Linkerd, `mc install` on both, `mc link` against east (TLS, so its token
+// East→west for the controller benchmarks, on the test kit's clusters and fake gateway (test/helpers/clusters.ts), prepared from src/ the
+// way `mc demo` does (src/demo/walkthrough.ts): a stand-in Linkerd, `mc install` on both, `mc link` against east (TLS, so its token
 // authenticates) applied to west. Plus a ledger of every write west stores, by what it wrote.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

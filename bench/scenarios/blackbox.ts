@@ -1,7 +1,19 @@
-// The benchmarks as a user meets mc: every API server, the controller and the limit client are
-// separate processes, each measured alone, CPU and RSS read from /proc (bench/lib/proc.ts).
-// East and west are `mc sandbox` processes, or real kube-apiservers (`--backend=real`). N exported
-// Services (two ports, ready Endpoints) in east, then:
+// The benchmarks as a user meets mc: every API server, the controller and the limit client are separate processes, each measured alone, CPU
+// and RSS read from /proc (bench/lib/proc.ts). East and west are `mc sandbox` processes, or real kube-apiservers (`--backend=real`).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
+import * as L from "../../src/model/labels.ts";
+import { metric, settled, startClusters, startServe, whyNoReal, type BackendName, type BlackBoxClusters } from "../lib/blackbox/clusters.ts";
+import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
+import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
+import { eastEndpoints, eastService } from "../lib/pair.ts";
+import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
+import { number, numbers, say, size, type Scenario, type Table, type Target } from "../lib/scenario.ts";
+import { mb, median, ms, quantile, ratio } from "../lib/stats.ts";
+import type { Until } from "../../test/helpers/mc.ts";
+
+// N exported Services (two ports, ready Endpoints) in east, then:
 // - sync: `mc serve east` started as a process; the time until a watch on west has seen every
 //   mirror with ready Endpoints. Then, the controller stopped, the limit: a plain client as its own
 //   process (bench/lib/blackbox/limit-client.ts) writing the same 2N objects under new names at its
@@ -16,18 +28,6 @@
 // - flip: east's gateway stops answering its probe (and then again); from the first to the last
 //   mirror Endpoints written not ready (ready), against the limit client moving N copies of those
 //   Endpoints once, at its best concurrency (controller stopped). Target: each flip ≤ 1.25 × raw.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
-import * as L from "../../src/model/labels.ts";
-import { metric, settled, startClusters, startServe, whyNoReal, type BackendName, type BlackBoxClusters } from "../lib/blackbox/clusters.ts";
-import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
-import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
-import { eastEndpoints, eastService } from "../lib/pair.ts";
-import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
-import { number, numbers, say, size, type Scenario, type Table, type Target } from "../lib/scenario.ts";
-import { mb, median, ms, quantile, ratio } from "../lib/stats.ts";
-import type { Until } from "../../test/helpers/mc.ts";
 
 const NAMESPACES = 50;
 const LIMIT_SAMPLE = 200;

@@ -1,13 +1,14 @@
-// CLI cold starts: dist/mc (the compiled binary) run as a shell runs it, a fresh process each
-// time — `--help`, `--version`, `install --ignore-cluster`, and `link` against a sandbox east
-// that runs the stand-in Linkerd and mc install. Medians (and p90) of 20 runs after 2 warm-ups;
-// `bun -e 0` is the runtime's own floor, and `bun cmd/mc.ts --help` the same help from source
-// (no bytecode: parsing and loading included). Target: `dist/mc --help` ≤ 30 ms.
+// CLI cold starts: dist/mc (the compiled binary) run as a shell runs it, a fresh process each time — `--help`, `--version`, `install
+// --ignore-cluster`, and `link` against a sandbox east that runs the stand-in Linkerd and mc install.
 import { join } from "node:path";
 import { ensureBinary, ROOT } from "../lib/binary.ts";
 import { startPair } from "../lib/pair.ts";
 import { number, say, yes, type Scenario } from "../lib/scenario.ts";
 import { median, ms, quantile } from "../lib/stats.ts";
+
+// Medians (and p90) of 20 runs after 2 warm-ups; `bun -e 0` is the runtime's own floor, and `bun
+// cmd/mc.ts --help` the same help from source (no bytecode: parsing and loading included). Target:
+// `dist/mc --help` ≤ 30 ms.
 
 async function once(argv: string[]): Promise<number> {
   const t = performance.now();

@@ -1,12 +1,12 @@
-// Failure detection: with N mirrored and the Link's probe at Linkerd's defaults (period 3 s,
-// failure threshold 3), the fake gateway stops at a random point of the probe cycle (probes are
-// refused, as with a dead gateway) until every mirror's Endpoints are not ready, then starts
-// again until all are ready. Both as Linkerd does it and with --fast-failure-detection. Target:
-// with the flag, a dead gateway noticed in ≤ 4 s.
+// Failure detection: with N mirrored and the Link's probe at Linkerd's defaults (period 3 s, failure threshold 3), the fake gateway stops
+// at a random point of the probe cycle (probes are refused, as with a dead gateway) until every mirror's Endpoints are not ready, then
+// starts again until all are ready. Both as Linkerd does it and with --fast-failure-detection.
 import type { Prober } from "../../src/prober/index.ts";
 import { withMirrors } from "../lib/controller.ts";
 import { number, say, type Scenario } from "../lib/scenario.ts";
 import { median, ms } from "../lib/stats.ts";
+
+// Target: with the flag, a dead gateway noticed in ≤ 4 s.
 
 const NAMESPACES = 10;
 const PERIOD_MS = 3000;

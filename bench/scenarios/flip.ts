@@ -1,11 +1,5 @@
-// Gateway flip: with N mirrored, the gateway is reported dead (setAlive(false), what the prober
-// does at the failure threshold) until every mirror's Endpoints are not ready, then alive until
-// all are ready again. In the same run, N raw Endpoints updates — a plain client moving the
-// addresses of N copies of the mirrors' Endpoints (same shape, each with its Service) to
-// notReadyAddresses and back, PUT with their resourceVersion, at its best concurrency — set the bar. Target: each flip ≤ 1.25 × the raw updates.
-// Then the gateway dies while N more Services are being exported (N new mirrors queued, routine
-// work): how long until every existing mirror is not ready, and how many new mirrors were made
-// meanwhile (a liveness flip goes ahead of routine work: few or none).
+// Gateway flip: with N mirrored, the gateway is reported dead (setAlive(false), what the prober does at the failure threshold) until every
+// mirror's Endpoints are not ready, then alive until all are ready again.
 import { connect, resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
 import { mirrorObjects, withMirrors } from "../lib/controller.ts";
@@ -13,6 +7,13 @@ import { bestConcurrency, createThrough, writeAll } from "../lib/limit.ts";
 import { diff, notReadyAddresses, readyAddresses, seedExported, until, type Pair } from "../lib/pair.ts";
 import { number, numbers, say, size, type Scenario } from "../lib/scenario.ts";
 import { median, ms, ratio } from "../lib/stats.ts";
+
+// In the same run, N raw Endpoints updates — a plain client moving the addresses of N copies of the
+// mirrors' Endpoints (same shape, each with its Service) to notReadyAddresses and back, PUT with their
+// resourceVersion, at its best concurrency — set the bar. Target: each flip ≤ 1.25 × the raw updates.
+// Then the gateway dies while N more Services are being exported (N new mirrors queued, routine work):
+// how long until every existing mirror is not ready, and how many new mirrors were made meanwhile (a
+// liveness flip goes ahead of routine work: few or none).
 
 const NAMESPACES = 50;
 const SAMPLE = 100;

@@ -1,8 +1,6 @@
-// The Multi-Cluster Services import's latency: a ServiceExport created in east → its ServiceImport
-// in west, and the export deleted → the import gone, one Service at a time, on two sandboxes with
-// the Link's controller (its MCS importer) in this process. The conformance suite allows 20 s for
-// either; mc's target is a p99 under 1 s. Seen from west's store, so the figure is the controller's
-// watch, merge and writes, not a poll.
+// The Multi-Cluster Services import's latency: a ServiceExport created in east → its ServiceImport in west, and the export deleted → the
+// import gone, one Service at a time, on two sandboxes with the Link's controller (its MCS importer) in this process. The conformance suite
+// allows 20 s for either; mc's target is a p99 under 1 s.
 import { connectKubeconfigText, resources, type KubeObject } from "../../src/kube/index.ts";
 import { renderLinkCrd, renderMcsCrds } from "../../src/manifests/crd.ts";
 import { mcsResources } from "../../src/mcs/api.ts";
@@ -13,6 +11,8 @@ import { startSandbox } from "../../src/sandbox/index.ts";
 import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
 import { number, say, type Scenario } from "../lib/scenario.ts";
 import { ms, quantile } from "../lib/stats.ts";
+
+// Seen from west's store, so the figure is the controller's watch, merge and writes, not a poll.
 
 const NAMESPACE = "shop";
 const quiet = { error() {}, warn() {}, info() {}, debug() {} };

@@ -1,9 +1,4 @@
-// Memory of `mc serve` as its own process (`bun --preload memory-probe.ts cmd/mc.ts serve`, so
-// it can be asked for its heap after a full GC): RSS and heap idle (the Link served, nothing
-// exported), after 1k and 10k mirrors, KB per mirror above idle, and after rounds of compressed
-// churn — every exported Service relabelled, east's watches dropped and its history forgotten,
-// so every informer relists — which must leave the heap flat. Also the compiled binary's idle
-// RSS. Target: heap ≤ 10 KB per mirror.
+// Memory of `mc serve` as its own process: RSS and heap idle, after 1k and 10k mirrors, and after rounds of churn.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +7,13 @@ import { ensureBinary, freePort, ROOT, rssOf } from "../lib/binary.ts";
 import { NS, CLUSTER, seedExported, startPair, type Pair } from "../lib/pair.ts";
 import { number, numbers, say, size, yes, type Scenario } from "../lib/scenario.ts";
 import { kb, mb } from "../lib/stats.ts";
+
+// Memory of `mc serve` as its own process (`bun --preload memory-probe.ts cmd/mc.ts serve`, so
+// it can be asked for its heap after a full GC): RSS and heap idle (the Link served, nothing
+// exported), after 1k and 10k mirrors, KB per mirror above idle, and after rounds of compressed
+// churn — every exported Service relabelled, east's watches dropped and its history forgotten,
+// so every informer relists — which must leave the heap flat. Also the compiled binary's idle
+// RSS. Target: heap ≤ 10 KB per mirror.
 
 const NAMESPACES = 50;
 

@@ -1,14 +1,15 @@
-// The sandbox alone: what one request costs as the store grows. Per size, a fresh sandbox is
-// seeded through its API (Services and their Endpoints, half each, in 100 namespaces; the
-// EndpointSlice mirroring controller adds a slice per Endpoints) and then asked over HTTP for
-// lists (all, one namespace, one label value, half the objects by label), one write seen by
-// watches in every namespace, and a SelfSubjectAccessReview among size/20 RBAC bindings. The
-// target: seeding costs as much per object at the largest size as at the smallest (CPU time,
-// after a warm-up run; ratio ≤ 1.3).
+// The sandbox alone: what one request costs as the store grows.
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import type { KubeObject } from "../../src/sandbox/types.ts";
 import { numbers, say, size, type Scenario } from "../lib/scenario.ts";
 import { measured, median, ms, ratio } from "../lib/stats.ts";
+
+// Per size, a fresh sandbox is seeded through its API (Services and their Endpoints, half each, in 100
+// namespaces; the EndpointSlice mirroring controller adds a slice per Endpoints) and then asked over
+// HTTP for lists (all, one namespace, one label value, half the objects by label), one write seen by
+// watches in every namespace, and a SelfSubjectAccessReview among size/20 RBAC bindings. The target:
+// seeding costs as much per object at the largest size as at the smallest (CPU time, after a warm-up
+// run; ratio ≤ 1.3).
 
 const NAMESPACES = 100;
 const RUNS = 5;

@@ -1,12 +1,6 @@
-// The one-process scale point: one `mc serve --all` as its own process with L Links (default 100)
-// to one east of S exported Services (default 100: L × S = 10k mirrors), each Service's Endpoints
-// holding E ready addresses (default 20: every Link watches them all, so the process holds
-// L × S × E = 200k target endpoints). The sandboxes run in the bench process. Printed: the time
-// until west holds every mirror and mc serve is settled (queue empty, every Service reconciled),
-// then, at rest (nothing changing; each Link probes every 3 s and re-checks its mirrors every
-// minute, mc serve's default), its RSS (median of samples a second apart) and CPU per wall second
-// over the rest window (65 s: one refresh of every Link), both read from /proc.
-// Targets: RSS < 1 GiB, CPU < 1 core at rest.
+// The one-process scale point: one `mc serve --all` as its own process with L Links (default 100) to one east of S exported Services
+// (default 100: L × S = 10k mirrors), each Service's Endpoints holding E ready addresses (default 20: every Link watches them all, so the
+// process holds L × S × E = 200k target endpoints). The sandboxes run in the bench process.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +11,12 @@ import { mirrorCounter, startManyLinks } from "../lib/many-links.ts";
 import { loadNow, sample } from "../lib/proc.ts";
 import { number, say, size, type Scenario } from "../lib/scenario.ts";
 import { mb, median, ms } from "../lib/stats.ts";
+
+// Printed: the time until west holds every mirror and mc serve is settled (queue empty, every Service
+// reconciled), then, at rest (nothing changing; each Link probes every 3 s and re-checks its mirrors
+// every minute, mc serve's default), its RSS (median of samples a second apart) and CPU per wall
+// second over the rest window (65 s: one refresh of every Link), both read from /proc. Targets: RSS <
+// 1 GiB, CPU < 1 core at rest.
 
 const GIB = 1024 ** 3;
 

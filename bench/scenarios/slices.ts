@@ -1,3 +1,11 @@
+// Writes per mirror in either form: with Endpoints, with `--mirror-endpoint-slices`, and with names a template chose.
+import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
+import * as L from "../../src/model/labels.ts";
+import { startMirroring } from "../lib/controller.ts";
+import { seedExported, startPair, until } from "../lib/pair.ts";
+import { numbers, say, size, type Scenario } from "../lib/scenario.ts";
+import { ms } from "../lib/stats.ts";
+
 // Writes per mirror in either form: N exported Services mirrored with Endpoints (Linkerd's form,
 // the default), with `--mirror-endpoint-slices`, and with Endpoints under names a template chose
 // (`--mirror-name-template`: names cost no write), and with `--namespace-selector` selecting half
@@ -6,12 +14,6 @@
 // included, which copies every mirror Endpoints into a slice. Done is what Linkerd's destination
 // reads: every mirror has a slice, all ready (sync) or all not ready (a gateway liveness flip).
 // Target: one write per mirror per change with slices.
-import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
-import * as L from "../../src/model/labels.ts";
-import { startMirroring } from "../lib/controller.ts";
-import { seedExported, startPair, until } from "../lib/pair.ts";
-import { numbers, say, size, type Scenario } from "../lib/scenario.ts";
-import { ms } from "../lib/stats.ts";
 
 const NAMESPACES = 10;
 const KINDS = new Set(["Service", "Endpoints", "EndpointSlice"]);

@@ -1,11 +1,5 @@
-// `bun run bench sync --backend real`: the initial sync on two real clusters (test/real: Kubernetes
-// v1.37.2 built by `bun run kube:build`; needs root for the gateway host). East gets N exported
-// Services (two ports, ready Endpoints) through the API, then `mc serve` starts as its own process,
-// as the ServiceAccount `mc link` renders; the time until west holds every mirror Service and its
-// Endpoints (seen by informers on west), and the writes it took (west's apiserver_request_total for
-// Services and Endpoints, before and after). The limit: mc's kube client alone writing the same 2N
-// objects (the mirrors as the controller wrote them, server fields stripped) into fresh namespaces
-// of the same west, at the best concurrency it finds.
+// `bun run bench sync --backend real`: the initial sync on two real clusters (test/real: Kubernetes v1.37.2 built by `bun run kube:build`;
+// needs root for the gateway host).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +11,13 @@ import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { bestConcurrency, writeAll } from "../lib/limit.ts";
 import { say, size } from "../lib/scenario.ts";
 import { ms, perSecond, ratio } from "../lib/stats.ts";
+
+// East gets N exported Services (two ports, ready Endpoints) through the API, then `mc serve` starts
+// as its own process, as the ServiceAccount `mc link` renders; the time until west holds every mirror
+// Service and its Endpoints (seen by informers on west), and the writes it took (west's
+// apiserver_request_total for Services and Endpoints, before and after). The limit: mc's kube client
+// alone writing the same 2N objects (the mirrors as the controller wrote them, server fields stripped)
+// into fresh namespaces of the same west, at the best concurrency it finds.
 
 const NAMESPACES = 20;
 /** The mirrors of the seeded Services, not the gateway's probe mirror in linkerd-multicluster. */

@@ -1,8 +1,6 @@
-// Initial sync: N exported Services (two ports, ready Endpoints) in east, `mc serve` started
-// against west; the time until every mirror Service and its ready Endpoints is in west, and the
-// writes it took. In the same run, the limit: a plain client writing the same 2N objects (the
-// mirrors as the controller wrote them, server fields stripped) to a fresh, warmed-up west at
-// the best concurrency it finds. Target: controller / limit ≥ 0.8 at 10k, 2 writes per mirror.
+// Initial sync: N exported Services (two ports, ready Endpoints) in east, `mc serve` started against west; the time until every mirror
+// Service and its ready Endpoints is in west, and the writes it took. In the same run, the limit: a plain client writing the same 2N
+// objects (the mirrors as the controller wrote them, server fields stripped) to a fresh, warmed-up west at the best concurrency it finds.
 import { connect } from "../../src/kube/index.ts";
 import { allMirrored, mirrorObjects, startMirroring } from "../lib/controller.ts";
 import { bestConcurrency, createThrough, writeAll } from "../lib/limit.ts";
@@ -10,6 +8,8 @@ import { diff, seedExported, startPair, startWest } from "../lib/pair.ts";
 import { numbers, say, size, yes, type Scenario } from "../lib/scenario.ts";
 import { cpuMs, ms, perSecond, ratio } from "../lib/stats.ts";
 import { measureReal, type RealSyncFigures } from "./sync-real.ts";
+
+// Target: controller / limit ≥ 0.8 at 10k, 2 writes per mirror.
 
 const NAMESPACES = 50;
 const SAMPLE = 200;

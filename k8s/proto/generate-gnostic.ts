@@ -1,21 +1,19 @@
-// Regenerates k8s/proto/gnostic/openapiv2.json: gnostic's OpenAPI v2 protobuf schema
-// (openapiv2/OpenAPIv2.proto, the `openapi_v2.Document` kubectl decodes from GET /openapi/v2) and
-// the google/protobuf/any.proto it imports, extracted from a kubectl binary. The sibling of
-// generate.ts: there the k8s.io descriptors are gzipped (gogo protobuf); gnostic-models and the
-// well-known types are compiled with google.golang.org/protobuf, which keeps each file's
-// FileDescriptorProto uncompressed (`file_openapiv2_OpenAPIv2_proto_rawDesc`), so each is found by
-// its leading bytes (field 1, the file name) and read up to its last field (12, `syntax`).
-//
-// Each descriptor is written out as .proto text (licence header kept), which protobufjs parses and
-// saves as one JSON namespace tree with the texts' headers under "//". JSON, not .proto files:
-// every .proto under k8s/proto is a Kubernetes generated.proto with JSON tags (protobuf.test.ts
-// walks them all), and protobufjs loads JSON without parsing.
-//
-//   bun k8s/proto/generate-gnostic.ts [/path/to/kubectl]
+// Regenerates k8s/proto/gnostic/openapiv2.json: gnostic's OpenAPI v2 protobuf schema (openapiv2/OpenAPIv2.proto, the `openapi_v2.Document`
+// kubectl decodes from GET /openapi/v2) and the google/protobuf/any.proto it imports, extracted from a kubectl binary.
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 import descriptorJson from "protobufjs/google/protobuf/descriptor.json";
+
+// The sibling of generate.ts: there the k8s.io descriptors are gzipped (gogo protobuf); gnostic-models
+// and the well-known types are compiled with google.golang.org/protobuf, which keeps each file's
+// FileDescriptorProto uncompressed (`file_openapiv2_OpenAPIv2_proto_rawDesc`), so each is found by its
+// leading bytes (field 1, the file name) and read up to its last field (12, `syntax`). Each descriptor
+// is written out as .proto text (licence header kept), which protobufjs parses and saves as one JSON
+// namespace tree with the texts' headers under "//". JSON, not .proto files: every .proto under
+// k8s/proto is a Kubernetes generated.proto with JSON tags (protobuf.test.ts walks them all), and
+// protobufjs loads JSON without parsing.
+//   bun k8s/proto/generate-gnostic.ts [/path/to/kubectl]
 
 const OUT = import.meta.dir;
 const kubectl = realpathSync(process.argv[2] ?? Bun.which("kubectl") ?? "kubectl");

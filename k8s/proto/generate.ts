@@ -1,3 +1,10 @@
+// Regenerates the trimmed Kubernetes .proto files under k8s/proto/ and json-tags.json from a kubectl binary.
+import { gunzipSync } from "node:zlib";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import protobuf from "protobufjs";
+import descriptorJson from "protobufjs/google/protobuf/descriptor.json";
+
 // Regenerates the trimmed Kubernetes .proto files under k8s/proto/ and json-tags.json from a
 // kubectl binary, which carries both halves of what a Kubernetes object's protobuf ↔ JSON mapping
 // needs:
@@ -9,11 +16,6 @@
 // Cross-check the result against kubernetes/api's generated.proto when upgrading.
 //
 //   bun k8s/proto/generate.ts [/path/to/kubectl]      (needs a linux/amd64, non-PIE Go ≥1.21 build)
-import { gunzipSync } from "node:zlib";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import protobuf from "protobufjs";
-import descriptorJson from "protobufjs/google/protobuf/descriptor.json";
 
 const OUT = import.meta.dir;
 const kubectl = realpathSync(process.argv[2] ?? Bun.which("kubectl") ?? "kubectl");

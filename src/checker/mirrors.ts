@@ -1,8 +1,6 @@
-// The decisions behind the mirror checks: which local Services are mirrors, which lack
-// endpoints, which belong to no Link, which lag behind their target or are missing from the
-// server though their target is exported, which foreign Services sit
-// on a name a mirror needs, and which federated Services list members of clusters that have no
-// Link. Pure: listed objects in, findings out.
+// The decisions behind the mirror checks: which local Services are mirrors, which lack endpoints, which belong to no Link, which lag behind
+// their target or are missing from the server though their target is exported, which foreign Services sit on a name a mirror needs, and
+// which federated Services list members of clusters that have no Link. Pure: listed objects in, findings out.
 import { memberCluster, membersOf } from "../model/federated.ts";
 import * as L from "../model/labels.ts";
 import { isSelectedBy, type Link } from "../model/link.ts";
@@ -193,7 +191,6 @@ export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], l
   }
   return out;
 }
-
 
 /** Remote members of federated Services whose cluster has no Link: `ns/<svc>-federated` → its `<svc>@<cluster>` members without one. */
 export function danglingMembers(services: readonly ObjectLike[], clusterNames: ReadonlySet<string>): Map<string, string[]> {

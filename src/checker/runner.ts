@@ -1,7 +1,6 @@
-// Runs checks in order and reports each result as it finishes. A fatal failure skips the rest;
-// a check whose `needs` did not pass is skipped and says which; with a deadline, failing
-// retryable checks run again until they pass or the deadline comes. The clock and sleep are
-// injected, so tests never wait.
+// Runs checks in order and reports each result as it finishes. A fatal failure skips the rest; a check whose `needs` did not pass is
+// skipped and says which; with a deadline, failing retryable checks run again until they pass or the deadline comes. The clock and sleep
+// are injected, so tests never wait.
 import { formatError } from "../errors.ts";
 import type { Check, CheckOutcome, CheckReport, CheckResult } from "./types.ts";
 

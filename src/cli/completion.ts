@@ -1,12 +1,12 @@
-// Shell completion from @bomb.sh/tab: its scripts for bash, zsh, fish and PowerShell
-// (`mc completion SHELL`), which call back `mc complete -- WORDS…` on each TAB, and its engine,
-// which answers that call from a tree of commands and flags built here from mc's own tables —
-// only the command being completed is loaded. Flags with choices (`-o`) complete them; a flag or
-// argument that names a Link, or `--context`, asks `sources` (the cluster, the kubeconfig), and
-// only when the word being completed is one of those.
+// Shell completion from @bomb.sh/tab: its scripts for bash, zsh, fish and PowerShell (`mc completion SHELL`), which call back `mc complete
+// -- WORDS…` on each TAB, and its engine, which answers that call from a tree of commands and flags built here from mc's own tables — only
+// the command being completed is loaded.
 import { RootCommand, script } from "@bomb.sh/tab";
 import type { ArgsDef } from "citty";
 import type { HelpArg } from "./usage.ts";
+
+// Flags with choices (`-o`) complete them; a flag or argument that names a Link, or `--context`, asks
+// `sources` (the cluster, the kubeconfig), and only when the word being completed is one of those.
 
 export const SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
 export type Shell = (typeof SHELLS)[number];

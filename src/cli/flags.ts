@@ -1,11 +1,11 @@
-// A command's flags as one table. Each row is a flag's name, alias, default and help text (what
-// citty parses and prints) and its valibot schema (what checks and converts the value), so a
-// flag is declared once: `args` is citty's definition, `parse` the checked values under
-// camelCase keys (`--gateway-port` → `gatewayPort`), or a UserError naming the first bad flag
-// and the fix, e.g. `--cluster-name: must be a DNS-1123 label (…), got "East_1"`. Pure.
+// A command's flags as one table. Each row is a flag's name, alias, default and help text (what citty parses and prints) and its valibot
+// schema (what checks and converts the value), so a flag is declared once: `args` is citty's definition, `parse` the checked values under
+// camelCase keys (`--gateway-port` → `gatewayPort`), or a UserError naming the first bad flag and the fix, e.g.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import type { HelpArg } from "./usage.ts";
+
+// `--cluster-name: must be a DNS-1123 label (…), got "East_1"`. Pure.
 
 /** A row's schema takes the flag's string, or undefined when it is unset and has no default. */
 type Schema = v.GenericSchema<any, unknown>;

@@ -1,15 +1,16 @@
-// `mc install --controllers east,north --controller-set east.log-level=debug,north.ha=true`: the
-// controllers the install renders (Linkerd 2.18's chart `controllers[]`), each with the install's
-// defaults (`controllerDefaults`) and its own overrides, as helm's `--set` spells a value but
-// with mc's flag names: LINK.SETTING=VALUE, comma-separated. A setting is one of the Deployment's
-// own (image, log level and format, HA, the gateway's probe) or any mirroring setting a Deployment
-// carries (src/model/mirror-settings.ts), checked by the same schema as `mc serve`'s flag. Pure.
+// `mc install --controllers east,north --controller-set east.log-level=debug,north.ha=true`: the controllers the install renders (Linkerd
+// 2.18's chart `controllers[]`), each with the install's defaults (`controllerDefaults`) and its own overrides, as helm's `--set` spells a
+// value but with mc's flag names: LINK.SETTING=VALUE, comma-separated.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import type { InstallController } from "../manifests/install-controllers.ts";
 import type { ControllerOptions } from "../manifests/service-mirror.ts";
 import { MIRROR_SETTINGS, type MirrorSettings } from "../model/mirror-settings.ts";
 import * as V from "../model/values.ts";
+
+// A setting is one of the Deployment's own (image, log level and format, HA, the gateway's probe) or
+// any mirroring setting a Deployment carries (src/model/mirror-settings.ts), checked by the same
+// schema as `mc serve`'s flag. Pure.
 
 const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
 const bool = v.pipe(

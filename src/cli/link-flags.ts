@@ -1,9 +1,5 @@
-// `mc link`'s flags (docs/linkerd-compatibility.md#link-flags) and how they become LinkOptions. In
-// src/, not cmd/, because the demo and the benchmark link "as `mc link --cluster-name C` would"
-// from the same table, so its defaults exist once. The Link spec's own fields are one group,
-// LINK_SPEC_FLAGS, whose values are the model's LinkSpecOptions as they are: a field added to the
-// model's LinkSpec needs its row here (the type check below says so) and nothing else on the way to
-// the rendered Link.
+// `mc link`'s flags (docs/linkerd-compatibility.md#link-flags) and how they become LinkOptions. In src/, not cmd/, because the demo and the
+// benchmark link "as `mc link --cluster-name C` would" from the same table, so its defaults exist once.
 import * as v from "valibot";
 import pkg from "../../package.json" with { type: "json" };
 import { UserError } from "../errors.ts";
@@ -19,6 +15,10 @@ import * as V from "../model/values.ts";
 import { changedFlags, defineFlags, flagList, valuesOf, type FlagValues } from "./flags.ts";
 import type { Globals } from "./globals.ts";
 import { linkerdNamespaceFlag, MANIFEST_OUTPUT, namespaceFlag } from "./groups.ts";
+
+// The Link spec's own fields are one group, LINK_SPEC_FLAGS, whose values are the model's
+// LinkSpecOptions as they are: a field added to the model's LinkSpec needs its row here (the type
+// check below says so) and nothing else on the way to the rendered Link.
 
 const LOG_LEVELS = ["error", "warn", "info", "debug", "trace"] as const;
 

@@ -1,14 +1,15 @@
-// The one way mc's commands run: global flags out of argv (passed to the command as citty's
-// `data`, never kept in module state), the subcommand found and loaded, its flags read as pflag
-// reads them, unknown flags refused, then citty runs it. Help (`--help`, `-h`, `mc help [cmd]`,
-// a bare `mc`) goes to stdout with exit 0; any error is one line on stderr with exit 1, a stack only with
-// `-v` and only for errors that are not the user's to fix.
+// The one way mc's commands run: global flags out of argv (passed to the command as citty's `data`, never kept in module state), the
+// subcommand found and loaded, its flags read as pflag reads them, unknown flags refused, then citty runs it.
 import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { formatError, UserError } from "../errors.ts";
 import { setLogLevel } from "../log.ts";
 import { FALSE_WORDS, TRUE_WORDS } from "../model/values.ts";
 import { extractGlobals } from "./globals.ts";
 import { helpWidth, renderUsage, type CommandGroup, type CommandHelp } from "./usage.ts";
+
+// Help (`--help`, `-h`, `mc help [cmd]`, a bare `mc`) goes to stdout with exit 0; any error is one
+// line on stderr with exit 1, a stack only with `-v` and only for errors that are not the user's to
+// fix.
 
 type AnyCommand = CommandDef<ArgsDef>;
 

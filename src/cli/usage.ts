@@ -1,9 +1,9 @@
-// mc's usage text, kubectl's layout over citty's command definitions: the one-line description,
-// a paragraph where one helps, Examples, the flags sorted by name (then the global ones), each
-// `--flag=VALUE` on its own line and its words under it, wrapped to the width, then the usage
-// line. Defaults read `(default …)` everywhere; a boolean that defaults to true shows its
-// `--no-` form on its line. Pure: the width and everything shown come in.
+// mc's usage text, kubectl's layout over citty's command definitions: the one-line description, a paragraph where one helps, Examples, the
+// flags sorted by name (then the global ones), each `--flag=VALUE` on its own line and its words under it, wrapped to the width, then the
+// usage line. Defaults read `(default …)` everywhere; a boolean that defaults to true shows its `--no-` form on its line.
 import type { ArgsDef } from "citty";
+
+// Pure: the width and everything shown come in.
 
 /** A README-style example: the command line and, above it, what it does. */
 interface Example {

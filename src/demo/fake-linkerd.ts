@@ -1,7 +1,6 @@
-// Makes a sandbox look like a cluster that runs Linkerd's control plane: namespace `linkerd`,
-// the `linkerd-config` ConfigMap (Helm values under data.values, as Linkerd writes it), and
-// minimal policy.linkerd.io CRDs (k8s/sandbox/linkerd-policy-crds.yaml). In-process, through the
-// sandbox's API. Calling it again updates linkerd-config. For tests and `mc demo`.
+// Makes a sandbox look like a cluster that runs Linkerd's control plane: namespace `linkerd`, the `linkerd-config` ConfigMap (Helm values
+// under data.values, as Linkerd writes it), and minimal policy.linkerd.io CRDs (k8s/sandbox/linkerd-policy-crds.yaml). In-process, through
+// the sandbox's API. Calling it again updates linkerd-config. For tests and `mc demo`.
 import YAML from "yaml";
 import policyCrds from "../../k8s/sandbox/linkerd-policy-crds.yaml" with { type: "text" };
 import { applyObjects } from "./apply.ts";

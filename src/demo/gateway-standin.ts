@@ -1,20 +1,19 @@
-// The gateway's probe endpoint for `mc sandbox --linkerd`. A sandbox's pods run nothing, so the gateway
-// Deployment `mc install` applies never answers the controller's probe; this plays its proxy's
-// admin port. It watches the gateway Service (linkerd-multicluster/linkerd-gateway) through the
-// sandbox's API, as a kubelet would watch its pods, and answers the Service's probe path on
-// loopback: 127.0.0.1 on the mc-probe port (on its nodePort for a NodePort Service). The gateway's
-// own address (the sandbox load balancer's 192.0.2.1) is data only, never contacted: the
-// controller is pointed here with `mc serve --probe-address 127.0.0.1:<port>`. It follows the
-// Service as it changes and stops when it is deleted.
-//
-// Two sandboxes with a gateway on the same probe port compete for one loopback port: the first
-// keeps it and the other says so once.
+// The gateway's probe endpoint for `mc sandbox --linkerd`. A sandbox's pods run nothing, so the gateway Deployment `mc install` applies
+// never answers the controller's probe; this plays its proxy's admin port.
 import { Informer, connectKubeconfigText, resources, type KubeObject } from "../kube/index.ts";
 import { ingressAddresses, type GatewayServiceLike } from "../linker/gateway.ts";
 import { logger, type Logger } from "../log.ts";
 import { PROBE_PATH } from "../model/labels.ts";
 import { DEFAULT_NAMESPACE, GATEWAY_NAME, PROBE_PORT_NAME } from "../model/names.ts";
 import { listenProbe } from "./gateway.ts";
+
+// It watches the gateway Service (linkerd-multicluster/linkerd-gateway) through the sandbox's API, as
+// a kubelet would watch its pods, and answers the Service's probe path on loopback: 127.0.0.1 on the
+// mc-probe port (on its nodePort for a NodePort Service). The gateway's own address (the sandbox load
+// balancer's 192.0.2.1) is data only, never contacted: the controller is pointed here with `mc serve
+// --probe-address 127.0.0.1:<port>`. It follows the Service as it changes and stops when it is
+// deleted. Two sandboxes with a gateway on the same probe port compete for one loopback port: the
+// first keeps it and the other says so once.
 
 export interface GatewayStandIn {
   /** `host:port/path` being answered, or "" (no gateway Service, or its address is taken). */

@@ -1,6 +1,5 @@
-// Stand-ins for a gateway's probe endpoint (the linkerd-proxy admin port answering `/ready`).
-// The demo's gateway answers on a loopback port and can be stopped and started again on the same
-// port; `mc sandbox --linkerd` runs one where its gateway Service says the gateway is
+// Stand-ins for a gateway's probe endpoint (the linkerd-proxy admin port answering `/ready`). The demo's gateway answers on a loopback port
+// and can be stopped and started again on the same port; `mc sandbox --linkerd` runs one where its gateway Service says the gateway is
 // (gateway-standin.ts).
 export interface DemoGateway {
   port: number;

@@ -1,12 +1,13 @@
-// The identity trust anchor a stand-in Linkerd control plane advertises in linkerd-config: a
-// self-signed ECDSA CA certificate named as Linkerd's docs name theirs (root.linkerd.cluster.local).
-// `mc sandbox --linkerd --trust-anchor FILE` shares one between sandboxes: the first to start writes
-// FILE, the others read it. The write is a hard link of a complete temporary file, so two
-// sandboxes started at the same moment cannot both win, and none reads half a file.
+// The identity trust anchor a stand-in Linkerd control plane advertises in linkerd-config: a self-signed ECDSA CA certificate named as
+// Linkerd's docs name theirs (root.linkerd.cluster.local). `mc sandbox --linkerd --trust-anchor FILE` shares one between sandboxes: the
+// first to start writes FILE, the others read it.
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { anchorSet } from "../checker/anchors.ts";
 import { UserError } from "../errors.ts";
 import { makeCA } from "../sandbox/http/tls.ts";
+
+// The write is a hard link of a complete temporary file, so two sandboxes started at the same moment
+// cannot both win, and none reads half a file.
 
 export const TRUST_ANCHOR_CN = "root.linkerd.cluster.local";
 

@@ -1,7 +1,6 @@
-// `mc demo`: the whole product on two in-memory clusters, in a few seconds. east is the target
-// (gateway, exported services), west the source (Link, controller, mirrors). Each step is what
-// a user would run — `mc install`, `mc link`, `mc serve`, `mc gateways` — done in-process, and
-// each check waits on the clusters' watch events.
+// `mc demo`: the whole product on two in-memory clusters, in a few seconds. east is the target (gateway, exported services), west the
+// source (Link, controller, mirrors). Each step is what a user would run — `mc install`, `mc link`, `mc serve`, `mc gateways` — done
+// in-process, and each check waits on the clusters' watch events.
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,6 @@
-// `mc gateways` reads only the source cluster's API (a laptop with its kubeconfig is enough: no
-// port-forward, no Prometheus): the Links with their status.gateway, and the mirror Services
-// and the MCS imports (mc's EndpointSlice of each cluster) that count as paired services. With `waitMs`, it reads again until every probed Link has a
-// fresh status. Every "nothing to show" case is one line saying the fix.
+// `mc gateways` reads only the source cluster's API (a laptop with its kubeconfig is enough: no port-forward, no Prometheus): the Links
+// with their status.gateway, and the mirror Services and the MCS imports (mc's EndpointSlice of each cluster) that count as paired
+// services. With `waitMs`, it reads again until every probed Link has a fresh status.
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { sleep, systemClock, type Clock } from "../runtime/index.ts";
@@ -12,6 +11,8 @@ import { LinkError, linkResource, parseLink, type Link } from "../model/link.ts"
 import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC } from "../mcs/api.ts";
 import { renderGateways, type GatewayOutput } from "./render.ts";
 import { gatewayRows, type GatewayRow, type InvalidLink } from "./rows.ts";
+
+// Every "nothing to show" case is one line saying the fix.
 
 export interface GatewaysQuery {
   /** The extension namespace, where the Links live. */

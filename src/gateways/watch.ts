@@ -1,7 +1,6 @@
-// `mc gateways --watch`, kubectl's `get -w` habit: the table once, then a row again each time it
-// changes — a Link's status written (woken by a watch on the Links), a gateway turning stale as
-// time passes, a mirror count moving (re-read every `tickMs`). With `-o json`, one JSON row per
-// line. Until `signal` aborts; a failed read is logged and tried again at the next tick.
+// `mc gateways --watch`, kubectl's `get -w` habit: the table once, then a row again each time it changes — a Link's status written (woken
+// by a watch on the Links), a gateway turning stale as time passes, a mirror count moving (re-read every `tickMs`). With `-o json`, one
+// JSON row per line. Until `signal` aborts; a failed read is logged and tried again at the next tick.
 import type { KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
 import { linkResource } from "../model/link.ts";

@@ -1,7 +1,6 @@
-// The names shell completion offers from outside mc, as kubectl's completion does: the contexts
-// of the kubeconfig, and the Links of a namespace on the cluster. A TAB must not hang nor print:
-// every failure (no kubeconfig, a cluster down, a refusal) is no names, and the cluster gets
-// `timeoutMs` in all.
+// The names shell completion offers from outside mc, as kubectl's completion does: the contexts of the kubeconfig, and the Links of a
+// namespace on the cluster. A TAB must not hang nor print: every failure (no kubeconfig, a cluster down, a refusal) is no names, and the
+// cluster gets `timeoutMs` in all.
 import { linkResource } from "../model/link.ts";
 import { DEFAULT_NAMESPACE } from "../model/names.ts";
 import { setLongTimer } from "../runtime/clock.ts";

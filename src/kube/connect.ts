@@ -1,9 +1,5 @@
-// connect: a KubeClient from --kubeconfig/--context, KUBECONFIG (merged like kubectl),
-// ~/.kube/config, the in-cluster service account, or a kubeconfig held in a Secret. Every problem
-// is one UserError line naming the source and what is wrong — never a stack, never a credential.
-// A CA, a token (file) or a client certificate need no client-node (native-transport.ts); for
-// anything else (exec plugins, auth providers, proxies) it is loaded here, lazily (≈170 ms,
-// ≈40 MB), and only to build TLS agents and auth.
+// connect: a KubeClient from --kubeconfig/--context, KUBECONFIG (merged like kubectl), ~/.kube/config, the in-cluster service account, or a
+// kubeconfig held in a Secret. Every problem is one UserError line naming the source and what is wrong — never a stack, never a credential.
 import type { Cluster, Context, KubeConfig, User } from "@kubernetes/client-node";
 import { X509Certificate } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
@@ -17,6 +13,10 @@ import { mergeKubeconfigs, parseKubeconfig, selectContext, type Kubeconfig, type
 import { isNativeUser, nativeTransport } from "./native-transport.ts";
 import { resources } from "./resources.ts";
 import type { Transport } from "./transport.ts";
+
+// A CA, a token (file) or a client certificate need no client-node (native-transport.ts); for anything
+// else (exec plugins, auth providers, proxies) it is loaded here, lazily (≈170 ms, ≈40 MB), and only
+// to build TLS agents and auth.
 
 export { REMOTE_KUBECONFIG_SECRET_TYPE };
 const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";

@@ -1,19 +1,4 @@
-// Informer: list, then watch from the list's resourceVersion, forever. A supervisor of its own
-// (client-node 1.4.0's ListWatch stops for good on connection errors and has no inactivity
-// timeout or backoff): on 410 Gone it relists and emits the differences; on any other drop or
-// error it re-watches from the last resourceVersion after a capped, jittered exponential backoff,
-// first confirming that the server has reached that resourceVersion (a one-item list with
-// resourceVersionMatch=NotOlderThan): kube-apiserver accepts a watch from a resourceVersion it
-// has not reached and stays silent, so a server restored from an older etcd copy is only seen by
-// the list's 504 "Too large resource version" — then the informer relists, emits the differences
-// and reports status `reset` (history went backwards). Also: a watch event older than the last
-// resourceVersion seen, and a periodic fresh list (the backstop for a restored server that has
-// already passed the old resourceVersion again).
-// A 410 again right after a relist backs off (500 ms doubling to 30 s) until a watch delivers an
-// event; a Retry-After (a response's header, or details.retryAfterSeconds in a watch ERROR event) is
-// waited out. Logging one line per transition (lost, recovered) — except a request the server rejects as it
-// is (400, 422), which would be rejected again: that one stops the informer (status `failed`). Handlers get events synchronously and must
-// not block; a throwing or rejecting handler is logged, never fatal.
+// Informer: list, then watch from the list's resourceVersion, forever.
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "../runtime/backoff.ts";
 import { ObjectCache, type ReadonlyCache } from "./cache.ts";
@@ -23,6 +8,23 @@ import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus 
 import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
 import { MAX_RETRY_AFTER_MS } from "./throttle.ts";
 import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
+
+// A supervisor of its own (client-node 1.4.0's ListWatch stops for good on connection errors and has
+// no inactivity timeout or backoff): on 410 Gone it relists and emits the differences; on any other
+// drop or error it re-watches from the last resourceVersion after a capped, jittered exponential
+// backoff, first confirming that the server has reached that resourceVersion (a one-item list with
+// resourceVersionMatch=NotOlderThan): kube-apiserver accepts a watch from a resourceVersion it has not
+// reached and stays silent, so a server restored from an older etcd copy is only seen by the list's
+// 504 "Too large resource version" — then the informer relists, emits the differences and reports
+// status `reset` (history went backwards). Also: a watch event older than the last resourceVersion
+// seen, and a periodic fresh list (the backstop for a restored server that has already passed the old
+// resourceVersion again). A 410 again right after a relist backs off (500 ms doubling to 30 s) until a
+// watch delivers an event; a Retry-After (a response's header, or details.retryAfterSeconds in a watch
+// ERROR event) is waited out. Logging one line per transition (lost, recovered) — except a request the
+// server rejects as it is (400, 422), which would be rejected again: that one stops the informer
+// (status `failed`). Handlers get events synchronously and must not block; a throwing or rejecting
+// handler is logged, never fatal.
+
 export type { InformerCounters, InformerEvent, InformerStatus } from "./informer-events.ts";
 
 export interface InformerOptions<T extends KubeObject> {

@@ -1,7 +1,6 @@
-// LeaderElector: leader election on a coordination.k8s.io/v1 Lease so several replicas can run
-// and only one writes. Defaults are Linkerd's service mirror's (client-go's): lease 30 s, renew
-// deadline 10 s, retry 2 s. A leader that cannot renew within the deadline stops leading (and
-// then tries to acquire again); stop() releases the lease so a successor takes over at once.
+// LeaderElector: leader election on a coordination.k8s.io/v1 Lease so several replicas can run and only one writes. Defaults are Linkerd's
+// service mirror's (client-go's): lease 30 s, renew deadline 10 s, retry 2 s. A leader that cannot renew within the deadline stops leading
+// (and then tries to acquire again); stop() releases the lease so a successor takes over at once.
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { formatError } from "../errors.ts";

@@ -1,15 +1,15 @@
-// The transport for the kubeconfigs most clusters hand out — a CA, a bearer token (or token
-// file) or a client certificate — built without client-node: importing it costs ≈170 ms and
-// ≈40 MB of resident memory, more than half of an idle `mc serve`. It makes what client-node's
-// KubeConfig.applyToFetchOptions makes for such users (an https.Agent with ca/cert/key,
-// rejectUnauthorized and servername; the Authorization and Impersonate-User headers), so the
-// path measured to work under Bun (node-fetch + https.Agent, BUN-NOTES.md) stays the same.
-// Anything else — exec plugins, auth providers, proxies — goes through client-node (connect.ts).
+// The transport for the kubeconfigs most clusters hand out — a CA, a bearer token (or token file) or a client certificate — built without
+// client-node: importing it costs ≈170 ms and ≈40 MB of resident memory, more than half of an idle `mc serve`.
 import type { Cluster, User } from "@kubernetes/client-node";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { Transport } from "./transport.ts";
+
+// It makes what client-node's KubeConfig.applyToFetchOptions makes for such users (an https.Agent with
+// ca/cert/key, rejectUnauthorized and servername; the Authorization and Impersonate-User headers), so
+// the path measured to work under Bun (node-fetch + https.Agent, BUN-NOTES.md) stays the same.
+// Anything else — exec plugins, auth providers, proxies — goes through client-node (connect.ts).
 
 /** Re-read at most this often: a token file rotates; files may be replaced. */
 const REFRESH_MS = 10_000;

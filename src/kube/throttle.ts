@@ -1,17 +1,17 @@
-// The client's side of an API server's flow control, as client-go does it. A token bucket per
-// connection (`--kube-api-qps`, `--kube-api-burst`): each request, and each retry, takes a token
-// and waits for one when the bucket is empty. And the server's side: a 429 with Retry-After (what
-// API Priority and Fairness and max-in-flight answer when they shed load: the request was never
-// executed, so sending it again is safe) is sent again after the wait the server asked for, up to
-// RETRY_AFTER_ATTEMPTS times — the caller sees a slower answer, not an error. (client-go also
-// retries a 5xx that carries Retry-After; mc leaves those to its callers' backoff, which honours
-// the hint: a 504 "too large resource version" is the informer's to handle.) Between the two, a
-// window of requests in flight per connection (`inflightWindow`): unlimited until the server sheds
-// one, then halved at each 429 and grown by one per window of answers, unlimited again once wide
-// — so a controller with many workers queues its requests at home instead of sending a herd that
-// the server sheds again at every Retry-After.
+// The client's side of an API server's flow control, as client-go does it. A token bucket per connection (`--kube-api-qps`,
+// `--kube-api-burst`): each request, and each retry, takes a token and waits for one when the bucket is empty.
 
 import { setLongTimer } from "../runtime/clock.ts";
+
+// And the server's side: a 429 with Retry-After (what API Priority and Fairness and max-in-flight
+// answer when they shed load: the request was never executed, so sending it again is safe) is sent
+// again after the wait the server asked for, up to RETRY_AFTER_ATTEMPTS times — the caller sees a
+// slower answer, not an error. (client-go also retries a 5xx that carries Retry-After; mc leaves those
+// to its callers' backoff, which honours the hint: a 504 "too large resource version" is the
+// informer's to handle.) Between the two, a window of requests in flight per connection
+// (`inflightWindow`): unlimited until the server sheds one, then halved at each 429 and grown by one
+// per window of answers, unlimited again once wide — so a controller with many workers queues its
+// requests at home instead of sending a herd that the server sheds again at every Retry-After.
 
 /** client-go's rest.Request maxRetries: how many times a response with Retry-After is retried. */
 export const RETRY_AFTER_ATTEMPTS = 10;

@@ -1,12 +1,12 @@
-// Raw HTTP to an API server through the connection's TLS and auth. It uses `node-fetch` with the
-// agent client-node builds from the kubeconfig (CA, client certificate, skip-verify, SNI) — the
-// path measured to work under Bun (Bun maps the agent's TLS options onto its native fetch) —
-// plus client-node's auth headers (token, token file, exec plugin). Failures come back as
-// KubeErrors; nothing from a response's headers reaches them.
+// Raw HTTP to an API server through the connection's TLS and auth. It uses `node-fetch` with the agent client-node builds from the
+// kubeconfig (CA, client certificate, skip-verify, SNI) — the path measured to work under Bun (Bun maps the agent's TLS options onto its
+// native fetch) — plus client-node's auth headers (token, token file, exec plugin).
 import fetch from "node-fetch";
 import { setLongTimer } from "../runtime/clock.ts";
 import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
 import { inflightWindow, RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type InflightWindow, type RequestLimiter } from "./throttle.ts";
+
+// Failures come back as KubeErrors; nothing from a response's headers reaches them.
 
 /** What a request needs from a connection: where, and how to authenticate. */
 export interface Transport {

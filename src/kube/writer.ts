@@ -1,7 +1,6 @@
-// Writer: every change mc makes to a cluster, with one field manager (`mc`). Create, update,
-// merge-patch, delete and status patch; a delete of something already gone is success;
-// AlreadyExists and Conflict come back as AlreadyExistsError / ConflictError so callers can
-// branch on them (re-read and retry on the next reconcile, or report a foreign object).
+// Writer: every change mc makes to a cluster, with one field manager (`mc`). Create, update, merge-patch, delete and status patch; a delete
+// of something already gone is success; AlreadyExists and Conflict come back as AlreadyExistsError / ConflictError so callers can branch on
+// them (re-read and retry on the next reconcile, or report a foreign object).
 import { logger, type Logger } from "../log.ts";
 import { FIELD_MANAGER, type DeleteOptions, type KubeClient } from "./client.ts";
 import { describeTarget, isNotFound } from "./kube-error.ts";

@@ -1,7 +1,6 @@
-// Which IP addresses kube-apiserver takes in Endpoints and EndpointSlices: its ValidateEndpointIP
-// (k8s.io/kubernetes pkg/apis/core/validation) refuses the unspecified address, loopback,
-// link-local unicast and link-local multicast, with these exact messages. Both sides use it: the
-// sandbox to answer 422 as kube does, mc to refuse such a gateway address where it enters. Pure.
+// Which IP addresses kube-apiserver takes in Endpoints and EndpointSlices: its ValidateEndpointIP (k8s.io/kubernetes
+// pkg/apis/core/validation) refuses the unspecified address, loopback, link-local unicast and link-local multicast, with these exact
+// messages. Both sides use it: the sandbox to answer 422 as kube does, mc to refuse such a gateway address where it enters. Pure.
 
 /** Dotted-quad IPv4 (no leading zeros, as Go's net.ParseIP) as 4 bytes. */
 function ipv4Bytes(text: string): number[] | undefined {

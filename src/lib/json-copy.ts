@@ -1,7 +1,6 @@
-// A deep copy of JSON-shaped data — Kubernetes objects as they come off the wire: plain objects,
-// arrays and primitives (`undefined` kept as is). About ten times faster than structuredClone
-// under Bun, which matters on the paths that copy an object per write (the sandbox's store, a
-// mirror update planned from a cached object). Imports nothing.
+// A deep copy of JSON-shaped data — Kubernetes objects as they come off the wire: plain objects, arrays and primitives (`undefined` kept as
+// is). About ten times faster than structuredClone under Bun, which matters on the paths that copy an object per write (the sandbox's
+// store, a mirror update planned from a cached object). Imports nothing.
 
 export function jsonCopy<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;

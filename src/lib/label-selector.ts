@@ -1,7 +1,6 @@
-// Kubernetes label and field selectors: kubectl's string syntax parsed the way kube-apiserver
-// parses a request's labelSelector= and fieldSelector=, and matched against labels. A library of
-// Kubernetes conventions, not of mc: both mc's model (src/model/selector.ts adds metav1.LabelSelector
-// objects) and the sandbox import it, and it imports nothing.
+// Kubernetes label and field selectors: kubectl's string syntax parsed the way kube-apiserver parses a request's labelSelector= and
+// fieldSelector=, and matched against labels. A library of Kubernetes conventions, not of mc: both mc's model (src/model/selector.ts adds
+// metav1.LabelSelector objects) and the sandbox import it, and it imports nothing.
 
 export type Requirement =
   | { key: string; op: "=" | "!="; value: string }

@@ -1,7 +1,4 @@
-// What `mc link` takes from the target's gateway Service
-// (docs/linkerd-compatibility.md#link-reads): addresses (load balancer ingress, or
-// --gateway-addresses), the mc-gateway and mc-probe ports (their nodePorts for a NodePort Service),
-// the identity, probe path and period annotations. Pure.
+// What `mc link` takes from the target's gateway Service (docs/linkerd-compatibility.md#link-reads): addresses (load balancer ingress, or
 import { UserError } from "../errors.ts";
 import { DurationError, formatDuration, parseDuration, shortDuration } from "../model/duration.ts";
 import { MAX_PROBE_PERIOD_MS, MIN_PROBE_PERIOD_MS } from "../model/limits.ts";
@@ -9,6 +6,9 @@ import { unusableGatewayAddress } from "../model/address.ts";
 import { GATEWAY_IDENTITY, PROBE_PATH, PROBE_PERIOD } from "../model/labels.ts";
 import { GATEWAY_PORT_NAME, PROBE_PORT_NAME } from "../model/names.ts";
 import type { LinkGateway } from "../manifests/link-bundle.ts";
+
+// --gateway-addresses), the mc-gateway and mc-probe ports (their nodePorts for a NodePort Service),
+// the identity, probe path and period annotations. Pure.
 
 export interface GatewayServiceLike {
   metadata: { name?: string; namespace?: string; annotations?: Record<string, string> };

@@ -1,7 +1,6 @@
-// The kubeconfig a source cluster's controller uses to reach the target
-// (docs/linkerd-compatibility.md#link-kubeconfig): the current context's cluster entry only (CA
-// inlined, server optionally replaced) and a user named after the remote-access ServiceAccount
-// holding only its token. Pure.
+// The kubeconfig a source cluster's controller uses to reach the target (docs/linkerd-compatibility.md#link-kubeconfig): the current
+// context's cluster entry only (CA inlined, server optionally replaced) and a user named after the remote-access ServiceAccount holding
+// only its token. Pure.
 import YAML from "yaml";
 import type { SelectedContext } from "../kube/index.ts";
 

@@ -1,6 +1,5 @@
-// What mc's renderers make, as the object identities unlink, uninstall and check look for.
-// Derived by rendering — the same functions `mc link` and `mc install` print from — with every
-// optional part switched on, so a new object in a renderer shows up here without a second
+// What mc's renderers make, as the object identities unlink, uninstall and check look for. Derived by rendering — the same functions `mc
+// link` and `mc install` print from — with every optional part switched on, so a new object in a renderer shows up here without a second
 // hand-kept list. Pure.
 import { renderInstall } from "../manifests/install.ts";
 import { renderLinkBundle } from "../manifests/link-bundle.ts";

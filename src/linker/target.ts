@@ -1,7 +1,6 @@
-// What `mc link` (and `mc install`/`mc allow`) read from a cluster, through the kube layer
-// (docs/linkerd-compatibility.md#link-reads): linkerd-config, the remote-access ServiceAccount and
-// its token, the gateway Service. Every "not there" becomes one line naming the object and the fix;
-// the token never reaches a message.
+// What `mc link` (and `mc install`/`mc allow`) read from a cluster, through the kube layer (docs/linkerd-compatibility.md#link-reads):
+// linkerd-config, the remote-access ServiceAccount and its token, the gateway Service. Every "not there" becomes one line naming the object
+// and the fix; the token never reaches a message.
 import { UserError } from "../errors.ts";
 import { isNotFound, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_TOKEN_SECRET_TYPE } from "../model/labels.ts";

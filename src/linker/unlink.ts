@@ -1,13 +1,6 @@
-// `mc unlink`: find, in the source cluster, every object `mc link` (and its controller) made for
-// one link, and every mirror of that cluster, so `kubectl delete -f -` removes exactly those
-// (docs/linkerd-compatibility.md#unlink), under its target's name or any earlier one (the Link's
-// uid is on every mirror its controller made). What to look for comes from the link renderer
-// (owned.ts); each candidate is read and kept only if it is there and carries the labels (or type)
-// mc gave it, so another link's objects and same-named foreign ones stay. Mirrors of both kinds
-// (gateway and remote discovery) carry the cluster's label; federated Services whose only member is
-// this cluster are deleted too, while those with other members keep theirs — `kubectl delete`
-// cannot remove one member, so the other members' controllers drop it once the Link is gone
-// (`membersLeft` says which).
+// `mc unlink`: find, in the source cluster, every object `mc link` (and its controller) made for one link, and every mirror of that
+// cluster, so `kubectl delete -f -` removes exactly those (docs/linkerd-compatibility.md#unlink), under its target's name or any earlier
+// one (the Link's uid is on every mirror its controller made).
 import { UserError } from "../errors.ts";
 import { isNotFound, KubeError, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import { membersOf } from "../model/federated.ts";
@@ -17,6 +10,13 @@ import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_
 import { derivedServiceName, LABEL_MC_IMPORT } from "../mcs/desired.ts";
 import { linkResource } from "../model/link.ts";
 import { describeRef, linkObjects, refKey, refOf, resourceOf, type LinkObject, type ObjectRef } from "./owned.ts";
+
+// What to look for comes from the link renderer (owned.ts); each candidate is read and kept only if it
+// is there and carries the labels (or type) mc gave it, so another link's objects and same-named
+// foreign ones stay. Mirrors of both kinds (gateway and remote discovery) carry the cluster's label;
+// federated Services whose only member is this cluster are deleted too, while those with other members
+// keep theirs — `kubectl delete` cannot remove one member, so the other members' controllers drop it
+// once the Link is gone (`membersLeft` says which).
 
 export interface UnlinkOptions {
   clusterName: string;

@@ -1,10 +1,4 @@
-// The controllers an install renders, one per Link it will serve (`mc install --controllers
-// east,north`), as Linkerd 2.18's chart renders `controllers[]` (templates/controller/*.yaml and
-// controller-clusterrole.yaml): one ClusterRole for them all; per Link a ServiceAccount,
-// Deployment and (HA) PodDisruptionBudget `controller-<c>`, a ClusterRoleBinding, a Role and
-// RoleBinding `controller-read-remote-creds-<c>`, and the probe Service `probe-<c>` while the
-// Link has a gateway. The Link and its Secrets come later, from `mc link-gen` (GitOps: the
-// install is applied once, links come and go). Each runs `mc serve <c>` like mc link's. Pure.
+// The controllers an install renders, one per Link it will serve (`mc install --controllers east,north`), as Linkerd 2.18's chart does.
 import * as L from "../model/labels.ts";
 import {
   credentialsSecretName,
@@ -20,6 +14,14 @@ import {
 } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
 import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, writesSlices, type ControllerOptions } from "./service-mirror.ts";
+
+// The controllers an install renders, one per Link it will serve (`mc install --controllers
+// east,north`), as Linkerd 2.18's chart renders `controllers[]` (templates/controller/*.yaml and
+// controller-clusterrole.yaml): one ClusterRole for them all; per Link a ServiceAccount,
+// Deployment and (HA) PodDisruptionBudget `controller-<c>`, a ClusterRoleBinding, a Role and
+// RoleBinding `controller-read-remote-creds-<c>`, and the probe Service `probe-<c>` while the
+// Link has a gateway. The Link and its Secrets come later, from `mc link-gen` (GitOps: the
+// install is applied once, links come and go). Each runs `mc serve <c>` like mc link's. Pure.
 
 export interface InstallController {
   /** The Link's name (its target cluster's): `link.ref.name` in the chart. */

@@ -1,9 +1,4 @@
-// `mc install`: everything a cluster that is linked *to* runs
-// (docs/linkerd-compatibility.md#install): the extension namespace, the gateway and its policy, the
-// remote-access account, and the Link CRD (which a source cluster needs too); then, for a source,
-// the local service mirror (as Linkerd's chart), with `--shared-controller` the one controller
-// that serves every Link, and with `--controllers` a controller per named Link (Linkerd 2.18's
-// chart). Pure: options in, objects out, in apply order.
+// `mc install`: everything a cluster that is linked *to* runs, and the Link CRD a source needs too.
 import type { TargetAccessModes } from "../model/access.ts";
 import { POD_SECURITY_ENFORCE } from "../model/labels.ts";
 import { renderLinkCrd, renderMcsCrds } from "./crd.ts";
@@ -14,6 +9,13 @@ import { createdBy, extensionLabels, type Manifest } from "./meta.ts";
 import { renderRemoteAccess, type RemoteAccessOptions } from "./remote-access.ts";
 import type { ControllerOptions } from "./service-mirror.ts";
 import { renderSharedController } from "./shared-controller.ts";
+
+// `mc install`: everything a cluster that is linked *to* runs
+// (docs/linkerd-compatibility.md#install): the extension namespace, the gateway and its policy, the
+// remote-access account, and the Link CRD (which a source cluster needs too); then, for a source,
+// the local service mirror (as Linkerd's chart), with `--shared-controller` the one controller
+// that serves every Link, and with `--controllers` a controller per named Link (Linkerd 2.18's
+// chart). Pure: options in, objects out, in apply order.
 
 export interface InstallOptions {
   namespace: string;

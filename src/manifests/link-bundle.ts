@@ -1,14 +1,14 @@
-// `mc link`'s output for the source cluster (docs/linkerd-compatibility.md#link-output): the
-// credentials Secret, its copy in the Linkerd namespace for the destination controller, the Link,
-// and (unless `--controller=false`, Linkerd's link-gen) the link's service mirror controller — or,
-// with `--controller=shared`, only the probe Service the shared controller (`mc install
-// --shared-controller`) needs. Pure: facts read from the target and flags in, objects out, in apply
-// order.
+// `mc link`'s output for the source cluster (docs/linkerd-compatibility.md#link-output): the credentials Secret, its copy in the Linkerd
+// namespace for the destination controller, the Link, and (unless `--controller=false`, Linkerd's link-gen) the link's service mirror
+// controller — or, with `--controller=shared`, only the probe Service the shared controller (`mc install
 import * as L from "../model/labels.ts";
 import { DEFAULT_PROBE_FAILURE_THRESHOLD, DEFAULT_PROBE_TIMEOUT_MS, toLinkSpecObject, type LinkSpecOptions } from "../model/link.ts";
 import { credentialsSecretName, LINK_API_VERSION, LINK_KIND } from "../model/names.ts";
 import { createdBy, type Manifest } from "./meta.ts";
 import { renderProbeService, renderServiceMirror, type ControllerOptions } from "./service-mirror.ts";
+
+// --shared-controller`) needs. Pure: facts read from the target and flags in, objects out, in apply
+// order.
 
 export interface LinkGateway {
   addresses: string[];

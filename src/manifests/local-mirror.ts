@@ -1,14 +1,15 @@
-// The local service mirror (docs/linkerd-compatibility.md#local-mirror, as Linkerd's chart renders
-// it): the source cluster's own Services joining their federated Services. As Linkerd's chart
-// renders it — the ClusterRole/Binding `linkerd-local-service-mirror-access-local-resources`
-// (Services and Endpoints, Namespaces, Leases, Links and their status), the ServiceAccount and the
-// Deployment `linkerd-local-service-mirror` (component `local-service-mirror`, admin port
-// `locsm-admin`) — running `mc serve --local` instead of Linkerd's `service-mirror -local-mirror`.
-// Pure.
+// The local service mirror (docs/linkerd-compatibility.md#local-mirror, as Linkerd's chart renders it): the source cluster's own Services
+// joining their federated Services.
 import * as L from "../model/labels.ts";
 import { DEFAULT_FEDERATED_SERVICE_SELECTOR, LINK_GROUP, LOCAL_MIRROR_ACCESS_NAME, LOCAL_MIRROR_ADMIN_PORT_NAME, LOCAL_MIRROR_NAME } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
 import { controllerArgs, controllerWorkload, LOCAL_MCS_RULES, type ControllerOptions } from "./service-mirror.ts";
+
+// As Linkerd's chart renders it — the ClusterRole/Binding
+// `linkerd-local-service-mirror-access-local-resources` (Services and Endpoints, Namespaces, Leases,
+// Links and their status), the ServiceAccount and the Deployment `linkerd-local-service-mirror`
+// (component `local-service-mirror`, admin port `locsm-admin`) — running `mc serve --local` instead of
+// Linkerd's `service-mirror -local-mirror`. Pure.
 
 export interface LocalMirrorOptions {
   controller: ControllerOptions;

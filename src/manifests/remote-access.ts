@@ -1,12 +1,14 @@
+// The remote-access account on a target (`mc allow`): the ServiceAccount `mc link` hands to the source, its token, a least-privilege role.
+import { remoteAccessRules, type TargetAccessModes } from "../model/access.ts";
+import { SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_TOKEN_SECRET_TYPE } from "../model/labels.ts";
+import { tokenSecretName } from "../model/names.ts";
+import { object, type Manifest } from "./meta.ts";
+
 // The remote-access account on a target (docs/linkerd-compatibility.md#remote-access, and `mc
 // allow`): the ServiceAccount whose token `mc link` puts in the source's kubeconfig, its token
 // Secret, and a least-privilege ClusterRole — exactly what `mc serve` and `mc check` ask of the
 // target (src/model/access.ts, the table the controller's client is held to), plus, on request,
 // EndpointSlices or what Linkerd's destination controller reads for remote discovery.
-import { remoteAccessRules, type TargetAccessModes } from "../model/access.ts";
-import { SERVICE_ACCOUNT_NAME, SERVICE_ACCOUNT_TOKEN_SECRET_TYPE } from "../model/labels.ts";
-import { tokenSecretName } from "../model/names.ts";
-import { object, type Manifest } from "./meta.ts";
 
 export interface RemoteAccessOptions {
   namespace: string;

@@ -1,8 +1,6 @@
-// The service mirror controller for one link (docs/linkerd-compatibility.md#link-controller; mc
-// keeps Linkerd's PR4710 model of one controller per Link, emitted by `mc link`): RBAC for local
-// mirrors, RBAC for its own Secret, Link, Link status and Lease, its ServiceAccount, the Deployment
-// running `mc serve`, and the probe Service whose Endpoints the controller points at the target's
-// gateway.
+// The service mirror controller for one link (docs/linkerd-compatibility.md#link-controller; mc keeps Linkerd's PR4710 model of one
+// controller per Link, emitted by `mc link`): RBAC for local mirrors, RBAC for its own Secret, Link, Link status and Lease, its
+// ServiceAccount, the Deployment running `mc serve`, and the probe Service whose Endpoints the controller points at the target's gateway.
 import * as L from "../model/labels.ts";
 import {
   ADMIN_PORT,

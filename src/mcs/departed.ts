@@ -1,7 +1,6 @@
-// The process's sweep of a cluster whose last Link was seen deleted (`mc serve`, any mode): its MCS
-// EndpointSlices deleted, and an import no cluster's slice holds any more deleted with its derived
-// Service — also when no importer is left in the process to do it. An import other clusters hold is
-// merged again by their importers (the slice's deletion queues it there).
+// The process's sweep of a cluster whose last Link was seen deleted (`mc serve`, any mode): its MCS EndpointSlices deleted, and an import
+// no cluster's slice holds any more deleted with its derived Service — also when no importer is left in the process to do it. An import
+// other clusters hold is merged again by their importers (the slice's deletion queues it there).
 import { formatError } from "../errors.ts";
 import { createWriter, isConflict, isNotFound, KubeError, resources, type KubeClient, type KubeObject } from "../kube/index.ts";
 import type { Logger } from "../log.ts";

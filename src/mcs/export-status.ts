@@ -1,7 +1,6 @@
-// The conditions mc writes on a local ServiceExport (KEP-1645): Valid (NoService,
-// InvalidServiceType), Ready (the import exists here with this cluster in it), Conflict (from the
-// merge of every exporting cluster's view, "n/m clusters disagree, using … from the oldest export in
-// cluster …"). A condition keeps its lastTransitionTime while its status stays. Pure.
+// The conditions mc writes on a local ServiceExport (KEP-1645): Valid (NoService, InvalidServiceType), Ready (the import exists here with
+// this cluster in it), Conflict (from the merge of every exporting cluster's view, "n/m clusters disagree, using … from the oldest export
+// in cluster …"). A condition keeps its lastTransitionTime while its status stays. Pure.
 import { EXPORT_CONDITIONS, REASONS, type Condition, type ServiceExportObject } from "./api.ts";
 import { conflictCondition, type ExportJudgement, type MergedImport } from "./merge.ts";
 

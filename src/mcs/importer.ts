@@ -1,10 +1,4 @@
-// The MCS importer for one exporting cluster (a Link's target, or with `mc serve --local` the
-// source itself): watches that cluster's ServiceExports and Services, and keeps in the source its
-// share of each import — its EndpointSlice (which carries its ExportView) — then the ServiceImport,
-// its derived Service and `status.clusters`, merged from every cluster's slice, so several
-// importers writing the same import agree. The last slice gone takes the import and the derived
-// Service with it. A cluster whose Link was seen deleted has its slices dropped by the importers
-// left. A cluster that serves no ServiceExports (or may not read them) turns it off.
+// The MCS importer for one exporting cluster: keeps in the source that cluster's share of each ServiceImport.
 import { formatError } from "../errors.ts";
 import { AccessTableError, createWriter, Informer, isAlreadyExists, isConflict, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
@@ -13,6 +7,14 @@ import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_
 import { derivedServiceName, desiredDerived, desiredImport, desiredSlice, LABEL_MC_IMPORT, viewOfSlice, type DerivedServiceObject, type EndpointSliceObject, type SliceEndpoints } from "./desired.ts";
 import { exportConditions, sameConditions } from "./export-status.ts";
 import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
+
+// The MCS importer for one exporting cluster (a Link's target, or with `mc serve --local` the
+// source itself): watches that cluster's ServiceExports and Services, and keeps in the source its
+// share of each import — its EndpointSlice (which carries its ExportView) — then the ServiceImport,
+// its derived Service and `status.clusters`, merged from every cluster's slice, so several
+// importers writing the same import agree. The last slice gone takes the import and the derived
+// Service with it. A cluster whose Link was seen deleted has its slices dropped by the importers
+// left. A cluster that serves no ServiceExports (or may not read them) turns it off.
 
 /**
  * Where a cluster's slice points: the Link's gateway (ready while it is alive), or the exporting

@@ -1,7 +1,6 @@
-// What one cluster exports (its ExportView, from its Service and ServiceExport), and the merge of
-// every exporting cluster's view into one ServiceImport as KEP-1645 says: the global properties
-// from the oldest export (by the ServiceExport's creation, then cluster name), the ports the union
-// by name (a name used for different ports takes the oldest's), every disagreement a conflict. Pure.
+// What one cluster exports (its ExportView, from its Service and ServiceExport), and the merge of every exporting cluster's view into one
+// ServiceImport as KEP-1645 says: the global properties from the oldest export (by the ServiceExport's creation, then cluster name), the
+// ports the union by name (a name used for different ports takes the oldest's), every disagreement a conflict. Pure.
 import type { ObjectMeta } from "../lib/kube-api.ts";
 import { REASONS, type ImportType, type McsPort, type ServiceExportObject, type ServiceImportSpec, type SessionAffinityConfig } from "./api.ts";
 

@@ -1,17 +1,17 @@
-// A Link deleted and made again (`kubectl delete link` and a fresh `mc link | kubectl apply`, a
-// GitOps re-sync, `kubectl replace --force`) has a new uid; the mirrors of its target name keep
-// the old one (the uid label alone is never a reason for a write), so a later rename or unlink,
-// which find this Link's mirrors by uid, would leave them behind. Adoption: a mirror of this
-// cluster name carrying another Link's uid, when no Link of this namespace has that uid any more,
-// is relabelled with this Link's uid (and only then: another live Link's mirrors are its own).
-// One label-selected list per kind, at start and on every refresh, before the renamed sweep; the
-// namespace's Links are read only when there is something to adopt. Each write is conditional on
-// the resourceVersion listed (one that changed meanwhile waits for the next refresh).
+// A Link deleted and made again (`kubectl delete link` and a fresh `mc link | kubectl apply`, a GitOps re-sync, `kubectl replace --force`)
+// has a new uid; the mirrors of its target name keep the old one (the uid label alone is never a reason for a write), so a later rename or
+// unlink, which find this Link's mirrors by uid, would leave them behind.
 import { isConflict, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, LINK_UID } from "../model/labels.ts";
 import { linkResource, type Link } from "../model/link.ts";
+
+// Adoption: a mirror of this cluster name carrying another Link's uid, when no Link of this namespace
+// has that uid any more, is relabelled with this Link's uid (and only then: another live Link's
+// mirrors are its own). One label-selected list per kind, at start and on every refresh, before the
+// renamed sweep; the namespace's Links are read only when there is something to adopt. Each write is
+// conditional on the resourceVersion listed (one that changed meanwhile waits for the next refresh).
 
 /** The label selector of mirrors of this Link's target name that carry another Link's uid. */
 function adoptableSelector(link: Pick<Link, "uid" | "targetClusterName">): string | undefined {

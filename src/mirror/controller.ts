@@ -1,12 +1,6 @@
-// MirrorController: one Link's service mirror: its lifecycle over the parts wiring.ts wires. Remote informers (exported Services,
-// selected by the Link, and every Endpoints object — or EndpointSlice — kept compact), local
-// informers (Services, our Endpoints, Namespaces)
-// and the gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest. Start
-// waits for every cache before the first key runs, so an empty cache is never mistaken for
-// "nothing is exported". A refresh every period re-resolves the gateway and requeues every key.
-// Each target Service key also reconciles this Link's membership in `<svc>-federated`
-// (federated-reconcile.ts) when the Link has a federatedServiceSelector; a Link with no target
-// cluster (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
+// MirrorController: one Link's service mirror: its lifecycle over the parts wiring.ts wires. Remote informers (exported Services, selected
+// by the Link, and every Endpoints object — or EndpointSlice — kept compact), local informers (Services, our Endpoints, Namespaces) and the
+// gateway's liveness all feed one keyed queue; `reconcile(key)` does the rest.
 import { formatError } from "../errors.ts";
 import type { Informer, KubeObject } from "../kube/index.ts";
 import type { Priority } from "../runtime/index.ts";
@@ -24,6 +18,12 @@ import { allInformers, allKeys, federatedKeys, liveKeys, type Sources } from "./
 import { isSpecialKey, RENAMED_KEY, type ResolvedGateway } from "./types.ts";
 import { wireController, type ControllerParts, type MirrorControllerOptions } from "./wiring.ts";
 import type { McsImporter } from "../mcs/importer.ts";
+
+// Start waits for every cache before the first key runs, so an empty cache is never mistaken for
+// "nothing is exported". A refresh every period re-resolves the gateway and requeues every key. Each
+// target Service key also reconciles this Link's membership in `<svc>-federated`
+// (federated-reconcile.ts) when the Link has a federatedServiceSelector; a Link with no target cluster
+// (`mc serve --local`) is the local mirror, whose members are the local cluster's own.
 
 export type { MirrorControllerOptions } from "./wiring.ts";
 

@@ -1,7 +1,6 @@
-// Gateway addresses: `spec.gatewayAddress` entries are IPs or hostnames; hostnames resolve to
-// all their addresses (docs/linkerd-compatibility.md#gateway-resolution), and the result is sorted
-// so that a re-resolution that finds the same set changes nothing. The resolver is injected (tests
-// change addresses at will).
+// Gateway addresses: `spec.gatewayAddress` entries are IPs or hostnames; hostnames resolve to all their addresses
+// (docs/linkerd-compatibility.md#gateway-resolution), and the result is sorted so that a re-resolution that finds the same set changes
+// nothing. The resolver is injected (tests change addresses at will).
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { formatError } from "../errors.ts";

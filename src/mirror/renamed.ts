@@ -1,14 +1,15 @@
-// A Link whose target was renamed (`spec.targetClusterName` east → north) leaves the mirrors it
-// made as `*-east`, which no controller of north looks at. Every mirror carries the uid of the
-// Link that made it (LINK_UID), so the controller of the new name finds those of the old ones —
-// Services, Endpoints (the gateway mirror's included), endpoint mirrors — and deletes them,
-// Endpoints first, each conditional on the uid it listed. One label-selected list per kind, at
-// start and on every refresh; mirrors of another Link (another uid) are never touched.
+// A Link whose target was renamed (`spec.targetClusterName` east → north) leaves the mirrors it made as `*-east`, which no controller of
+// north looks at.
 import { resources, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { CLUSTER_NAME, LINK_UID } from "../model/labels.ts";
 import type { Link } from "../model/link.ts";
+
+// Every mirror carries the uid of the Link that made it (LINK_UID), so the controller of the new name
+// finds those of the old ones — Services, Endpoints (the gateway mirror's included), endpoint mirrors
+// — and deletes them, Endpoints first, each conditional on the uid it listed. One label-selected list
+// per kind, at start and on every refresh; mirrors of another Link (another uid) are never touched.
 
 /** The label selector of this Link's mirrors under any other target name. */
 export function renamedSelector(link: Pick<Link, "uid" | "targetClusterName">): string | undefined {

@@ -1,17 +1,18 @@
-// Turning `--mirror-endpoint-slices` off: the slices mc wrote for this cluster's mirrors are
-// deleted, each once its mirror has Endpoints again or its Service is gone, never leaving a
-// mirror without endpoints. Run when an existing mirror gets Endpoints again (what turning the
-// setting off looks like; a fresh export creates its Service too, so a controller that never had
-// the setting lists slices only when someone deletes a mirror's Endpoints). One label-selected list; a ClusterRole that does not grant
-// EndpointSlices (mc link renders the rule only with the setting, and Linkerd's never) logs at
-// debug how to remove them: a controller that never had the setting says nothing
-// (docs/linkerd-compatibility.md#endpointslice-mirrors).
+// Turning `--mirror-endpoint-slices` off: the slices mc wrote for this cluster's mirrors are deleted, each once its mirror has Endpoints
+// again or its Service is gone, never leaving a mirror without endpoints.
 import { KubeError, resources, type KubeObject, type Writer } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import { SLICE_SERVICE_NAME } from "../model/labels.ts";
 import { mirrorSlicesSelector } from "./sources/sources.ts";
 import type { KubeClient } from "../kube/index.ts";
+
+// Run when an existing mirror gets Endpoints again (what turning the setting off looks like; a fresh
+// export creates its Service too, so a controller that never had the setting lists slices only when
+// someone deletes a mirror's Endpoints). One label-selected list; a ClusterRole that does not grant
+// EndpointSlices (mc link renders the rule only with the setting, and Linkerd's never) logs at debug
+// how to remove them: a controller that never had the setting says nothing
+// (docs/linkerd-compatibility.md#endpointslice-mirrors).
 
 export interface SweepSlicesDeps {
   local: KubeClient;

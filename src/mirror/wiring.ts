@@ -1,8 +1,6 @@
-// The parts of one Link's MirrorController and how they are wired: the Link status writer, the
-// gateway's addresses, the sources (informers) and the local views of what the mirror owns, the
-// outcomes, the queue, the reconcile and federated dependencies, the prober, and what each key
-// that is no Service runs (SPECIAL_KEYS, dispatched from one table). The controller keeps the
-// lifecycle (start, sync, refresh, liveness, stop); `hooks` is how the parts call back into it.
+// The parts of one Link's MirrorController and how they are wired: the Link status writer, the gateway's addresses, the sources (informers)
+// and the local views of what the mirror owns, the outcomes, the queue, the reconcile and federated dependencies, the prober, and what each
+// key that is no Service runs (SPECIAL_KEYS, dispatched from one table).
 import { createWriter, getIfExists, resources, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
@@ -37,6 +35,9 @@ import { sweepSlices } from "./slices-sweep.ts";
 import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
 import { McsImporter } from "../mcs/importer.ts";
+
+// The controller keeps the lifecycle (start, sync, refresh, liveness, stop); `hooks` is how the parts
+// call back into it.
 
 export interface MirrorControllerOptions {
   link: Link;

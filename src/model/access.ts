@@ -1,8 +1,6 @@
-// What mc asks of a target cluster with a Link's credentials, as RBAC rules: one table, read by
-// the renderer of the remote-access ClusterRole (`mc install`, `mc allow`), by `mc check`'s access
-// reviews, and by the kube layer, whose client for the target refuses any call outside it — so a
-// controller that starts calling something new fails its tests instead of drifting from the
-// rendered role. Pure.
+// What mc asks of a target cluster with a Link's credentials, as RBAC rules: one table, read by the renderer of the remote-access
+// ClusterRole (`mc install`, `mc allow`), by `mc check`'s access reviews, and by the kube layer, whose client for the target refuses any
+// call outside it — so a controller that starts calling something new fails its tests instead of drifting from the rendered role. Pure.
 import { LINKERD_CONFIG } from "./names.ts";
 
 type AccessVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";

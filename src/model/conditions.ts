@@ -1,3 +1,5 @@
+// A Link's `status.conditions`, as Kubernetes API conventions have them, and mc's condition types.
+
 // A Link's `status.conditions`, as Kubernetes API conventions have them (metav1.Condition: type,
 // status True/False/Unknown, a CamelCase reason, a message, lastTransitionTime — changed only
 // when the status changes — and observedGeneration). mc's: Ready, CredentialsValid,

@@ -1,7 +1,6 @@
-// The members a federated Service `<svc>-federated` lists
-// (docs/linkerd-compatibility.md#federated): remote members as `<svc>@<cluster>` in the annotation
-// `multicluster.linkerd.io/remote-discovery`, the local member's name in
-// `multicluster.linkerd.io/local-discovery`. Read by the mirror, `mc unlink` and `mc check`. Pure.
+// The members a federated Service `<svc>-federated` lists (docs/linkerd-compatibility.md#federated): remote members as `<svc>@<cluster>` in
+// the annotation `multicluster.linkerd.io/remote-discovery`, the local member's name in `multicluster.linkerd.io/local-discovery`. Read by
+// the mirror, `mc unlink` and `mc check`. Pure.
 import { MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY } from "./labels.ts";
 
 export interface Members {

@@ -1,3 +1,5 @@
+// The shortest and longest durations mc accepts, wherever they come from (Link spec, CRD schema, flags).
+
 // The shortest and longest durations mc accepts, wherever they come from (Link spec, CRD schema,
 // flags): a floor is where the loop it paces turns hot (a probe every 1 ns), a ceiling where it
 // stops doing its job (a Lease that blocks the next leader for weeks); a value outside is refused

@@ -1,10 +1,4 @@
-// The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
-// once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
-// defaults applied (a Link read from a cluster that does not default still gets them) — and
-// a bad Link rejected with the field path and the fix (docs/linkerd-compatibility.md#link-spec);
-// and written back as a v1alpha3 spec (`toLinkSpecObject`). A new spec field is its LinkSpec
-// member, its schema entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag
-// row. Pure.
+// The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed once with valibot.
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./address.ts";
@@ -12,6 +6,14 @@ import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_PROBE_PERIOD_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
 import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
+
+// The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
+// once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
+// defaults applied (a Link read from a cluster that does not default still gets them) — and
+// a bad Link rejected with the field path and the fix (docs/linkerd-compatibility.md#link-spec);
+// and written back as a v1alpha3 spec (`toLinkSpecObject`). A new spec field is its LinkSpec
+// member, its schema entry and its line in toLinkSpecObject, here; `mc link` takes it from a flag
+// row. Pure.
 
 /** The Link resource, shaped like src/kube's ResourceType (model imports nothing from src/kube). */
 export const linkResource = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, plural: "links", namespaced: true } as const;

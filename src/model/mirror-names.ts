@@ -1,7 +1,6 @@
-// Mirror names a user chooses: a template per controller (`--mirror-name-template`, default
-// Linkerd's `{service}-{cluster}`) and, per target Service, the annotation MIRROR_NAME_ANNOTATION
-// (a template too, `{service}` not required). A name is never truncated: one that is no Service
-// name (over 63 characters, or other characters) is a problem to report. Pure.
+// Mirror names a user chooses: a template per controller (`--mirror-name-template`, default Linkerd's `{service}-{cluster}`) and, per
+// target Service, the annotation MIRROR_NAME_ANNOTATION (a template too, `{service}` not required). A name is never truncated: one that is
+// no Service name (over 63 characters, or other characters) is a problem to report. Pure.
 import * as v from "valibot";
 import { HEADLESS_MIRROR_SVC_NAME, REMOTE_SVC_FQ_NAME } from "./labels.ts";
 import { isDns1123Label } from "./names.ts";

@@ -1,7 +1,6 @@
-// The settings of mirroring, one row each: the `mc serve` flag (Linkerd's service-mirror name where
-// it has one) with its one default, help and check, and how a controller Deployment rendered by
-// `mc link` / `mc install` carries it. MirrorSettings has a field per row (src/cli/serve-flags.ts
-// holds the two to each other); a new setting is a row, its field and the code that reads it. Pure.
+// The settings of mirroring, one row each: the `mc serve` flag (Linkerd's service-mirror name where it has one) with its one default, help
+// and check, and how a controller Deployment rendered by `mc link` / `mc install` carries it. MirrorSettings has a field per row
+// (src/cli/serve-flags.ts holds the two to each other); a new setting is a row, its field and the code that reads it. Pure.
 import * as v from "valibot";
 import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_REFRESH_PERIOD_MS, MAX_STATUS_INTERVAL_MS, MIN_REFRESH_PERIOD_MS, MIN_STATUS_INTERVAL_MS } from "./limits.ts";

@@ -1,6 +1,5 @@
-// One probe: `GET http://<target><path>` with an abortable timeout; alive ⇔ HTTP 200
-// (docs/linkerd-compatibility.md#prober). And how the targets of one round combine: the round
-// succeeds only when *every* target answers 200 (so one dead gateway address of several shows as a
+// One probe: `GET http://<target><path>` with an abortable timeout; alive ⇔ HTTP 200 (docs/linkerd-compatibility.md#prober). And how the
+// targets of one round combine: the round succeeds only when *every* target answers 200 (so one dead gateway address of several shows as a
 // dead gateway), and its latency is the slowest target's.
 import type { ProbeFailure, ProbeOutcome } from "./state.ts";
 

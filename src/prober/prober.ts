@@ -1,3 +1,13 @@
+// The gateway prober of one Link: probes every period, feeds the state machine, and reports liveness and status.gateway.
+import { formatError } from "../errors.ts";
+import { systemClock, type Clock } from "../runtime/clock.ts";
+import { formatDuration } from "../model/duration.ts";
+import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
+import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
+import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, probeDeadlineMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
+import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
+import type { GatewayHealth, GatewayProber, ProberOptions } from "./types.ts";
+
 // The gateway prober of one Link: every `probeSpec.period` (+ uniform jitter in [0, period/10),
 // the first round one period + jitter after start, as Linkerd) it probes every target of
 // `targets()`, feeds the round's outcome to the pure state machine, updates Linkerd's gateway
@@ -7,14 +17,6 @@
 // failure threshold decides (state.ts's nextRoundDelayMs), and a probe unanswered for period/30
 // (or twice the gateway's p99) is a failed one (probeDeadlineMs); healthy, it probes as Linkerd.
 // The clock, timers, randomness, timeout signal and `fetch` are injected so tests run in milliseconds.
-import { formatError } from "../errors.ts";
-import { systemClock, type Clock } from "../runtime/clock.ts";
-import { formatDuration } from "../model/duration.ts";
-import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
-import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
-import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, probeDeadlineMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
-import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
-import type { GatewayHealth, GatewayProber, ProberOptions } from "./types.ts";
 
 export interface ProberDeps {
   clock?: Clock;
@@ -43,7 +45,6 @@ export interface RoundReport {
 export function proberFactory(deps: ProberDeps = {}): (opts: ProberOptions) => Prober {
   return (opts) => new Prober(opts, deps);
 }
-
 
 export class Prober implements GatewayProber {
   private readonly clock: Clock;

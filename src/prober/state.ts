@@ -1,6 +1,6 @@
-// The gateway liveness state machine: (state, probe outcome) → (state, transition). Pure: no
-// clock, no I/O. Linkerd's (docs/linkerd-compatibility.md#prober), with two deliberate fixes
-// (docs/decisions.md#d57):
+// The gateway liveness state machine: (state, probe outcome) → (state, transition). Pure: no clock, no I/O.
+
+// Linkerd's (docs/linkerd-compatibility.md#prober), with two deliberate fixes (docs/decisions.md#d57):
 // - The prober starts *alive*, as the controller does (linkerd/linkerd2#8590: no fail-fast before the
 //   first probe). Linkerd's worker starts not-alive while its watcher starts alive, so a gateway
 //   that is dead from the start is never reported dead there; here it is, after the threshold.

@@ -1,7 +1,6 @@
-// The contract between the service mirror controller (src/mirror) and the gateway prober
-// (src/prober): the controller starts one prober per Link that has a probe spec, tells it
-// where to probe, and hears liveness transitions; the prober reports gateway health into the
-// Link's status through the writer the controller hands it.
+// The contract between the service mirror controller (src/mirror) and the gateway prober (src/prober): the controller starts one prober per
+// Link that has a probe spec, tells it where to probe, and hears liveness transitions; the prober reports gateway health into the Link's
+// status through the writer the controller hands it.
 import type { Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
 import type { GatewayStatus, Link } from "../model/link.ts";

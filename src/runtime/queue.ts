@@ -1,18 +1,17 @@
-// The keyed work queue every controller uses (client-go's workqueue semantics): it holds keys,
-// never objects; a key queued twice runs once; a key is never run by two workers at once (an add
-// while it runs re-runs it after); retryable failures come back after a per-key exponential
-// backoff, up to a requeue limit; `drain()` lets tests assert once everything has settled.
-// Three priorities: a `high` key runs before every `normal` one, and a `normal` one before every
-// `low` one (a queued key added again higher moves up: a live change of a key the resync queued
-// low overtakes the resync), and high keys may run `highWorkers` at once where the others get
-// `workers` — so urgent work (a gateway liveness flip) overtakes routine work and fans out, and
-// routine work waits until fewer than `workers` keys are in flight.
-// It knows no API: an error says whether it is worth a retry, and how soon, through the
-// `RetryHint` fields (the kube layer's KubeError has them).
+// The keyed work queue every controller uses (client-go's workqueue semantics): it holds keys, never objects; a key queued twice runs once;
+// a key is never run by two workers at once (an add while it runs re-runs it after); retryable failures come back after a per-key
+// exponential backoff, up to a requeue limit; `drain()` lets tests assert once everything has settled.
 import { formatError } from "../errors.ts";
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "./backoff.ts";
 import { systemClock, type Clock } from "./clock.ts";
+
+// Three priorities: a `high` key runs before every `normal` one, and a `normal` one before every `low`
+// one (a queued key added again higher moves up: a live change of a key the resync queued low
+// overtakes the resync), and high keys may run `highWorkers` at once where the others get `workers` —
+// so urgent work (a gateway liveness flip) overtakes routine work and fans out, and routine work waits
+// until fewer than `workers` keys are in flight. It knows no API: an error says whether it is worth a
+// retry, and how soon, through the `RetryHint` fields (the kube layer's KubeError has them).
 
 export type Reconcile<K extends string> = (key: K) => Promise<void> | void;
 

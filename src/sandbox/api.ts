@@ -1,7 +1,6 @@
-// The sandbox's request semantics, independent of HTTP: create, read, update, patch, delete
-// with kube-apiserver's checks (names, namespaces, optimistic concurrency, dry run, status
-// subresource, generation, field validation), admission, and the built-in controllers' hooks
-// (controllers/builtin.ts) around every write of a built-in type.
+// The sandbox's request semantics, independent of HTTP: create, read, update, patch, delete with kube-apiserver's checks (names,
+// namespaces, optimistic concurrency, dry run, status subresource, generation, field validation), admission, and the built-in controllers'
+// hooks (controllers/builtin.ts) around every write of a built-in type.
 import { isDeepStrictEqual } from "node:util";
 import { admit, type Admitted } from "./admission/admit.ts";
 import { Allocator } from "./admission/services.ts";
@@ -240,5 +239,4 @@ export class Api {
 /** Kinds whose strategy keeps metadata.generation (custom resources always do). */
 const GENERATION_KINDS = new Set(["Deployment", "ReplicaSet", "PodDisruptionBudget", "CustomResourceDefinition"]);
 const tracksGeneration = (type: ResourceType) => type.crd !== undefined || GENERATION_KINDS.has(type.kind);
-
 

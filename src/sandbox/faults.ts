@@ -1,5 +1,10 @@
-// Fault injection for reliability tests, in one place: what a test can break (`SandboxControl`,
-// reached as `sandbox.control`, and `mc sandbox`'s fault flags) and where the sandbox applies it.
+// Fault injection for reliability tests, in one place: what a test can break (`SandboxControl`, reached as `sandbox.control`, and `mc
+// sandbox`'s fault flags) and where the sandbox applies it.
+import type { WatchStreams } from "./http/watch.ts";
+import type { Store } from "./storage/store.ts";
+import { tooLargeResourceVersion } from "./http/watch.ts";
+import { ApiError, errors, type ResourceType } from "./types.ts";
+
 // Every fault is off by default and can be switched while the sandbox runs:
 // - latency, added to every response but health checks (`latencyFault`), and a fraction of API
 //   requests failed with 500, 503 or 429 + Retry-After after authentication (`requestFault`);
@@ -13,10 +18,6 @@
 //   version" ERROR event with details.retryAfterSeconds (`watchRetryAfterSeconds`, `laggingWatchFault`).
 // The rates draw from `random`, seeded for reproducible runs (`seededRandom`). A new fault
 // belongs here: a field on Faults and the one place that applies it.
-import type { WatchStreams } from "./http/watch.ts";
-import type { Store } from "./storage/store.ts";
-import { tooLargeResourceVersion } from "./http/watch.ts";
-import { ApiError, errors, type ResourceType } from "./types.ts";
 
 interface Faults {
   /** Fraction of API requests (0..1) failed before they reach the store, with one of `failWith` at random. */

@@ -1,6 +1,5 @@
-// The controller's admin HTTP server (Linkerd's pkg/admin, plus /live): `/metrics` in
-// Prometheus text, `/ready` 200 `ok` once the process can do its job (else 500 `not ready`),
-// `/live` 200 while the process serves, `/ping` → `pong`; anything else 404. Up from the first
+// The controller's admin HTTP server (Linkerd's pkg/admin, plus /live): `/metrics` in Prometheus text, `/ready` 200 `ok` once the process
+// can do its job (else 500 `not ready`), `/live` 200 while the process serves, `/ping` → `pong`; anything else 404. Up from the first
 // moment, whatever the clusters do, so a probe never kills a controller that is waiting.
 import { UserError } from "../errors.ts";
 import type { Metrics } from "../metrics.ts";

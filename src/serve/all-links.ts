@@ -1,16 +1,16 @@
-// AllLinks (`mc serve --all`): one LeaderUnit (its own Lease, supervisor, controller, queue and
-// informers) per Link of the namespace, started when the Link appears and stopped — Lease
-// released, mirrors kept — when it goes. Each is isolated: a Link whose Secret is broken, or
-// whose target's API server is dead, waits or backs off on its own while the others mirror. A
-// Link deleted and re-created starts again once its old unit has stopped. Every watch holds one of
-// Bun's concurrent HTTP requests (BUN_CONFIG_MAX_HTTP_REQUESTS, 256 unless raised): past it, new
-// requests wait — Lease renewals too — so serving more Links than the cap allows is said at once.
+// AllLinks (`mc serve --all`): one LeaderUnit (its own Lease, supervisor, controller, queue and informers) per Link of the namespace,
+// started when the Link appears and stopped — Lease released, mirrors kept — when it goes. Each is isolated: a Link whose Secret is broken,
+// or whose target's API server is dead, waits or backs off on its own while the others mirror.
 import { formatError } from "../errors.ts";
 import type { Informer, KubeObject } from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import { MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../model/names.ts";
 import type { LeaderUnit } from "./leader-unit.ts";
 import type { LinkSupervisor } from "./supervisor.ts";
+
+// A Link deleted and re-created starts again once its old unit has stopped. Every watch holds one of
+// Bun's concurrent HTTP requests (BUN_CONFIG_MAX_HTTP_REQUESTS, 256 unless raised): past it, new
+// requests wait — Lease renewals too — so serving more Links than the cap allows is said at once.
 
 export type LinkUnit = LeaderUnit<LinkSupervisor>;
 

@@ -1,10 +1,10 @@
-// LeaderUnit: leader election on one Lease (optional), and — while leading — one runner (a
-// LinkSupervisor for a Link, or the local mirror). Losing the lease stops the runner (mirrors
-// stay) and campaigning goes on; stop() releases the lease so a standby takes over at once. A
-// replica that leads again starts its new runner only once the old one has stopped: the old
-// prober's stop() removes the cluster's gateway series, which would otherwise wipe the new one's.
+// LeaderUnit: leader election on one Lease (optional), and — while leading — one runner (a LinkSupervisor for a Link, or the local mirror).
+// Losing the lease stops the runner (mirrors stay) and campaigning goes on; stop() releases the lease so a standby takes over at once.
 import { LeaderElector, type KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
+
+// A replica that leads again starts its new runner only once the old one has stopped: the old prober's
+// stop() removes the cluster's gateway series, which would otherwise wipe the new one's.
 
 /** What runs while leading. */
 export interface Runner {

@@ -1,3 +1,11 @@
+// The Link's `status.conditions`, kept by the supervisor across controller restarts, with an Event on each transition.
+import type { KubeObject } from "../kube/index.ts";
+import { applyConditions, readConditions, sameConditions, TRUE_IS_PROBLEM, type Condition, type ConditionUpdates } from "../model/conditions.ts";
+import { linkResource } from "../model/link.ts";
+import { systemClock, type Clock } from "../runtime/index.ts";
+import type { RecordEvent } from "../mirror/status/events.ts";
+import type { LinkStatus, StatusWrite } from "../mirror/status/link-status.ts";
+
 // The Link's `status.conditions` (src/model/conditions.ts), kept by the supervisor across
 // controller restarts: every part of mc serve that learns something about the Link — it is
 // invalid, its Secret is missing, the target refused the token, the target is down, the
@@ -5,12 +13,6 @@
 // status writer (mirror/status/link-status.ts: the newest wins, retried by its one rule), and a
 // change that turns a condition True or False raises one Event on the Link (Warning when it went
 // False for a problem). A condition that did not change costs nothing.
-import type { KubeObject } from "../kube/index.ts";
-import { applyConditions, readConditions, sameConditions, TRUE_IS_PROBLEM, type Condition, type ConditionUpdates } from "../model/conditions.ts";
-import { linkResource } from "../model/link.ts";
-import { systemClock, type Clock } from "../runtime/index.ts";
-import type { RecordEvent } from "../mirror/status/events.ts";
-import type { LinkStatus, StatusWrite } from "../mirror/status/link-status.ts";
 
 /** False reasons that are no problem (Normal Events): nothing is exported yet. */
 const BENIGN = new Set(["NoneExported"]);

@@ -1,7 +1,6 @@
-// The local mirror (`mc serve --local`, Linkerd's `-local-mirror`): the service mirror pointed at
-// the source cluster itself, with no Link — only a federated selector and exclusions from flags —
-// so the local cluster's own Services join their federated Services as the local-discovery
-// member. It writes no Link status (there is no Link) and holds the Lease `local-service-mirror-write`.
+// The local mirror (`mc serve --local`, Linkerd's `-local-mirror`): the service mirror pointed at the source cluster itself, with no Link —
+// only a federated selector and exclusions from flags — so the local cluster's own Services join their federated Services as the
+// local-discovery member. It writes no Link status (there is no Link) and holds the Lease `local-service-mirror-write`.
 import type { KubeClient } from "../kube/index.ts";
 import type { Metrics } from "../metrics.ts";
 import { parseLink, type Link } from "../model/link.ts";

@@ -1,9 +1,4 @@
-// `mc serve` as a library: the admin server (up at once), the namespace's Links (a LinkDirectory,
-// for federated services), and one of three things, each under leader election (LeaderUnit):
-// one Link (`mc serve LINK`: Lease `service-mirror-write-<link>`, a LinkSupervisor running its
-// controller), every Link of the namespace (`mc serve --all`: a unit per Link, AllLinks, sharing
-// the local Service and Namespace informers), or the local mirror (`mc serve --local`: Lease
-// `local-service-mirror-write`). stop() stops mirroring first, then releases the Leases.
+// `mc serve` as a library: the admin server, the namespace's Links, and one Link, every Link or the local mirror under leader election.
 import { startAdmin, type AdminServer } from "./admin.ts";
 import { connectFromSecret, type KubeClient } from "../kube/index.ts";
 import { logger, type Logger } from "../log.ts";
@@ -18,6 +13,13 @@ import { sweepDepartedClusters } from "../mcs/departed.ts";
 import { LocalMirror, type LocalMirrorSpec } from "./local-mirror.ts";
 import { sharedLocalInformers } from "../mirror/sources/sources.ts";
 import { LinkSupervisor, type ConnectRemote, type ControllerSettings } from "./supervisor.ts";
+
+// `mc serve` as a library: the admin server (up at once), the namespace's Links (a LinkDirectory,
+// for federated services), and one of three things, each under leader election (LeaderUnit):
+// one Link (`mc serve LINK`: Lease `service-mirror-write-<link>`, a LinkSupervisor running its
+// controller), every Link of the namespace (`mc serve --all`: a unit per Link, AllLinks, sharing
+// the local Service and Namespace informers), or the local mirror (`mc serve --local`: Lease
+// `local-service-mirror-write`). stop() stops mirroring first, then releases the Leases.
 
 export interface ServeOptions {
   local: KubeClient;

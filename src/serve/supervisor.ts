@@ -1,10 +1,6 @@
-// LinkSupervisor: keeps one MirrorController running for the named Link. It watches the Link and
-// its credentials Secret in the source cluster and (re)starts the controller when the Link's
-// spec or the Secret changes — never for a status-only update, which the controller itself
-// causes (as Linkerd since linkerd/linkerd2#13579). A deleted Link stops mirroring and keeps the
-// mirrors; a bad Link or Secret is reported once and waited on; a failure to read them is retried
-// with backoff. What it and its controller learn about the Link is written as the Link's
-// status.conditions, with an Event on each transition (link-conditions.ts, link-health.ts).
+// LinkSupervisor: keeps one MirrorController running for the named Link. It watches the Link and its credentials Secret in the source
+// cluster and (re)starts the controller when the Link's spec or the Secret changes — never for a status-only update, which the controller
+// itself causes (as Linkerd since linkerd/linkerd2#13579).
 import { formatError, UserError } from "../errors.ts";
 import { connectFromSecret, createWriter, Informer, resources, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
 import { WorkQueue } from "../runtime/index.ts";
@@ -21,6 +17,11 @@ import { LinkStatus } from "../mirror/status/link-status.ts";
 import { mirrorSettings } from "../model/mirror-settings.ts";
 import { LinkConditions } from "./link-conditions.ts";
 import { badSecret, invalidLink, refusedLink, rivalsCondition, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
+
+// A deleted Link stops mirroring and keeps the mirrors; a bad Link or Secret is reported once and
+// waited on; a failure to read them is retried with backoff. What it and its controller learn about
+// the Link is written as the Link's status.conditions, with an Event on each transition
+// (link-conditions.ts, link-health.ts).
 
 /** What every controller of this process shares; the Link, namespace and clients come from the supervisor. */
 export type ControllerSettings = Omit<MirrorControllerOptions, "link" | "namespace" | "local" | "remote" | "metrics" | "status">;

@@ -1,8 +1,6 @@
-// The connection mistakes a user makes most, as `mc check` reports them: the Link's credentials
-// pointing at a target that is not listening, or trusting another CA — named in words with the
-// server and the fix in the remote-access check, table and -o json alike (the token never shown);
-// and `mc check` itself run against a source that is down: its first check fails saying so, the
-// rest are skipped, exit 1.
+// The connection mistakes a user makes most, as `mc check` reports them: the Link's credentials pointing at a target that is not listening,
+// or trusting another CA — named in words with the server and the fix in the remote-access check, table and -o json alike (the token never
+// shown); and `mc check` itself run against a source that is down: its first check fails saying so, the rest are skipped, exit 1.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import type { JsonReport } from "../../src/checker/render.ts";

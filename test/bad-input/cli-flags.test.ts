@@ -1,14 +1,16 @@
-// Every CLI flag with a wrong value, as a user types it: `bun cmd/mc.ts …` as a subprocess (so
-// these survive any refactor of how commands parse flags). Each answer is one line on stderr
-// that names the flag (or argument) and the fix, exit code 1, nothing on stdout — and nothing
-// written: no command reaches a cluster before its flags are valid (KUBECONFIG points at a server
-// that refuses connections, so a flag checked too late would show up as a connection error),
-// and `mc sandbox` writes no kubeconfig. Rows: argv, what the line names, the hint it gives.
+// Every CLI flag with a wrong value, as a user types it: `bun cmd/mc.ts …` as a subprocess (so these survive any refactor of how commands
+// parse flags).
 import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MC } from "../helpers/mc.ts";
+
+// Each answer is one line on stderr that names the flag (or argument) and the fix, exit code 1,
+// nothing on stdout — and nothing written: no command reaches a cluster before its flags are valid
+// (KUBECONFIG points at a server that refuses connections, so a flag checked too late would show up as
+// a connection error), and `mc sandbox` writes no kubeconfig. Rows: argv, what the line names, the
+// hint it gives.
 
 const dir = mkdtempSync(join(tmpdir(), "mc-bad-flags-"));
 const KUBECONFIG_IN = join(dir, "refusing.kubeconfig");

@@ -1,11 +1,4 @@
-// The Link's credentials Secret gone wrong in every way a user can get it wrong — missing, the
-// wrong type, no kubeconfig key, not base64, garbage YAML, a kubeconfig naming a context it does
-// not have, a token the target does not accept, a target that is not listening, a CA that is
-// not the target's — served by the controller (`serve()`, as `mc serve` runs it): one log line
-// that names the Secret (or the server) and what to fix, and nothing written on either cluster
-// but what reports it on the Link (docs/decisions.md#d53): its conditions (CredentialsValid,
-// TargetReachable, Ready) and a Warning Event; the controller keeps running, picking the Secret
-// up once it is fixed.
+// The Link's credentials Secret gone wrong in every way a user can get it wrong: one log line, reported on the Link, nothing else written.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +16,15 @@ import { within } from "../kube/helpers.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { untilStatus } from "../mirror/harness.ts";
 import { credentialsSecret, linkObject, remoteService } from "../mirror/fixtures.ts";
+
+// The Link's credentials Secret gone wrong in every way a user can get it wrong — missing, the
+// wrong type, no kubeconfig key, not base64, garbage YAML, a kubeconfig naming a context it does
+// not have, a token the target does not accept, a target that is not listening, a CA that is
+// not the target's — served by the controller (`serve()`, as `mc serve` runs it): one log line
+// that names the Secret (or the server) and what to fix, and nothing written on either cluster
+// but what reports it on the Link (docs/decisions.md#d53): its conditions (CredentialsValid,
+// TargetReachable, Ready) and a Warning Event; the controller keeps running, picking the Secret
+// up once it is fixed.
 
 let pair: Pair;
 let east: Sandbox;

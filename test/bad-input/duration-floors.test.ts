@@ -1,7 +1,6 @@
-// Floors and ceilings on durations (docs/decisions.md#d25, #d120): no duration below its floor or
-// above its ceiling gets in — not through the API server (the CRD's patterns, driven here with the
-// real kubectl against a sandbox), not through the Link parser, not through a flag. Each refusal
-// is one line naming the field; and no timer fires early, however long its wait.
+// Floors and ceilings on durations (docs/decisions.md#d25, #d120): no duration below its floor or above its ceiling gets in — not through
+// the API server (the CRD's patterns, driven here with the real kubectl against a sandbox), not through the Link parser, not through a
+// flag. Each refusal is one line naming the field; and no timer fires early, however long its wait.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { parseLink } from "../../src/model/link.ts";

@@ -1,7 +1,6 @@
-// Empty selectors (docs/decisions.md#d27): an empty or impossible selector would silently delete
-// every mirror. `mc link` refuses one unless --selector-allow-empty; `mc check` warns while a
-// Link's controller reports that it selects nothing though its mirrors existed (the controller's
-// side: test/serve/link-conditions.test.ts).
+// Empty selectors (docs/decisions.md#d27): an empty or impossible selector would silently delete every mirror. `mc link` refuses one unless
+// --selector-allow-empty; `mc check` warns while a Link's controller reports that it selects nothing though its mirrors existed (the
+// controller's side: test/serve/link-conditions.test.ts).
 import { describe, expect, test } from "bun:test";
 import { linksSelectServices } from "../../src/checker/checks/links.ts";
 import { createCheckContext } from "../../src/checker/context.ts";

@@ -1,9 +1,4 @@
-// Each Link field invalid in turn, the way a user writes one: created through the API server
-// (whose CRD schema may refuse it first, naming the field), otherwise served by the controller
-// (`serve()`, as `mc serve` runs it), which logs one error line naming the field path and the
-// fix, mirrors nothing, and writes only what reports it (docs/decisions.md#d53): the Link's Ready
-// condition False with reason InvalidLink, and one Warning Event on the Link, both naming the
-// field. A valid Link afterwards mirrors at once.
+// Each Link field invalid in turn, the way a user writes one: refused by the CRD or reported by the controller, naming the field.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KubeError, resources, type KubeObject } from "../../src/kube/index.ts";
 import { linkResource } from "../../src/model/link.ts";
@@ -16,6 +11,13 @@ import { untilStatus } from "../mirror/harness.ts";
 import { credentialsSecret, linkObject, remoteService } from "../mirror/fixtures.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
 import type { KubeClient } from "../../src/kube/index.ts";
+
+// Each Link field invalid in turn, the way a user writes one: created through the API server
+// (whose CRD schema may refuse it first, naming the field), otherwise served by the controller
+// (`serve()`, as `mc serve` runs it), which logs one error line naming the field path and the
+// fix, mirrors nothing, and writes only what reports it (docs/decisions.md#d53): the Link's Ready
+// condition False with reason InvalidLink, and one Warning Event on the Link, both naming the
+// field. A valid Link afterwards mirrors at once.
 
 let pair: Pair;
 let east: Sandbox;

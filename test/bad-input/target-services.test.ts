@@ -1,9 +1,5 @@
-// Target Services of odd shapes, exported: no ports, ExternalName, a name that with the
-// cluster suffix would overflow the 63 characters a Service name may have, 100 ports, unicode
-// labels and annotations. What cannot be mirrored is reported — one log line naming the field
-// and the fix, the Link's status, an Event on the target Service — and nothing is written for
-// it (a too-long name is never truncated: a shortened name could collide with another mirror);
-// what can be mirrored is mirrored whole.
+// Target Services of odd shapes, exported: no ports, ExternalName, a name that with the cluster suffix would overflow the 63 characters a
+// Service name may have, 100 ports, unicode labels and annotations.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { KubeError, resources } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -12,6 +8,10 @@ import { startPair, type Pair } from "../helpers/clusters.ts";
 import { list, read, readLink, startController } from "../mirror/harness.ts";
 import { hasKubectl, kubectlFor, needsKubectl } from "../helpers/kubectl.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
+
+// What cannot be mirrored is reported — one log line naming the field and the fix, the Link's status,
+// an Event on the target Service — and nothing is written for it (a too-long name is never truncated:
+// a shortened name could collide with another mirror); what can be mirrored is mirrored whole.
 
 let pair: Pair;
 let ctl: MirrorController;

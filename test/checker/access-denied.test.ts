@@ -1,6 +1,5 @@
-// mc check against the live two-sandbox setup (as live.test.ts) when the target no longer
-// grants the remote-access account anything: the sandbox answers SelfSubjectAccessReviews by
-// RBAC for the token's service account, so the remote access check fails with its hint, the
+// mc check against the live two-sandbox setup (as live.test.ts) when the target no longer grants the remote-access account anything: the
+// sandbox answers SelfSubjectAccessReviews by RBAC for the token's service account, so the remote access check fails with its hint, the
 // checks that need the target are skipped, and everything else passes.
 import { afterEach, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";

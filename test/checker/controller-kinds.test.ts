@@ -1,8 +1,5 @@
-// mc check says which kind each Link's controller is: made by mc link, or rendered by the install
-// (mc install --controllers, Linkerd 2.18's chart). The migration from one to the other, as a
-// user runs it on a live two-sandbox setup: the install's controller applied beside mc link's
-// fails "controllers are running" with the fix (Linkerd fails on two as well), then
-// `mc unlink --only-controller | kubectl delete -f -` leaves the install's and every check passes.
+// mc check says which kind each Link's controller is: made by mc link, or rendered by the install (mc install --controllers, Linkerd 2.18's
+// chart).
 import { afterEach, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";
 import { resourceOf } from "../../src/linker/owned.ts";
@@ -10,6 +7,11 @@ import { parseManifests } from "../../src/manifests/output.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { multiclusterSetup, type Setup } from "../helpers/clusters.ts";
+
+// The migration from one to the other, as a user runs it on a live two-sandbox setup: the install's
+// controller applied beside mc link's fails "controllers are running" with the fix (Linkerd fails on
+// two as well), then `mc unlink --only-controller | kubectl delete -f -` leaves the install's and
+// every check passes.
 
 let setup: Setup | undefined;
 afterEach(async () => {

@@ -1,9 +1,4 @@
-// A Link made by Linkerd's own CLI grants its controller what Linkerd's link
-// chart grants (multicluster/charts/linkerd-multicluster-link/templates/service-mirror.yaml):
-// endpoints and services list/get/watch/create/delete/update, namespaces list/get/watch — no
-// patch, no events. mc serve under exactly that RBAC (enforced) mirrors and updates (its Events
-// are best effort: a denied one is logged at debug), and mc check agrees: the RBAC check passes,
-// noting the Events.
+// A Link made by Linkerd's own CLI: `mc serve` mirrors under exactly the RBAC Linkerd's link chart grants, and `mc check` agrees.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
@@ -11,6 +6,13 @@ import { localResourcesAccessName } from "../../src/model/names.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
+
+// A Link made by Linkerd's own CLI grants its controller what Linkerd's link
+// chart grants (multicluster/charts/linkerd-multicluster-link/templates/service-mirror.yaml):
+// endpoints and services list/get/watch/create/delete/update, namespaces list/get/watch — no
+// patch, no events. mc serve under exactly that RBAC (enforced) mirrors and updates (its Events
+// are best effort: a denied one is logged at debug), and mc check agrees: the RBAC check passes,
+// noting the Events.
 
 const clusterRoles = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", group: "rbac.authorization.k8s.io", version: "v1", namespaced: false } as const;
 

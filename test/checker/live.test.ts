@@ -1,7 +1,6 @@
-// mc check against a live two-sandbox setup (west linked to east, controller running in
-// process): healthy passes everything; then one thing at a time is broken and exactly the
-// check that covers it fails (or warns) with its hint, the checks built on it are skipped, and
-// every other check passes.
+// mc check against a live two-sandbox setup (west linked to east, controller running in process): healthy passes everything; then one thing
+// at a time is broken and exactly the check that covers it fails (or warns) with its hint, the checks built on it are skipped, and every
+// other check passes.
 import { afterEach, describe, expect, test } from "bun:test";
 import YAML from "yaml";
 import type { JsonReport } from "../../src/checker/render.ts";

@@ -1,8 +1,4 @@
 // `mc link --enable-namespace-creation` renders a controller that runs `mc serve
-// --enable-namespace-creation` and a ClusterRole that lets it (namespaces create, as Linkerd's chart
-// renders for enableNamespaceCreation): under that RBAC, enforced, a Service exported from a
-// namespace the source lacks is mirrored into a namespace the controller creates. mc check agrees:
-// a controller run with the flag whose ClusterRole lacks the grant fails the RBAC check, naming it.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { JsonReport } from "../../src/checker/render.ts";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
@@ -16,6 +12,11 @@ import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import { exportService, GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
+
+// --enable-namespace-creation` and a ClusterRole that lets it (namespaces create, as Linkerd's chart
+// renders for enableNamespaceCreation): under that RBAC, enforced, a Service exported from a
+// namespace the source lacks is mirrored into a namespace the controller creates. mc check agrees:
+// a controller run with the flag whose ClusterRole lacks the grant fails the RBAC check, naming it.
 
 const clusterRoles = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false } as const;
 

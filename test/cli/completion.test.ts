@@ -1,7 +1,6 @@
-// Shell completion as bash runs it: the script `mc completion bash` prints, sourced in a bash
-// subprocess with bash-completion, asked for COMPREPLY the way readline asks on TAB. Commands,
-// flags, -o values, Link names from the cluster and contexts from the kubeconfig; nothing on
-// stderr and no hang when the cluster is down or silent.
+// Shell completion as bash runs it: the script `mc completion bash` prints, sourced in a bash subprocess with bash-completion, asked for
+// COMPREPLY the way readline asks on TAB. Commands, flags, -o values, Link names from the cluster and contexts from the kubeconfig; nothing
+// on stderr and no hang when the cluster is down or silent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

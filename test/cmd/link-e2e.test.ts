@@ -1,7 +1,5 @@
-// End to end, as a user runs it: the real kubectl, the mc binary as a subprocess, two sandboxes
-// that look like clusters running Linkerd (east over TLS, so service-account tokens authenticate).
-//   mc install | kubectl apply -f -                                     (east and west)
-//   mc --kubeconfig east link --cluster-name east | kubectl --kubeconfig west apply -f -
+// End to end, as a user runs it: the real kubectl, the mc binary as a subprocess, two sandboxes that look like clusters running Linkerd
+// (east over TLS, so service-account tokens authenticate).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, resources } from "../../src/kube/index.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
@@ -10,6 +8,9 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { fakeLinkerd } from "../helpers/linkerd.ts";
 import { mc } from "../helpers/mc.ts";
+
+//   mc install | kubectl apply -f -                                     (east and west)
+//   mc --kubeconfig east link --cluster-name east | kubectl --kubeconfig west apply -f -
 
 let east: Sandbox;
 let west: Sandbox;

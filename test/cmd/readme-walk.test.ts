@@ -1,7 +1,6 @@
-// The README's sandbox walk, run as written (docs/decisions.md#d92): two `mc sandbox --linkerd`
-// processes, then every command of "Using it on real clusters" with --kubeconfig for --context,
-// with the real kubectl and `mc` = `bun cmd/mc.ts` on PATH, in an empty directory. `mc check`
-// must pass at its end. The commands come from README.md (test/cmd/readme-walk.ts).
+// The README's sandbox walk, run as written (docs/decisions.md#d92): two `mc sandbox --linkerd` processes, then every command of "Using it
+// on real clusters" with --kubeconfig for --context, with the real kubectl and `mc` = `bun cmd/mc.ts` on PATH, in an empty directory. `mc
+// check` must pass at its end. The commands come from README.md (test/cmd/readme-walk.ts).
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

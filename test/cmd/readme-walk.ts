@@ -1,8 +1,6 @@
-// The README's sandbox walk as a list of shell commands, read from README.md itself so the two
-// cannot drift: the blocks of "Try it on two sandboxes" (start the sandboxes, give east a Service,
-// run the controller) around the block of "Using it on real clusters", whose `--context X` become
-// `--kubeconfig X.kubeconfig` and after whose `mc … link` line the controller starts, as the
-// section says.
+// The README's sandbox walk as a list of shell commands, read from README.md itself so the two cannot drift: the blocks of "Try it on two
+// sandboxes" (start the sandboxes, give east a Service, run the controller) around the block of "Using it on real clusters", whose
+// `--context X` become `--kubeconfig X.kubeconfig` and after whose `mc … link` line the controller starts, as the section says.
 
 export interface Step {
   /** The command as bash runs it (a heredoc stays one command). */

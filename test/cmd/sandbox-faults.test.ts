@@ -1,7 +1,6 @@
-// `mc sandbox` with its fault flags, RBAC and durable storage, driven from outside by the real
-// kubectl: `--data` survives `kill -9` and a restart on the same `--port` (objects, counter, CA
-// and token kept, so the old kubeconfig still works), `--fail-rate` (seeded with MC_FAULT_SEED),
-// `--conflict-rate`, `--forget-history`, `--drop-watches-every`, `--latency`, `--enforce-rbac`.
+// `mc sandbox` with its fault flags, RBAC and durable storage, driven from outside by the real kubectl: `--data` survives `kill -9` and a
+// restart on the same `--port` (objects, counter, CA and token kept, so the old kubeconfig still works), `--fail-rate` (seeded with
+// MC_FAULT_SEED), `--conflict-rate`, `--forget-history`, `--drop-watches-every`, `--latency`, `--enforce-rbac`.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

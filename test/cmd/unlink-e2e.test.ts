@@ -1,12 +1,13 @@
 // Two links (east, north) in one west, with their controllers' objects and mirrors: `mc unlink
-// --cluster-name east | kubectl delete -f -` leaves exactly north's objects and every unrelated
-// one; `mc uninstall` refuses while north is linked, and after unlinking north removes every
-// object `mc install` made, leaving west as it was before.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../helpers/kubectl.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { listing, multiclusterSetup, type Setup } from "../helpers/clusters.ts";
 import { runMc } from "./run-mc.ts";
+
+// --cluster-name east | kubectl delete -f -` leaves exactly north's objects and every unrelated
+// one; `mc uninstall` refuses while north is linked, and after unlinking north removes every
+// object `mc install` made, leaving west as it was before.
 
 let s: Setup;
 let kubectl: Kubectl;

@@ -1,12 +1,14 @@
+// Docs that resolve inside the repository: paths, anchors, the decision log's index, and no citation a maintainer cannot follow.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { anchors, exists, pathOf, references, repoFiles, ROOT } from "./markdown.ts";
+
 // Docs that resolve inside the repository: every path README.md and docs/ name exists, every
 // anchor cited (there, or in code as `docs/<page>.md#<anchor>`) exists on its page, the decision
 // log's index matches its entries, and no text cites what a maintainer does not have — a section
 // of a design document outside the tree, or a tracker issue by number (name the behaviour
 // instead; Linkerd's are `linkerd/linkerd2#N`).
-import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { anchors, exists, pathOf, references, repoFiles, ROOT } from "./markdown.ts";
 
 const files = repoFiles();
 const topLevel = new Set(files.filter((f) => f.includes("/")).map((f) => f.split("/")[0]!));

@@ -1,8 +1,5 @@
-// Gateway health end to end on two sandboxes (test/helpers/clusters.ts: fake Linkerd,
-// `mc install`, `mc link`, and the controller in-process as `mc serve east --probe-address` runs
-// it), probing a loopback fake gateway that answers /ready after a known delay. The tests run in
-// order as one story — healthy, gateway killed, gateway back, controller stopped — and every
-// wait ends on a watch event, with a deadline that is a generous multiple of what is expected.
+// Gateway health end to end on two sandboxes (test/helpers/clusters.ts: fake Linkerd, `mc install`, `mc link`, and the controller
+// in-process as `mc serve east --probe-address` runs it), probing a loopback fake gateway that answers /ready after a known delay.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
@@ -15,6 +12,10 @@ import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { hasKubectl, needsKubectl, kubectlFor } from "../helpers/kubectl.ts";
 import { mc } from "../helpers/mc.ts";
 import { multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/clusters.ts";
+
+// The tests run in order as one story — healthy, gateway killed, gateway back, controller stopped —
+// and every wait ends on a watch event, with a deadline that is a generous multiple of what is
+// expected.
 
 const PERIOD_MS = 1000;
 const THRESHOLD = 2;

@@ -1,14 +1,15 @@
 // --mirror-endpoint-slices end to end on two sandboxes with RBAC enforced: `mc link
-// --mirror-endpoint-slices` applied to west, its controller running as the ServiceAccount the
-// bundle renders (so the ClusterRole is proved to grant what the controller does), the mirrors
-// read back with the real kubectl. One story, in order: the slice form, a dead gateway, mc check,
-// the way back to Endpoints, the way there again, and mc unlink | kubectl delete -f -.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
+
+// --mirror-endpoint-slices` applied to west, its controller running as the ServiceAccount the
+// bundle renders (so the ClusterRole is proved to grant what the controller does), the mirrors
+// read back with the real kubectl. One story, in order: the slice form, a dead gateway, mc check,
+// the way back to Endpoints, the way there again, and mc unlink | kubectl delete -f -.
 
 const MANAGED_BY = "endpointslice.kubernetes.io/managed-by=service-mirror.mc-project.io";
 type Slice = KubeObject & { addressType: string; endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean } }>; ports: unknown[] };

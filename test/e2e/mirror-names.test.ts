@@ -1,12 +1,13 @@
 // Mirror names a user chooses, end to end on two sandboxes with RBAC enforced: `mc link
-// --mirror-name-template '{cluster}-{service}'` applied to west and its controller as the rendered
-// ServiceAccount; the target annotated and a name taken with the real kubectl; the refusal read
-// back from the Link's status, west's Events and `mc check`. One story, in order.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
+
+// --mirror-name-template '{cluster}-{service}'` applied to west and its controller as the rendered
+// ServiceAccount; the target annotated and a name taken with the real kubectl; the refusal read
+// back from the Link's status, west's Events and `mc check`. One story, in order.
 
 const TEMPLATE = "{cluster}-{service}";
 let s: Setup;

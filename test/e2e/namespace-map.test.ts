@@ -1,7 +1,6 @@
-// --namespace-map end to end on two sandboxes with RBAC enforced: `mc link --namespace-map
-// default=shop-east` applied to west, its controller as the rendered ServiceAccount; the target's
-// default/web is mirrored into shop-east once kubectl creates that namespace, mc check reads the
-// map from the controller's args (no missing or stale mirror), and mc unlink finds the mirror there.
+// --namespace-map end to end on two sandboxes with RBAC enforced: `mc link --namespace-map default=shop-east` applied to west, its
+// controller as the rendered ServiceAccount; the target's default/web is mirrored into shop-east once kubectl creates that namespace, mc
+// check reads the map from the controller's args (no missing or stale mirror), and mc unlink finds the mirror there.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { runMc } from "../cmd/run-mc.ts";

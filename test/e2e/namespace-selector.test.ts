@@ -1,7 +1,6 @@
-// --namespace-selector end to end on two sandboxes with RBAC enforced: the target installed with
-// `mc install --namespaces-access`, `mc link --namespace-selector team=shop` applied to west, its
-// controller as the rendered ServiceAccount; the target's namespace labelled and unlabelled with
-// the real kubectl, the mirror following; mc check's remote-access review asks for Namespaces.
+// --namespace-selector end to end on two sandboxes with RBAC enforced: the target installed with `mc install --namespaces-access`, `mc link
+// --namespace-selector team=shop` applied to west, its controller as the rendered ServiceAccount; the target's namespace labelled and
+// unlabelled with the real kubectl, the mirror following; mc check's remote-access review asks for Namespaces.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { findCondition, readConditions } from "../../src/model/conditions.ts";

@@ -1,10 +1,5 @@
-// Remote discovery, federated services and one process for every Link, end to end: three
-// sandboxes (east and north linked to west with `mc install` and `mc link`), the real `mc serve
-// --all` and `mc serve --local` as subprocesses, every change made and read with the real
-// kubectl. In order: a remote-discovery mirror is created, converted to gateway mode and back in
-// place; a Link with a broken Secret leaves the other two mirroring; `web-federated` gets members
-// from east, north and the local cluster, loses one that leaves and one whose Link is deleted;
-// `mc check` names a member whose Link was deleted while no controller watched.
+// Remote discovery, federated services and one process for every Link, end to end: three sandboxes (east and north linked to west with `mc
+// install` and `mc link`), the real `mc serve
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { resources, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import { linkResource } from "../../src/model/link.ts";
@@ -12,6 +7,12 @@ import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/k
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { GATEWAY_IP, multiclusterSetup, NS, waitFor, type Setup } from "../helpers/clusters.ts";
 import { runMc } from "../cmd/run-mc.ts";
+
+// --all` and `mc serve --local` as subprocesses, every change made and read with the real
+// kubectl. In order: a remote-discovery mirror is created, converted to gateway mode and back in
+// place; a Link with a broken Secret leaves the other two mirroring; `web-federated` gets members
+// from east, north and the local cluster, loses one that leaves and one whose Link is deleted;
+// `mc check` names a member whose Link was deleted while no controller watched.
 
 let s: Setup;
 let kubectl: Record<"east" | "north" | "west", Kubectl>;

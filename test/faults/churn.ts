@@ -1,7 +1,6 @@
-// Continuous churn on a target, as its users make it: exported Services added and deleted, their
-// ports and labels changed, unexported and exported again — one change every few milliseconds,
-// drawn from a seeded PRNG so a run can be repeated (MC_FAULT_SEED). Written in-process (the
-// users are not the component under test, so the API faults do not hit them).
+// Continuous churn on a target, as its users make it: exported Services added and deleted, their ports and labels changed, unexported and
+// exported again — one change every few milliseconds, drawn from a seeded PRNG so a run can be repeated (MC_FAULT_SEED). Written in-process
+// (the users are not the component under test, so the API faults do not hit them).
 import { applyObjects } from "../../src/demo/apply.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
 import { EXPORTED } from "./expected.ts";

@@ -1,3 +1,8 @@
+// What the fault suite holds the controller to, written from the spec rather than from mc's code.
+import type { Sandbox } from "../../src/sandbox/index.ts";
+import type { KubeObject } from "../../src/sandbox/types.ts";
+import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
+
 // What the fault suite holds the controller to, written from the spec rather than from mc's code:
 // for every Service the target exports (label mirror.linkerd.io/exported=true), a mirror
 // `<name>-<cluster>` in the same namespace with the same ports (name, protocol, port,
@@ -5,9 +10,6 @@
 // mirrored-service, cluster-name and, when the Link has a uid, link-uid), and mirror Endpoints that point at the gateway when the target has ready endpoints —
 // nothing missing, nothing extra; and in the source, no Service or Endpoints written that lacks
 // mc's ownership label.
-import type { Sandbox } from "../../src/sandbox/index.ts";
-import type { KubeObject } from "../../src/sandbox/types.ts";
-import type { StoreEvent } from "../../src/sandbox/storage/watch-hub.ts";
 
 export const EXPORTED = "mirror.linkerd.io/exported";
 export const MIRRORED = "mirror.linkerd.io/mirrored-service";

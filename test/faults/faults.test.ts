@@ -1,24 +1,25 @@
-// The fault suite (docs/decisions.md#d95). A link with a few hundred exported Services under
-// continuous churn, the controller as `mc serve` processes with the RBAC `mc link` renders (every
-// API server enforcing it); each fault in turn, mirrors (then mirror Endpoints) deleted as the
-// controller updates them, east restarted on its data file and restored from an older snapshot (an
-// etcd restore: its history goes backwards), the Link's target renamed and back, the Link deleted
-// and made again (then renamed), then all together, then the controller killed mid-sync, two
-// replicas with the leader killed, the gateway flapping, and two replicas on one host with the same
-// $HOSTNAME. After each, once the fault stops, the mirrors must equal the expected set exactly (0
-// missing, 0 extra, every port and label right, nothing the controller made under an earlier target
-// name), nothing without mc's ownership label may have been written, the foreign Service on a
-// mirror's name is untouched, and no replica exited unless killed; under a long forget-history
-// the LISTs must fall off. One summary line per fault:
-// `converged in T, writes W, errors E` (W: requests that changed west; E: faults the API servers
-// answered with). Knobs: MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES (default
-// 200), MC_FAULT_PHASE_MS (how long each fault lasts, default 2000), MC_FAULT_FLAP_MS (how often
-// the gateway flaps, default 2000). The durations below are the faults' own schedule (how long a
-// fault is on), never a wait for a result.
+// The fault suite (docs/decisions.md#d95).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { FaultSettings } from "../../src/sandbox/index.ts";
 import { CLUSTER, MIRRORED } from "./expected.ts";
 import { Rig, type Counts, type Replica } from "./rig.ts";
+
+// A link with a few hundred exported Services under continuous churn, the controller as `mc serve`
+// processes with the RBAC `mc link` renders (every API server enforcing it); each fault in turn,
+// mirrors (then mirror Endpoints) deleted as the controller updates them, east restarted on its data
+// file and restored from an older snapshot (an etcd restore: its history goes backwards), the Link's
+// target renamed and back, the Link deleted and made again (then renamed), then all together, then the
+// controller killed mid-sync, two replicas with the leader killed, the gateway flapping, and two
+// replicas on one host with the same $HOSTNAME. After each, once the fault stops, the mirrors must
+// equal the expected set exactly (0 missing, 0 extra, every port and label right, nothing the
+// controller made under an earlier target name), nothing without mc's ownership label may have been
+// written, the foreign Service on a mirror's name is untouched, and no replica exited unless killed;
+// under a long forget-history the LISTs must fall off. One summary line per fault: `converged in T,
+// writes W, errors E` (W: requests that changed west; E: faults the API servers answered with). Knobs:
+// MC_FAULT_SEED (the churn and the fault rates), MC_FAULT_SERVICES (default 200), MC_FAULT_PHASE_MS
+// (how long each fault lasts, default 2000), MC_FAULT_FLAP_MS (how often the gateway flaps, default
+// 2000). The durations below are the faults' own schedule (how long a fault is on), never a wait for a
+// result.
 
 const SEED = Number(process.env.MC_FAULT_SEED ?? "12");
 const SERVICES = Number(process.env.MC_FAULT_SERVICES ?? "200");

@@ -1,10 +1,4 @@
-// The fault suite's rig: west and east sandboxes in this process (so their faults can be switched
-// while everything runs; both enforce RBAC and keep their objects in data files, so east can be
-// restarted on its file), `mc install` + `mc link` applied as a user would, a loopback gateway,
-// a few hundred exported Services under churn, and the controller as real `mc serve` processes
-// running with the ServiceAccount token `mc link`'s RBAC is for. Convergence is waited on
-// through the stores' commits; a guard deadline turns a hang into a failure that says what is
-// still wrong.
+// The fault suite's rig: west and east sandboxes in this process, a few hundred exported Services under churn, `mc serve` processes.
 import { Database } from "bun:sqlite";
 import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +11,14 @@ import { debugLogs } from "../helpers/capture.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import { churn, NAMESPACES, seedServices, type Churn } from "./churn.ts";
 import { CLUSTER, describeDiff, diffMirrors, EXPORTED, isClean, MIRRORED, ownershipMonitor, type Diff } from "./expected.ts";
+
+// The fault suite's rig: west and east sandboxes in this process (so their faults can be switched
+// while everything runs; both enforce RBAC and keep their objects in data files, so east can be
+// restarted on its file), `mc install` + `mc link` applied as a user would, a loopback gateway,
+// a few hundred exported Services under churn, and the controller as real `mc serve` processes
+// running with the ServiceAccount token `mc link`'s RBAC is for. Convergence is waited on
+// through the stores' commits; a guard deadline turns a hang into a failure that says what is
+// still wrong.
 
 export interface RigOptions {
   services: number;

@@ -1,7 +1,6 @@
-// The kubectl cases `bun run fidelity` runs on both backends. Each case runs in
-// a namespace of its own (`$NS` in arguments and input); a step's exit code, stdout and stderr are
-// compared after normalize(). `setup` steps are run, not compared; `until` retries a step (up to
-// 20 s) until its stdout contains that text, for what a controller does in its own time.
+// The kubectl cases `bun run fidelity` runs on both backends. Each case runs in a namespace of its own (`$NS` in arguments and input); a
+// step's exit code, stdout and stderr are compared after normalize(). `setup` steps are run, not compared; `until` retries a step (up to 20
+// s) until its stdout contains that text, for what a controller does in its own time.
 export interface Step {
   args: string[];
   stdin?: string;

@@ -1,10 +1,5 @@
-// `bun run fidelity`: every kubectl case of cases.ts against a sandbox and a
-// real kube-apiserver (test/real: `bun run kube:build` first, root for its gateway host), the
-// outputs normalised (normalize.ts) and compared. A difference is either fixed in the sandbox or
-// listed with its reason in differences.yaml; the run fails on any unlisted difference (and on a
-// listed one that no longer differs, so the list stays true) and ends with
-// `fidelity: N cases, D differences (L listed)`. `--only TEXT` runs the cases whose name has it;
-// `--sandbox-only` runs the sandbox side alone (no comparison), to try cases without a real server.
+// `bun run fidelity`: every kubectl case of cases.ts against a sandbox and a real kube-apiserver (test/real: `bun run kube:build` first,
+// root for its gateway host), the outputs normalised (normalize.ts) and compared.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import YAML from "yaml";
@@ -14,6 +9,12 @@ import { whyNoRealClusters } from "../real/backend.ts";
 import { startRealClusters } from "../real/clusters.ts";
 import { CASES, type Case } from "./cases.ts";
 import { normalize } from "./normalize.ts";
+
+// A difference is either fixed in the sandbox or listed with its reason in differences.yaml; the run
+// fails on any unlisted difference (and on a listed one that no longer differs, so the list stays
+// true) and ends with `fidelity: N cases, D differences (L listed)`. `--only TEXT` runs the cases
+// whose name has it; `--sandbox-only` runs the sandbox side alone (no comparison), to try cases
+// without a real server.
 
 interface Side {
   name: string;

@@ -1,13 +1,5 @@
-// The two-cluster test kit, at two levels. `startPair`: east (target) and west (source)
-// sandboxes with real clients, the Link CRD and namespaces in both — for tests that drive a
-// controller themselves. `multiclusterSetup`: a healthy setup built the way a user builds one —
-// fake Linkerd on every cluster, `mc install` applied to targets and source, `mc link` (run
-// against each target) applied to west, and each link's controller running in this process as
-// `mc serve <cluster> --probe-address` runs it (src/serve/serve.ts), its real prober probing a
-// loopback fake gateway. Targets are TLS there, so the token `mc link` puts in the credentials
-// authenticates. With `enforceRbac` (or MC_ENFORCE_RBAC=1 in the environment, to run a whole
-// suite that way) every sandbox authorizes every request and each controller runs as the
-// ServiceAccount `mc link` renders, with exactly its rendered RBAC. Every wait ends on an event.
+// The two-cluster test kit, at two levels. `startPair`: east (target) and west (source) sandboxes with real clients, the Link CRD and
+// namespaces in both — for tests that drive a controller themselves.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,6 +19,15 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { runMc } from "../cmd/run-mc.ts";
 import { applyObjects } from "./apply.ts";
 import { fakeLinkerd } from "./linkerd.ts";
+
+// `multiclusterSetup`: a healthy setup built the way a user builds one — fake Linkerd on every
+// cluster, `mc install` applied to targets and source, `mc link` (run against each target) applied to
+// west, and each link's controller running in this process as `mc serve <cluster> --probe-address`
+// runs it (src/serve/serve.ts), its real prober probing a loopback fake gateway. Targets are TLS
+// there, so the token `mc link` puts in the credentials authenticates. With `enforceRbac` (or
+// MC_ENFORCE_RBAC=1 in the environment, to run a whole suite that way) every sandbox authorizes every
+// request and each controller runs as the ServiceAccount `mc link` renders, with exactly its rendered
+// RBAC. Every wait ends on an event.
 
 export const NS = DEFAULT_NAMESPACE;
 /** Probe period and threshold written into each Link: the floor (1s), so a dead gateway shows within ~1.1 s. */

@@ -1,9 +1,4 @@
-// An informer against a server that expires every resume (the sandbox's forget-history fault: a
-// watch from a resourceVersion ends in a 410 ERROR event, as kube-apiserver's watch cache answers
-// when its history is short) relists with a growing backoff while the 410s keep coming — a list
-// that succeeds does not reset it — and waits at least what a Retry-After asks, the header's or a
-// watch ERROR event's details.retryAfterSeconds (the lagging-watch-cache fault). LISTs are counted
-// by the server (the sandbox's served counters); time is a ManualClock, moved on each backoff.
+// An informer against a server that expires every resume relists with a growing backoff and honours Retry-After.
 import { afterEach, describe, expect, test } from "bun:test";
 import { connectKubeconfigText } from "../../src/kube/connect.ts";
 import { Informer } from "../../src/kube/informer.ts";
@@ -12,6 +7,13 @@ import type { KubeObject } from "../../src/kube/types.ts";
 import { MAX_RETRY_AFTER_MS } from "../../src/kube/throttle.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { collectEvents, freshNamespace, nextStatus, recordingLog, sandboxWithClient, service, summary } from "./helpers.ts";
+
+// An informer against a server that expires every resume (the sandbox's forget-history fault: a
+// watch from a resourceVersion ends in a 410 ERROR event, as kube-apiserver's watch cache answers
+// when its history is short) relists with a growing backoff while the 410s keep coming — a list
+// that succeeds does not reset it — and waits at least what a Retry-After asks, the header's or a
+// watch ERROR event's details.retryAfterSeconds (the lagging-watch-cache fault). LISTs are counted
+// by the server (the sandbox's served counters); time is a ManualClock, moved on each backoff.
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -1,8 +1,4 @@
-// The request layer under flow control (src/kube/throttle.ts): a 429 with Retry-After — how
-// kube-apiserver's priority and fairness sheds load — is waited out and sent again, up to
-// client-go's 10 retries, a caller's abort ends the wait; a client's --kube-api-qps bucket paces
-// its requests after the burst; a connection's window of requests in flight narrows at each 429
-// and widens again with answers, so a controller's many workers wait at home, not in a herd.
+// The request layer under flow control: a 429's Retry-After waited out, and the client-side QPS bucket.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { KubeClient } from "../../src/kube/client.ts";
 import { connectKubeconfigText } from "../../src/kube/connect.ts";
@@ -11,6 +7,12 @@ import { resources } from "../../src/kube/resources.ts";
 import { inflightWindow, RETRY_AFTER_ATTEMPTS, tokenBucket } from "../../src/kube/throttle.ts";
 import { seededRandom, type Sandbox } from "../../src/sandbox/index.ts";
 import { sandboxWithClient } from "./helpers.ts";
+
+// The request layer under flow control (src/kube/throttle.ts): a 429 with Retry-After — how
+// kube-apiserver's priority and fairness sheds load — is waited out and sent again, up to
+// client-go's 10 retries, a caller's abort ends the wait; a client's --kube-api-qps bucket paces
+// its requests after the burst; a connection's window of requests in flight narrows at each 429
+// and widens again with answers, so a controller's many workers wait at home, not in a herd.
 
 let sb: Sandbox;
 let client: KubeClient;

@@ -1,14 +1,14 @@
-// The Link CRD refuses what the Link parser refuses: probe periods under 1s and probe timeouts
-// under 100ms, and either over 1h, as `pattern`s (kube-apiserver checks them on every write, with
-// RE2; the sandbox with JavaScript's RegExp, the same for this syntax). A pattern cannot add terms
-// up, so it asks for one term at least the floor on its own and for no term over the ceiling: for
-// the forms people write (one unit, or h/m/s combined) the two agree.
+// The Link CRD refuses what the Link parser refuses: probe periods under 1s and probe timeouts under 100ms, and either over 1h, as
+// `pattern`s (kube-apiserver checks them on every write, with RE2; the sandbox with JavaScript's RegExp, the same for this syntax).
 import { describe, expect, test } from "bun:test";
 import { linkSchema } from "../../src/manifests/crd.ts";
 import { parseDuration } from "../../src/model/duration.ts";
 import { MAX_PROBE_PERIOD_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "../../src/model/limits.ts";
 import { parseLink } from "../../src/model/link.ts";
 import { LINK_VERSIONS } from "../../src/model/names.ts";
+
+// A pattern cannot add terms up, so it asks for one term at least the floor on its own and for no term
+// over the ceiling: for the forms people write (one unit, or h/m/s combined) the two agree.
 
 type Node = { properties?: Record<string, Node>; pattern?: string; allOf?: Node[] };
 const probeField = (version: (typeof LINK_VERSIONS)[number], field: "period" | "timeout") =>

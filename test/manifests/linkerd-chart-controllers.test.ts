@@ -1,7 +1,6 @@
-// `mc install --controllers east` against Linkerd 2.18's chart rendering of
-// `controllers: [{link: {ref: {name: east}}}]` (test/golden/linkerd/chart-controllers-east.yaml):
-// the same objects by kind and name, with the chart's labels, selectors and references, and
-// RBAC that grants what the chart's does — except Leases, which mc's Role limits to the Link's own.
+// `mc install --controllers east` against Linkerd 2.18's chart rendering of `controllers: [{link: {ref: {name: east}}}]`
+// (test/golden/linkerd/chart-controllers-east.yaml): the same objects by kind and name, with the chart's labels, selectors and references,
+// and RBAC that grants what the chart's does — except Leases, which mc's Role limits to the Link's own.
 import { expect, test } from "bun:test";
 import { parseAllDocuments } from "yaml";
 import { missingPermissions, type PolicyRule } from "../../src/checker/verdicts.ts";

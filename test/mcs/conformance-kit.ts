@@ -1,11 +1,6 @@
-// kubernetes-sigs/mcs-api's conformance suite (v0.5, `conformance/`) ported to bun:test: its two
-// clusters (clients[0] exports, as the suite's "remote"), its hello Service and ServiceExport, its
-// per-test namespace in every cluster, and its awaits (poll every 100 ms, 20 s to appear or go, 5 s
-// for "stays"). The clusters are the two-backend kit's (test/real/backend.ts): two sandboxes, or with
-// MC_BACKEND=real two real kube-apiservers. mc runs in-process on each cluster as a user runs it: a
-// Link to the other cluster (its controller imports the other's exports) and the local mirror with
-// `--cluster-name` (imports the cluster's own exports, writes their conditions). The suite's request
-// Pod is left out: it serves only the DNS and connectivity cases, which need a data plane.
+// kubernetes-sigs/mcs-api's conformance suite (v0.5, `conformance/`) ported to bun:test: its two clusters (clients[0] exports, as the
+// suite's "remote"), its hello Service and ServiceExport, its per-test namespace in every cluster, and its awaits (poll every 100 ms, 20 s
+// to appear or go, 5 s for "stays").
 import { expect } from "bun:test";
 import { connectKubeconfigText, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import type { Logger } from "../../src/log.ts";
@@ -19,6 +14,12 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { localMirrorLink } from "../../src/serve/local-mirror.ts";
 import { startBackend, type Backend } from "../real/backend.ts";
 import { linkObject } from "../mirror/fixtures.ts";
+
+// The clusters are the two-backend kit's (test/real/backend.ts): two sandboxes, or with
+// MC_BACKEND=real two real kube-apiservers. mc runs in-process on each cluster as a user runs it: a
+// Link to the other cluster (its controller imports the other's exports) and the local mirror with
+// `--cluster-name` (imports the cluster's own exports, writes their conditions). The suite's request
+// Pod is left out: it serves only the DNS and connectivity cases, which need a data plane.
 
 export const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 

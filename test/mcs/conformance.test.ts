@@ -1,7 +1,6 @@
-// The MCS API's conformance suite (kubernetes-sigs/mcs-api v0.5, conformance/service_import.go and
-// endpoint_slice.go), one test per upstream case and named after it, on two sandboxes or, with
-// MC_BACKEND=real, two real kube-apiservers (conformance-kit.ts says how the suite is set up). The
-// DNS and connectivity cases need CoreDNS's multicluster plugin and a data plane: not here.
+// The MCS API's conformance suite (kubernetes-sigs/mcs-api v0.5, conformance/service_import.go and endpoint_slice.go), one test per
+// upstream case and named after it, on two sandboxes or, with MC_BACKEND=real, two real kube-apiservers (conformance-kit.ts says how the
+// suite is set up). The DNS and connectivity cases need CoreDNS's multicluster plugin and a data plane: not here.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { isIP } from "node:net";
 import { resources } from "../../src/kube/index.ts";

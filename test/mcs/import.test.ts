@@ -1,9 +1,4 @@
-// What mc's MCS import keeps in a cluster beyond what the conformance suite asks: the derived
-// Service (owned by the import, its ClusterIP the import's ips), the per-cluster EndpointSlices at
-// the gateway (ready per liveness), status.clusters with every exporting cluster, everything gone
-// with the last export, nothing created where the namespace is missing (and that reported), and an
-// importer that turns itself off where the target serves no ServiceExports; a gateway-less Link's
-// slices at the target's own endpoints.
+// What mc's MCS import keeps in a cluster beyond what the conformance suite asks.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, resources, type KubeObject } from "../../src/kube/index.ts";
 import { mcsResources } from "../../src/mcs/api.ts";
@@ -16,6 +11,13 @@ import { linkObject } from "../mirror/fixtures.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { BACKEND, realUnavailable } from "../real/backend.ts";
 import { eventually, quiet, startSuite, TestDriver, TwoClusterTestDriver, type Suite } from "./conformance-kit.ts";
+
+// What mc's MCS import keeps in a cluster beyond what the conformance suite asks: the derived
+// Service (owned by the import, its ClusterIP the import's ips), the per-cluster EndpointSlices at
+// the gateway (ready per liveness), status.clusters with every exporting cluster, everything gone
+// with the last export, nothing created where the namespace is missing (and that reported), and an
+// importer that turns itself off where the target serves no ServiceExports; a gateway-less Link's
+// slices at the target's own endpoints.
 
 const skip = realUnavailable;
 const named = (name: string) => `${name} [${BACKEND}]${skip ? ` (skipped: ${skip})` : ""}`;

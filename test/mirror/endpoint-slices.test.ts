@@ -1,8 +1,6 @@
-// EndpointSlices instead of Endpoints (docs/decisions.md#d42): with --enable-endpoint-slices the
-// controller reads the target's EndpointSlices (label kubernetes.io/service-name, ready conditions,
-// hostnames for headless) instead of its Endpoints, and decides the same. East's slices come from
-// its EndpointSlice controller (selector Services, from Pods) or its mirroring controller
-// (hand-written Endpoints).
+// EndpointSlices instead of Endpoints (docs/decisions.md#d42): with --enable-endpoint-slices the controller reads the target's
+// EndpointSlices (label kubernetes.io/service-name, ready conditions, hostnames for headless) instead of its Endpoints, and decides the
+// same.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -11,6 +9,9 @@ import { EXPORT, remoteEndpoints, remoteService } from "./fixtures.ts";
 import { within } from "../kube/helpers.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { cached, list, read, startController } from "./harness.ts";
+
+// East's slices come from its EndpointSlice controller (selector Services, from Pods) or its mirroring
+// controller (hand-written Endpoints).
 
 let pair: Pair;
 beforeEach(async () => {

@@ -1,8 +1,6 @@
-// Federated services with the controllers running for real: east and north (two Links) and the
-// local mirror federate `web` into west. Whatever order they start in, and while all write at
-// once (no retries allowed: the requeue limit is 0, so a lost update would stay lost), west ends
-// with one `web-federated` listing every member; a member leaving, a Link deleted and the last
-// one out are followed. Three sandboxes, real clients, every wait on a watch.
+// Federated services with the controllers running for real: east and north (two Links) and the local mirror federate `web` into west.
+// Whatever order they start in, and while all write at once (no retries allowed: the requeue limit is 0, so a lost update would stay lost),
+// west ends with one `web-federated` listing every member; a member leaving, a Link deleted and the last one out are followed.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { resources, waitForObject, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import { MirrorController } from "../../src/mirror/controller.ts";
@@ -17,6 +15,8 @@ import { linkObject, MEMBER, remoteService } from "./fixtures.ts";
 import { recordingLog, type RecordingLog } from "../helpers/log.ts";
 import { clientFor, ensureNamespaces } from "../helpers/clusters.ts";
 import { quiet } from "./harness.ts";
+
+// Three sandboxes, real clients, every wait on a watch.
 
 const NS = DEFAULT_NAMESPACE;
 let sandboxes: Record<"east" | "north" | "west", Sandbox>;

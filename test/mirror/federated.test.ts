@@ -1,7 +1,6 @@
-// planFederated: one controller's membership in `<svc>-federated`, decided against what the
-// Service holds (Linkerd's federated cases in TestRemoteServiceCreatedMirroring,
-// docs/linkerd-compatibility.md#linkerd-tests), plus the oldest-Link rule, headless refusal, the
-// last one out, dropped members, and the retry of a conflicting write (reconcileFederated).
+// planFederated: one controller's membership in `<svc>-federated`, decided against what the Service holds (Linkerd's federated cases in
+// TestRemoteServiceCreatedMirroring, docs/linkerd-compatibility.md#linkerd-tests), plus the oldest-Link rule, headless refusal, the last
+// one out, dropped members, and the retry of a conflicting write (reconcileFederated).
 import { describe, expect, test } from "bun:test";
 import { ConflictError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";

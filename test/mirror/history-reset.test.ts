@@ -1,8 +1,4 @@
-// East restored from an older copy (an etcd restore: its resourceVersions fall, what was deleted
-// since comes back, what was created since is gone). kube-apiserver accepts a watch from the old
-// resume point and stays silent, so only the informers' confirmation of the resume point notices:
-// the controller relists, the mirrors follow the restored east, and the Link gets a Warning Event
-// TargetHistoryReset saying what happened.
+// East restored from an older copy (an etcd restore): the controller relists, the mirrors follow, and the Link gets a Warning Event.
 import { afterEach, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
@@ -13,6 +9,12 @@ import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from ".
 import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
 import { linkSupervisor, list, nextController } from "./harness.ts";
 import { within } from "../helpers/clusters.ts";
+
+// East restored from an older copy (an etcd restore: its resourceVersions fall, what was deleted
+// since comes back, what was created since is gone). kube-apiserver accepts a watch from the old
+// resume point and stays silent, so only the informers' confirmation of the resume point notices:
+// the controller relists, the mirrors follow the restored east, and the Link gets a Warning Event
+// TargetHistoryReset saying what happened.
 
 let pair: Pair | undefined;
 let sup: LinkSupervisor | undefined;

@@ -1,6 +1,5 @@
-// --mirror-endpoint-slices: mirrors get discovery.k8s.io/v1 EndpointSlices managed by mc instead
-// of v1 Endpoints (regular, headless and the gateway mirror; remote-discovery mirrors get
-// neither), ready and serving following gateway liveness, one write per change; switching the
+// --mirror-endpoint-slices: mirrors get discovery.k8s.io/v1 EndpointSlices managed by mc instead of v1 Endpoints (regular, headless and the
+// gateway mirror; remote-discovery mirrors get neither), ready and serving following gateway liveness, one write per change; switching the
 // setting either way converts existing mirrors with no moment without endpoints.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";

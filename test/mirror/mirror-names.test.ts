@@ -1,8 +1,6 @@
-// Mirror names a user chooses: --mirror-name-template and the target's annotation
-// mc-project.io/mirror-name. A name held by anything else — a local Service, another Link's
-// mirror, this Link's mirror of another target — is refused, never overwritten, and reported in
-// the Link status and an Event; the refused target gets the name once it is free. Mirrors are
-// found by their labels and annotations (GC, renames, unexport), never by parsing their names.
+// Mirror names a user chooses: --mirror-name-template and the target's annotation mc-project.io/mirror-name. A name held by anything else —
+// a local Service, another Link's mirror, this Link's mirror of another target — is refused, never overwritten, and reported in the Link
+// status and an Event; the refused target gets the name once it is free.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -11,6 +9,9 @@ import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
 import { cached, list, read, readEndpoints, readLink, startController } from "./harness.ts";
+
+// Mirrors are found by their labels and annotations (GC, renames, unexport), never by parsing their
+// names.
 
 let pair: Pair;
 beforeEach(async () => {

@@ -1,7 +1,6 @@
-// --namespace-map: a target namespace's Services are mirrored into a differently named local
-// namespace; the mirror is found by its target (annotation) and the Link's labels, never by its
-// namespace, so unexport deletes it there, a changed map moves it, and a mirror of another target
-// holding the name is never taken over.
+// --namespace-map: a target namespace's Services are mirrored into a differently named local namespace; the mirror is found by its target
+// (annotation) and the Link's labels, never by its namespace, so unexport deletes it there, a changed map moves it, and a mirror of another
+// target holding the name is never taken over.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources } from "../../src/kube/index.ts";
 import { REMOTE_SVC_FQ_NAME } from "../../src/model/labels.ts";

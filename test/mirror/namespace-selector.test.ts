@@ -1,8 +1,6 @@
-// --namespace-selector: only Services in the target's Namespaces the selector selects are
-// mirrored (the controller watches those Namespaces, server-side filtered); a namespace that
-// stops matching loses its mirrors as an unexport would, and one that starts matching gets them.
-// The controller's client for the target may only do what the remote-access table grants
-// (namespaces list/watch with the setting), so a call outside it fails these tests.
+// --namespace-selector: only Services in the target's Namespaces the selector selects are mirrored (the controller watches those
+// Namespaces, server-side filtered); a namespace that stops matching loses its mirrors as an unexport would, and one that starts matching
+// gets them.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
@@ -12,6 +10,9 @@ import { startPair, type Pair } from "../helpers/clusters.ts";
 import { recordingLog } from "../helpers/log.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";
 import { cached, list, startController } from "./harness.ts";
+
+// The controller's client for the target may only do what the remote-access table grants (namespaces
+// list/watch with the setting), so a call outside it fails these tests.
 
 let pair: Pair;
 beforeEach(async () => {

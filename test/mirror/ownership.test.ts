@@ -1,9 +1,6 @@
-// Mirror ownership by Link uid (docs/decisions.md#d47): renaming a Link's target
-// (spec.targetClusterName east → north → east) leaks no mirror. Every mirror object carries the uid
-// of the Link that made it; the controller of the new name deletes what the Link made under the old
-// one (mirrors and probe-gateway-<old>), never another Link's, and `mc unlink` lists them too. A
-// Link deleted and made again adopts the mirrors its predecessor made (their uid is relabelled),
-// so a later rename or unlink leaves nothing behind.
+// Mirror ownership by Link uid (docs/decisions.md#d47): renaming a Link's target (spec.targetClusterName east → north → east) leaks no
+// mirror. Every mirror object carries the uid of the Link that made it; the controller of the new name deletes what the Link made under the
+// old one (mirrors and probe-gateway-<old>), never another Link's, and `mc unlink` lists them too.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { planUnlink } from "../../src/linker/unlink.ts";
@@ -20,6 +17,9 @@ import { matchesLabels, parseLabelSelector } from "../../src/model/selector.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { linkSupervisor, list, nextController, quiet } from "../mirror/harness.ts";
+
+// A Link deleted and made again adopts the mirrors its predecessor made (their uid is relabelled), so
+// a later rename or unlink leaves nothing behind.
 
 const UID = "mirror.linkerd.io/link-uid";
 let pair: Pair;

@@ -1,8 +1,6 @@
-// Remote discovery (flat pod networks, docs/linkerd-compatibility.md#export-modes): a Service
-// selected by the Link's remoteDiscoverySelector is mirrored as `<svc>-<cluster>` with Linkerd's
-// remote-discovery labels and no Endpoints; switching a Service between the two export modes
-// converts its mirror in place. Pure decisions first (Linkerd's TestRemoteServiceCreatedMirroring
-// and TestEmptyRemoteSelectors cases), then the controller against two sandboxes.
+// Remote discovery (flat pod networks, docs/linkerd-compatibility.md#export-modes): a Service selected by the Link's
+// remoteDiscoverySelector is mirrored as `<svc>-<cluster>` with Linkerd's remote-discovery labels and no Endpoints; switching a Service
+// between the two export modes converts its mirror in place.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Informer, resources, type KubeObject } from "../../src/kube/index.ts";
 import { desiredMirror, type DesiredOptions } from "../../src/mirror/reconcile/desired.ts";
@@ -13,6 +11,9 @@ import { coveringSelector, formatLabelSelector, parseLabelSelector } from "../..
 import { EXPORT, link, REMOTE_DISCOVERY, remoteEndpoints, remoteService, type LinkFixture } from "./fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { cached, quiet, read, startController, writes } from "./harness.ts";
+
+// Pure decisions first (Linkerd's TestRemoteServiceCreatedMirroring and TestEmptyRemoteSelectors
+// cases), then the controller against two sandboxes.
 
 const gateway: ResolvedGateway = { addresses: ["192.0.2.127"], port: 888, identity: "gateway-identity" };
 const opts: DesiredOptions = { enableHeadlessServices: true, enableNamespaceCreation: false, namespaceExists: true };

@@ -1,7 +1,6 @@
-// What the Link's selectors select, counted for any selector: one sharing no key with the
-// remote-discovery selector leaves the exported-Services informer unfiltered, and its cache is
-// then every Service of the target — not what is selected. A typo (`team=nobody`) must read as
-// selecting nothing in ServicesSelected (the health the supervisor writes) and in the sync log.
+// What the Link's selectors select, counted for any selector: one sharing no key with the remote-discovery selector leaves the
+// exported-Services informer unfiltered, and its cache is then every Service of the target — not what is selected. A typo (`team=nobody`)
+// must read as selecting nothing in ServicesSelected (the health the supervisor writes) and in the sync log.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { linkResource } from "../../src/model/link.ts";

@@ -1,15 +1,15 @@
-// Whether a target Service has ready endpoints is read from its Endpoints whatever their labels
-// (docs/decisions.md#d41). A selector-less Service (a
-// database outside the cluster) has hand-managed Endpoints that carry none of its labels — the
-// endpoints controller copies labels only for Services with a selector, and only after a lag — yet
-// its mirror must point at the gateway, follow the Endpoints emptying and refilling, and survive a
-// repair.
+// Whether a target Service has ready endpoints is read from its Endpoints whatever their labels (docs/decisions.md#d41).
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { EXPORT, remoteEndpoints, remoteService } from "./fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { cached, read, startController } from "./harness.ts";
+
+// A selector-less Service (a database outside the cluster) has hand-managed Endpoints that carry none
+// of its labels — the endpoints controller copies labels only for Services with a selector, and only
+// after a lag — yet its mirror must point at the gateway, follow the Endpoints emptying and refilling,
+// and survive a repair.
 
 let pair: Pair;
 beforeEach(async () => {

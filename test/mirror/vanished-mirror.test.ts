@@ -1,7 +1,6 @@
-// A mirror (or its Endpoints) deleted by someone just after the controller wrote it, with the
-// write's echo and the deletion both seen before the write's answer: the local view must not
-// keep the write as truth, so the mirror is re-created. The race is made exact by holding the
-// answer of the controller's update until its informer has seen the deletion.
+// A mirror (or its Endpoints) deleted by someone just after the controller wrote it, with the write's echo and the deletion both seen
+// before the write's answer: the local view must not keep the write as truth, so the mirror is re-created. The race is made exact by
+// holding the answer of the controller's update until its informer has seen the deletion.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import { remoteEndpoints, remoteService } from "./fixtures.ts";

@@ -1,6 +1,5 @@
-// LocalView's knowledge of the controller's own writes, with a fake informer delivering events
-// in any order against the write's result: the echo is known whether it comes before or after
-// the response; anything else held meanwhile is handed on to be requeued; and the view never
+// LocalView's knowledge of the controller's own writes, with a fake informer delivering events in any order against the write's result: the
+// echo is known whether it comes before or after the response; anything else held meanwhile is handed on to be requeued; and the view never
 // outlives the truth (a deletion after our write, a 404/409, a refresh).
 import { describe, expect, test } from "bun:test";
 import type { Informer, InformerEvent, KubeObject } from "../../src/kube/index.ts";

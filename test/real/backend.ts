@@ -1,11 +1,5 @@
-// The two clusters the two-backend tier runs on, chosen by the environment: two TLS sandboxes
-// enforcing RBAC, each with its data in a file (the default), or, with MC_BACKEND=real, two real
-// clusters built from Kubernetes (clusters.ts; `bun run kube:build` first). Both look like
-// clusters running Linkerd's control plane and have a gateway stand-in that answers the probe:
-// on a sandbox a loopback server reached through `mc serve --probe-address` (the mirrors point at
-// the load balancer's 192.0.2.1), on a real cluster a host in a network namespace, probed directly
-// (a real server refuses loopback addresses in Endpoints). The tests drive both the same way: kubectl, `mc` as
-// a subprocess, the admin's KubeClient.
+// The two clusters the two-backend tier runs on, chosen by the environment: two TLS sandboxes enforcing RBAC, each with its data in a file
+// (the default), or, with MC_BACKEND=real, two real clusters built from Kubernetes (clusters.ts; `bun run kube:build` first).
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +12,12 @@ import { startFakeGateway, type FakeGateway } from "../helpers/clusters.ts";
 import { kubeBinariesReady, KUBE_VERSION } from "./build.ts";
 import { kubectl as runKubectl, startRealClusters } from "./clusters.ts";
 import type { RealCluster } from "./cluster.ts";
+
+// Both look like clusters running Linkerd's control plane and have a gateway stand-in that answers the
+// probe: on a sandbox a loopback server reached through `mc serve --probe-address` (the mirrors point
+// at the load balancer's 192.0.2.1), on a real cluster a host in a network namespace, probed directly
+// (a real server refuses loopback addresses in Endpoints). The tests drive both the same way: kubectl,
+// `mc` as a subprocess, the admin's KubeClient.
 
 /** What a sandbox's load balancer gives a LoadBalancer Service (TEST-NET-1, never contacted). */
 const SANDBOX_LB_IP = "192.0.2.1";

@@ -1,12 +1,13 @@
-// `bun run kube:build`: builds kube-apiserver, kube-controller-manager, kube-scheduler and etcd from
-// the Go module test/real/kube (k8s.io/kubernetes and its staging modules pinned to one release,
-// etcd's own etcdmain at the version Kubernetes pins) into a cache shared by every checkout and CI
-// run on the machine: ${XDG_CACHE_HOME:-~/.cache}/mc-kube/<version>/. A build whose stamp (the
-// module's go.mod and go.sum, the flags) matches is reused; otherwise it is rebuilt into a temporary
-// directory and renamed into place, under a lock, so parallel callers wait for one build.
+// `bun run kube:build`: builds kube-apiserver, kube-controller-manager, kube-scheduler and etcd from the Go module test/real/kube
+// (k8s.io/kubernetes and its staging modules pinned to one release, etcd's own etcdmain at the version Kubernetes pins) into a cache shared
+// by every checkout and CI run on the machine: ${XDG_CACHE_HOME:-~/.cache}/mc-kube/<version>/.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+
+// A build whose stamp (the module's go.mod and go.sum, the flags) matches is reused; otherwise it is
+// rebuilt into a temporary directory and renamed into place, under a lock, so parallel callers wait
+// for one build.
 
 export const KUBE_VERSION = "v1.37.2";
 export const KUBE_BINARIES = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"] as const;

@@ -1,7 +1,6 @@
-// N exported selector-less Services (and their Endpoints) created in east in a namespace of their
-// own, 32 writes at a time; resolves once west holds every mirror with its Endpoints, seen by an
-// informer on west (events, no polling); then deletes east's namespace and waits for every mirror
-// to go. Returns how long each took (for the log; figures are a benchmark's business).
+// N exported selector-less Services (and their Endpoints) created in east in a namespace of their own, 32 writes at a time; resolves once
+// west holds every mirror with its Endpoints, seen by an informer on west (events, no polling); then deletes east's namespace and waits for
+// every mirror to go. Returns how long each took (for the log; figures are a benchmark's business).
 import { Informer, resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import { EXPORTED } from "../../src/model/labels.ts";
 import type { Backend } from "./backend.ts";

@@ -1,10 +1,4 @@
-// One real test cluster on loopback: etcd, kube-apiserver (TLS, client certificates and
-// service-account tokens, Node,RBAC), kube-controller-manager (every default controller but
-// node-lifecycle-controller, which would keep the stand-in node tainted) and kube-scheduler, from
-// the binaries of `bun run kube:build`; a network-namespace host for its gateway (netns.ts) and the
-// kubelet and load-balancer stand-in (standin.ts). Ports are free loopback ports, so parallel runs
-// do not collide. Traps met on the way: the advertise address is loopback, so the apiserver runs
-// with --endpoint-reconciler-type none (the `kubernetes` Service keeps no Endpoints).
+// One real test cluster on loopback: etcd, kube-apiserver, kube-controller-manager and kube-scheduler, built from Kubernetes.
 import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, type KubeClient } from "../../src/kube/index.ts";
@@ -13,6 +7,14 @@ import { Component, freePorts, logPath } from "./component.ts";
 import { startNetnsHost, type NetnsHost } from "./netns.ts";
 import { adminKubeconfig, makePki, type ClusterPki } from "./pki.ts";
 import { startStandIn, type StandIn } from "./standin.ts";
+
+// One real test cluster on loopback: etcd, kube-apiserver (TLS, client certificates and
+// service-account tokens, Node,RBAC), kube-controller-manager (every default controller but
+// node-lifecycle-controller, which would keep the stand-in node tainted) and kube-scheduler, from
+// the binaries of `bun run kube:build`; a network-namespace host for its gateway (netns.ts) and the
+// kubelet and load-balancer stand-in (standin.ts). Ports are free loopback ports, so parallel runs
+// do not collide. Traps met on the way: the advertise address is loopback, so the apiserver runs
+// with --endpoint-reconciler-type none (the `kubernetes` Service keeps no Endpoints).
 
 export interface RealCluster {
   name: string;

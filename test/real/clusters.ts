@@ -1,9 +1,6 @@
-// east and west: two real test clusters (cluster.ts) started side by side, each looking like a
-// cluster that runs Linkerd's control plane (the same stand-in objects as the sandbox's
-// `--linkerd`: namespace, linkerd-config with one shared trust anchor, the policy CRDs). What
-// `bun run kube:up` runs, and what the real backend of the tests starts. Every process started is
-// stopped by `stop()`, by an exit handler if the caller dies first, and else by the next start
-// (registry.ts, netns.ts).
+// east and west: two real test clusters (cluster.ts) started side by side, each looking like a cluster that runs Linkerd's control plane
+// (the same stand-in objects as the sandbox's `--linkerd`: namespace, linkerd-config with one shared trust anchor, the policy CRDs). What
+// `bun run kube:up` runs, and what the real backend of the tests starts.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +10,9 @@ import { kubeBinariesReady, KUBE_VERSION } from "./build.ts";
 import { startCluster, type RealCluster } from "./cluster.ts";
 import { reapStaleHosts } from "./netns.ts";
 import { clearRecord, reapOrphans } from "./registry.ts";
+
+// Every process started is stopped by `stop()`, by an exit handler if the caller dies first, and else
+// by the next start (registry.ts, netns.ts).
 
 export interface RealClusters {
   east: RealCluster;

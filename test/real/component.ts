@@ -1,7 +1,6 @@
-// One process of a real test cluster (etcd, kube-apiserver, …): started from the cached binaries
-// with its output in a log file, waited on until its health endpoint answers, stopped or killed by
-// its own pid. Every pid started is recorded in the run's registry file (registry.ts), so a run that
-// died without cleaning up is reaped by the next one.
+// One process of a real test cluster (etcd, kube-apiserver, …): started from the cached binaries with its output in a log file, waited on
+// until its health endpoint answers, stopped or killed by its own pid. Every pid started is recorded in the run's registry file
+// (registry.ts), so a run that died without cleaning up is reaped by the next one.
 import { appendFileSync, openSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";

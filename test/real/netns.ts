@@ -1,15 +1,15 @@
-// A test host of the project's own: a network namespace joined to this one by a veth pair on a /30
-// of 10.213.0.0/24 (block k: this side 10.213.0.(4k+1), the host 10.213.0.(4k+2)). A real API
-// server refuses loopback addresses in Endpoints, so a test cluster's gateway lives here: the
-// load-balancer stand-in gives the gateway Service this address, and `gateway-host.ts` runs inside
-// the namespace, answering the gateway's probe. Only these namespaces are ever contacted.
-//
-// Blocks are claimed by files under /run/mc-test-netns (one per block, holding the owner's pid), so
-// parallel runs get different blocks; a claim whose owner died is cleaned up (namespace, veth) and
-// taken over. Needs root (CAP_NET_ADMIN), as CI has.
+// A test host of the project's own: a network namespace joined to this one by a veth pair on a /30 of 10.213.0.0/24 (block k: this side
+// 10.213.0.(4k+1), the host 10.213.0.(4k+2)).
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+
+// A real API server refuses loopback addresses in Endpoints, so a test cluster's gateway lives here:
+// the load-balancer stand-in gives the gateway Service this address, and `gateway-host.ts` runs inside
+// the namespace, answering the gateway's probe. Only these namespaces are ever contacted. Blocks are
+// claimed by files under /run/mc-test-netns (one per block, holding the owner's pid), so parallel runs
+// get different blocks; a claim whose owner died is cleaned up (namespace, veth) and taken over. Needs
+// root (CAP_NET_ADMIN), as CI has.
 
 const CLAIMS = "/run/mc-test-netns";
 const BLOCKS = 64;

@@ -1,7 +1,6 @@
-// Which processes a run of the real-cluster tier started: one file per owning process under
-// /run/mc-test-kube (or $TMPDIR when /run is not writable), a line "pid binary" per process. A run
-// killed before it could clean up leaves its file; the next start reaps it, killing each recorded
-// pid that still runs that binary (checked in /proc, so a reused pid is left alone).
+// Which processes a run of the real-cluster tier started: one file per owning process under /run/mc-test-kube (or $TMPDIR when /run is not
+// writable), a line "pid binary" per process. A run killed before it could clean up leaves its file; the next start reaps it, killing each
+// recorded pid that still runs that binary (checked in /proc, so a reused pid is left alone).
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

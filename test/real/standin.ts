@@ -1,11 +1,12 @@
-// What a real test cluster has no process for, done through its API as the admin: the kubelet's
-// part and the cloud load balancer's. One Node (created Ready, with the `not-ready` taint that
-// admission adds lifted: no node-lifecycle-controller runs to lift it); every Pod scheduled to it
-// goes Running and Ready with an IP from 10.244.0.0/16 (once: a later status patch, as
-// `kubectl patch pod --subresource=status`, stands); a Pod being deleted is deleted at once (its
-// containers "stopped"), so namespaces finish terminating; a LoadBalancer Service gets the
-// cluster's gateway-host address on its status subresource.
+// What a real test cluster has no process for, done through its API as the admin: the kubelet's part and the cloud load balancer's.
 import { Informer, isNotFound, resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
+
+// One Node (created Ready, with the `not-ready` taint that admission adds lifted: no
+// node-lifecycle-controller runs to lift it); every Pod scheduled to it goes Running and Ready with an
+// IP from 10.244.0.0/16 (once: a later status patch, as `kubectl patch pod --subresource=status`,
+// stands); a Pod being deleted is deleted at once (its containers "stopped"), so namespaces finish
+// terminating; a LoadBalancer Service gets the cluster's gateway-host address on its status
+// subresource.
 
 const nodeResource = { apiVersion: "v1", kind: "Node", plural: "nodes", namespaced: false } as const;
 

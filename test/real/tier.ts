@@ -1,8 +1,4 @@
-// What the two-backend tier does to its clusters, the way a user would: `mc install` on both and
-// `mc link` of east applied to west with kubectl, the Link's probe made fast (1 s, one failure),
-// and the controller as the real `mc serve` process running as the ServiceAccount `mc link`
-// renders (its token minted by the cluster's token controller), so any call its RBAC does not
-// grant shows as Forbidden in its log.
+// What the two-backend tier does to its clusters, the way a user would: `mc install`, `mc link`, and `mc serve` as a process.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Informer, resources, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
@@ -10,6 +6,12 @@ import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, GATEWAY_NAME, LINK_CRD_NAME, serviceMirrorName, tokenSecretName } from "../../src/model/names.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
 import type { Backend, TestCluster } from "./backend.ts";
+
+// What the two-backend tier does to its clusters, the way a user would: `mc install` on both and
+// `mc link` of east applied to west with kubectl, the Link's probe made fast (1 s, one failure),
+// and the controller as the real `mc serve` process running as the ServiceAccount `mc link`
+// renders (its token minted by the cluster's token controller), so any call its RBAC does not
+// grant shows as Forbidden in its log.
 
 export const NS = DEFAULT_NAMESPACE;
 

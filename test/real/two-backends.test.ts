@@ -1,8 +1,5 @@
-// One test, two backends: two clusters, east and west, on sandboxes by default or on
-// real Kubernetes with MC_BACKEND=real (backend.ts), driven the same way — kubectl, `mc` as a
-// process, the controller as `mc serve` running as the ServiceAccount `mc link` renders. First the
-// README's walk on real clusters, read from README.md; then, linked again, each behaviour a user
-// relies on, ending with the controller's whole log free of Forbidden.
+// One test, two backends: two clusters, east and west, on sandboxes by default or on real Kubernetes with MC_BACKEND=real (backend.ts),
+// driven the same way — kubectl, `mc` as a process, the controller as `mc serve` running as the ServiceAccount `mc link` renders.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +13,9 @@ import { KUBE_SECTION, readmeWalk, type Step } from "../cmd/readme-walk.ts";
 import { BACKEND, realUnavailable, startBackend, type Backend } from "./backend.ts";
 import { syncServices } from "./bulk.ts";
 import * as T from "./tier.ts";
+
+// First the README's walk on real clusters, read from README.md; then, linked again, each behaviour a
+// user relies on, ending with the controller's whole log free of Forbidden.
 
 const README = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
 const skip = !hasKubectl ? kubectlSkipReason : realUnavailable;

@@ -1,15 +1,16 @@
 // `bun run kube:up` / `bun run kube:down`: the two real test clusters for trying mc by hand.
-//   kube:up [--dir D] [--foreground]   starts east and west (default D: .scratch/kube), writes
-//                                      D/east.kubeconfig and D/west.kubeconfig, and returns; a
-//                                      detached supervisor keeps them (logs: D/up.log, D/clusters/*/)
-//   kube:down [--dir D]                stops them: no process, network namespace or port is left
-// With --foreground it runs in the terminal until Ctrl-C instead.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startRealClusters } from "./clusters.ts";
 import { reapStaleHosts } from "./netns.ts";
 import { reapOrphans } from "./registry.ts";
+
+//   kube:up [--dir D] [--foreground]   starts east and west (default D: .scratch/kube), writes
+//                                      D/east.kubeconfig and D/west.kubeconfig, and returns; a
+//                                      detached supervisor keeps them (logs: D/up.log, D/clusters/*/)
+//   kube:down [--dir D]                stops them: no process, network namespace or port is left
+// With --foreground it runs in the terminal until Ctrl-C instead.
 
 const { values, positionals } = parseArgs({
   args: Bun.argv.slice(2),

@@ -1,7 +1,6 @@
-// WorkQueue priorities (liveness flips first, docs/decisions.md#d46): high keys run before normal
-// ones, a queued normal key added as high moves up, and high keys fan out to `highWorkers` while
-// normal ones stay within `workers` — urgent work overtakes routine work and does not wait behind
-// it. Below normal, `low` (a resync's keys): a live change, queued normal, never waits behind them.
+// WorkQueue priorities (liveness flips first, docs/decisions.md#d46): high keys run before normal ones, a queued normal key added as high
+// moves up, and high keys fan out to `highWorkers` while normal ones stay within `workers` — urgent work overtakes routine work and does
+// not wait behind it. Below normal, `low` (a resync's keys): a live change, queued normal, never waits behind them.
 import { describe, expect, test } from "bun:test";
 import { kubeError } from "../../src/kube/kube-error.ts";
 import type { Logger } from "../../src/log.ts";

@@ -1,10 +1,10 @@
-// The sandbox's faults (src/sandbox/faults.ts), switched at run time through `sandbox.control`:
-// failures as a mix of 500/503/429 with Retry-After, added latency, 409 on writes that carry a
-// resourceVersion, forgotten history (410 on every resume), watches dropped on a timer, and a
-// resourceVersion the store has not reached (a silent watch; a list answered 504 "Too large"). Raw HTTP, so
-// every status, header and body is what the server sent.
+// The sandbox's faults (src/sandbox/faults.ts), switched at run time through `sandbox.control`: failures as a mix of 500/503/429 with
+// Retry-After, added latency, 409 on writes that carry a resourceVersion, forgotten history (410 on every resume), watches dropped on a
+// timer, and a resourceVersion the store has not reached (a silent watch; a list answered 504 "Too large").
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { seededRandom, startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+
+// Raw HTTP, so every status, header and body is what the server sent.
 
 let sb: Sandbox;
 beforeAll(async () => {

@@ -1,11 +1,13 @@
+// A resourceVersion the server has not reached, through the real kubectl: answered as kube-apiserver v1.37.2 answers it.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
+
 // A resourceVersion the server has not reached (a client resuming against a server restored from
 // an older etcd copy), through the real kubectl: kube-apiserver accepts the watch and stays silent
 // (its watch cache sends nothing at or below the requested resourceVersion, bookmarks included); and
 // the one ERROR event (504, retry hint) its watch cache sends a watch-list it cannot serve yet (also
 // as a fault for every resume). kube-apiserver v1.37.2 gave these answers (docs/decisions.md#d154).
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
-import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/kubectl.ts";
 
 let sb: Sandbox;
 let kubectl: Kubectl;

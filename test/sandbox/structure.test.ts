@@ -1,8 +1,6 @@
-// The sandbox's layout holds (docs/decisions.md#d74): it imports nothing of mc — only
-// its own files, packages, node: built-ins, the data under k8s/ and src/lib/ (libraries of
-// Kubernetes conventions that import nothing themselves) — and its files import each
-// other without a cycle (type-only imports included), so printers and controllers are listed,
-// not registered by side effect.
+// The sandbox's layout holds (docs/decisions.md#d74): it imports nothing of mc — only its own files, packages, node: built-ins, the data
+// under k8s/ and src/lib/ (libraries of Kubernetes conventions that import nothing themselves) — and its files import each other without a
+// cycle (type-only imports included), so printers and controllers are listed, not registered by side effect.
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { dirname, join, relative, resolve } from "node:path";

@@ -1,10 +1,6 @@
-// Security under enforced RBAC (docs/decisions.md#d84): with every sandbox enforcing RBAC, each
-// link's controller runs as the ServiceAccount `mc link` renders (west) and reaches the target with
-// the remote-access token `mc install` renders (east) — exactly the rendered rules, nothing more —
-// and mirrors and probes as it does with admin rights. Then the same two tokens are denied
-// everything outside those rules, one row per denial. The multicluster e2e suites (gateway health,
-// mc check, mc unlink) also run whole with MC_ENFORCE_RBAC=1
-// (test/security/enforced-suites.test.ts).
+// Security under enforced RBAC (docs/decisions.md#d84): with every sandbox enforcing RBAC, each link's controller runs as the
+// ServiceAccount `mc link` renders (west) and reaches the target with the remote-access token `mc install` renders (east) — exactly the
+// rendered rules, nothing more — and mirrors and probes as it does with admin rights.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, KubeError, resources, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
@@ -13,6 +9,10 @@ import { credentialsSecretName, leaseName, LINKERD_CONFIG } from "../../src/mode
 import type { EndpointsObject } from "../../src/mirror/types.ts";
 import { applyObjects } from "../helpers/apply.ts";
 import { exportService, multiclusterSetup, NS, waitFor, type Setup, type Target } from "../helpers/clusters.ts";
+
+// Then the same two tokens are denied everything outside those rules, one row per denial. The
+// multicluster e2e suites (gateway health, mc check, mc unlink) also run whole with MC_ENFORCE_RBAC=1
+// (test/security/enforced-suites.test.ts).
 
 let setup: Setup;
 let east: Target;

@@ -1,3 +1,10 @@
+// The live-sandbox suites again, in one child `bun test` with RBAC enforced (MC_ENFORCE_RBAC=1).
+import { beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox } from "../../src/sandbox/index.ts";
+
 // The suites above (those on live sandboxes) run again in one child `bun test` with RBAC enforced (MC_ENFORCE_RBAC=1:
 // every sandbox authorizes every request, each controller runs as the ServiceAccount `mc link`
 // renders and reaches the target with the token `mc install` renders — test/helpers/clusters.ts)
@@ -6,11 +13,6 @@
 // mc run's stderr and non-manifest stdout (mc check -o json among them), every mc serve
 // process's log, every recording log. They must pass exactly as with admin rights, and no
 // token, private key or Secret data may appear anywhere in what they printed.
-import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startSandbox } from "../../src/sandbox/index.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const SUITES = [

@@ -1,7 +1,6 @@
-// Least privilege (docs/decisions.md#d26): the remote-access ClusterRole grants exactly what mc
-// asks of a target (src/model/access.ts), the controller's client for the target is held to that
-// table, and the reads Linkerd's destination controller needs for remote discovery are granted only
-// on request.
+// Least privilege (docs/decisions.md#d26): the remote-access ClusterRole grants exactly what mc asks of a target (src/model/access.ts), the
+// controller's client for the target is held to that table, and the reads Linkerd's destination controller needs for remote discovery are
+// granted only on request.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AccessTableError, connectKubeconfigText, resources, type KubeClient } from "../../src/kube/index.ts";
 import { linkOptions } from "../../src/cli/link-flags.ts";

@@ -1,13 +1,15 @@
+// Every workload mc renders runs locked down: non-root, read-only root filesystem, no privilege, capabilities dropped.
+import { describe, expect, test } from "bun:test";
+import { renderAllow } from "../../src/manifests/install.ts";
+import type { Manifest } from "../../src/manifests/meta.ts";
+import { allCases, renderCase, VERSION } from "../manifests/cases.ts";
+
 // Every workload mc renders (mc install in each shape, mc link in each shape, mc allow) runs
 // locked down: every container non-root with a fixed non-zero UID, read-only root filesystem, no
 // privilege escalation, all capabilities dropped and none added, RuntimeDefault seccomp, nothing
 // privileged or on the host's namespaces; and the service-account token is mounted only into
 // the pods that talk to the API server (the controllers: a link's, the install's, the local
 // mirror, the shared one), never into the gateway (a pause container the proxy is injected next to).
-import { describe, expect, test } from "bun:test";
-import { renderAllow } from "../../src/manifests/install.ts";
-import type { Manifest } from "../../src/manifests/meta.ts";
-import { allCases, renderCase, VERSION } from "../manifests/cases.ts";
 
 interface Container {
   name: string;

@@ -1,8 +1,4 @@
-// The Link's conditions (docs/decisions.md#d53): what goes wrong with a Link is on the Link.
-// status.conditions (Ready, CredentialsValid, TargetReachable, ServicesSelected: reason, message,
-// lastTransitionTime, observedGeneration) and an Event on each change; a request the target rejects
-// as it is (400) is not retried; a Link that selects nothing though its mirrors existed keeps
-// saying so; status.gateway.alive does not stay true while the credentials are unusable.
+// The Link's conditions: what goes wrong with a Link is on the Link, with an Event on each change.
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { connectKubeconfigText, Informer, resources, type KubeObject } from "../../src/kube/index.ts";
 import type { ConnectRemote, LinkSupervisor } from "../../src/serve/supervisor.ts";
@@ -14,6 +10,12 @@ import { nextStatus, recordingLog, within } from "../kube/helpers.ts";
 import { credentialsSecret, linkObject, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
 import { linkSupervisor, list, nextController, read, readLink } from "../mirror/harness.ts";
+
+// The Link's conditions (docs/decisions.md#d53): what goes wrong with a Link is on the Link.
+// status.conditions (Ready, CredentialsValid, TargetReachable, ServicesSelected: reason, message,
+// lastTransitionTime, observedGeneration) and an Event on each change; a request the target rejects
+// as it is (400) is not retried; a Link that selects nothing though its mirrors existed keeps
+// saying so; status.gateway.alive does not stay true while the credentials are unusable.
 
 /** A target API that answers `list services` with 400 BadRequest (counted), and everything else with an empty list and a quiet watch. */
 const rejected: string[] = [];

@@ -1,8 +1,5 @@
-// Two Links of a namespace with one target cluster: the one created first mirrors it, the other is
-// refused (deterministically: creationTimestamp, then name) — its controller never runs, so the two
-// never write the same mirrors. Both Links say so (a Conflicted condition naming the other, the
-// refused one's Ready False, a Warning Event on each), `mc check` names them, and deleting the
-// older Link hands the cluster to the newer one.
+// Two Links of a namespace with one target cluster: the one created first mirrors it, the other is refused (deterministically:
+// creationTimestamp, then name) — its controller never runs, so the two never write the same mirrors.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { linksAreValid, linksTargetOwnClusters } from "../../src/checker/checks/links.ts";
 import { createCheckContext } from "../../src/checker/context.ts";
@@ -15,6 +12,10 @@ import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteService } from "../mirror/fixtures.ts";
 import { startPair, waitFor, type Pair } from "../helpers/clusters.ts";
 import { quiet, untilStatus } from "../mirror/harness.ts";
+
+// Both Links say so (a Conflicted condition naming the other, the refused one's Ready False, a Warning
+// Event on each), `mc check` names them, and deleting the older Link hands the cluster to the newer
+// one.
 
 type Condition = { type: string; status: string; reason: string; message: string };
 const NS = DEFAULT_NAMESPACE;

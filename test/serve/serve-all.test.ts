@@ -1,8 +1,6 @@
-// `mc serve --all` in-process: one process serving every Link of the namespace, each under its
-// own Lease with its own supervisor, controller and queue. Links appearing are served, Links
-// going are stopped (Lease released, mirrors kept); a Link with a broken Secret, or whose target's
-// API server is dead, does not stop or slow the others. The local Service and Namespace informers
-// are shared by every controller.
+// `mc serve --all` in-process: one process serving every Link of the namespace, each under its own Lease with its own supervisor,
+// controller and queue. Links appearing are served, Links going are stopped (Lease released, mirrors kept); a Link with a broken Secret, or
+// whose target's API server is dead, does not stop or slow the others.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, waitForObject, type KubeObject } from "../../src/kube/index.ts";
 import { capacityWarning, httpRequestCap } from "../../src/serve/all-links.ts";
@@ -15,6 +13,8 @@ import { within } from "../kube/helpers.ts";
 import { credentialsSecret, fakeResolver, linkObject, remoteService } from "../mirror/fixtures.ts";
 import { clientFor, ensureNamespaces, startPair, type Pair } from "../helpers/clusters.ts";
 import { quiet, untilStatus } from "../mirror/harness.ts";
+
+// The local Service and Namespace informers are shared by every controller.
 
 const NS = DEFAULT_NAMESPACE;
 let pair: Pair;

@@ -1,7 +1,6 @@
-// The prober as `mc serve` wires it: `--status-interval` reaches the prober (a steady status is
-// rewritten at that pace, not every 10 s), and a controller that is replaced — by a Link change
-// in the supervisor, or by losing and winning back the lease — stops its prober before the next
-// one starts, because a stopping prober removes the cluster's gateway series.
+// The prober as `mc serve` wires it: `--status-interval` reaches the prober (a steady status is rewritten at that pace, not every 10 s),
+// and a controller that is replaced — by a Link change in the supervisor, or by losing and winning back the lease — stops its prober before
+// the next one starts, because a stopping prober removes the cluster's gateway series.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../src/kube/index.ts";
 import { createMetrics, type Metrics } from "../../src/metrics.ts";

@@ -1,7 +1,6 @@
-// mc serve against API servers that shed load as kube-apiserver's priority and fairness does
-// (the sandbox's maxInflight: 429 with Retry-After, plain-text body): every request shed is
-// waited out and sent again, so every Service is mirrored, nothing is dropped, and nothing is
-// logged above info — throttling is a slower answer, not an error.
+// mc serve against API servers that shed load as kube-apiserver's priority and fairness does (the sandbox's maxInflight: 429 with
+// Retry-After, plain-text body): every request shed is waited out and sent again, so every Service is mirrored, nothing is dropped, and
+// nothing is logged above info — throttling is a slower answer, not an error.
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { resources } from "../../src/kube/index.ts";
 import { serve, type Serving } from "../../src/serve/serve.ts";

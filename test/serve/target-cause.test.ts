@@ -1,7 +1,6 @@
-// The Link's TargetReachable tells the current cause of an outage, as kube conditions do: when
-// the cause changes while the target stays unreachable (its connections reset, then it answers
-// with a certificate of another CA) the message follows, and lastTransitionTime stays that of the
-// flip to False. The target is a TCP proxy on one port whose behaviour the test switches.
+// The Link's TargetReachable tells the current cause of an outage, as kube conditions do: when the cause changes while the target stays
+// unreachable (its connections reset, then it answers with a certificate of another CA) the message follows, and lastTransitionTime stays
+// that of the flip to False. The target is a TCP proxy on one port whose behaviour the test switches.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect as tcpConnect, createServer, type Server, type Socket } from "node:net";
 import YAML from "yaml";

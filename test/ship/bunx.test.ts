@@ -1,7 +1,6 @@
-// `bunx mc <command>`: from a checkout (package.json's devDependency "mc": "link:." puts the bin
-// in node_modules/.bin, which bunx looks in first), and from the packed tarball installed in a
-// project of its own, offline. bunx falls back to the npm registry, where "mc" is someone else's
-// package: a registry that refuses connections makes such a fallback fail instead of fetching it.
+// `bunx mc <command>`: from a checkout (package.json's devDependency "mc": "link:." puts the bin in node_modules/.bin, which bunx looks in
+// first), and from the packed tarball installed in a project of its own, offline. bunx falls back to the npm registry, where "mc" is
+// someone else's package: a registry that refuses connections makes such a fallback fail instead of fetching it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,6 @@
-// A small Dockerfile reader for tests (no container engine runs on the CI machines): the
-// instructions of each stage, with line continuations joined and comments dropped, the exec
-// form (JSON array) told apart from the shell form, and LABEL key=value pairs; and a stage run
-// on the host.
+// A small Dockerfile reader for tests (no container engine runs on the CI machines): the instructions of each stage, with line
+// continuations joined and comments dropped, the exec form (JSON array) told apart from the shell form, and LABEL key=value pairs; and a
+// stage run on the host.
 import { cpSync, mkdirSync } from "node:fs";
 import { basename, join, posix } from "node:path";
 

@@ -1,7 +1,6 @@
-// What the compiled binary and the image carry of k8s/: every k8s/ file the code reads at run
-// time is an import (with { type: "text" } or JSON), which `bun build --compile` embeds; nothing
-// builds a path to k8s/ or to the code's own directory, which the binary does not have beside it.
-// image.test.ts runs the binary from a directory without k8s/ to prove the embedding holds.
+// What the compiled binary and the image carry of k8s/: every k8s/ file the code reads at run time is an import (with { type: "text" } or
+// JSON), which `bun build --compile` embeds; nothing builds a path to k8s/ or to the code's own directory, which the binary does not have
+// beside it. image.test.ts runs the binary from a directory without k8s/ to prove the embedding holds.
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";

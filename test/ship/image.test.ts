@@ -1,7 +1,6 @@
-// The image without a container engine: the Dockerfile's build stage run on this machine, then
-// its binary run as the final stage runs it — `/mc` with nothing of the checkout beside it (so
-// every k8s/ file it reads must be embedded) — including `serve` with exactly the args of the
-// Deployment `mc link` renders. Building takes a few seconds (bun build --compile).
+// The image without a container engine: the Dockerfile's build stage run on this machine, then its binary run as the final stage runs it —
+// `/mc` with nothing of the checkout beside it (so every k8s/ file it reads must be embedded) — including `serve` with exactly the args of
+// the Deployment `mc link` renders. Building takes a few seconds (bun build --compile).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,8 +1,6 @@
-// East and west for the black-box benchmarks, each API server its own process: two `mc sandbox`
-// processes (TLS, a stand-in Linkerd), or, with `--backend real`, two real clusters built from
-// Kubernetes (test/real: kube-apiserver, etcd, kube-controller-manager and kube-scheduler per
-// cluster, `bun run kube:build` first). Both get `mc install` and east's `mc link` applied to west
-// with kubectl, as a user does; the pids of every server process are named for /proc readings.
+// East and west for the black-box benchmarks, each API server its own process: two `mc sandbox` processes (TLS, a stand-in Linkerd), or,
+// with `--backend real`, two real clusters built from Kubernetes (test/real: kube-apiserver, etcd, kube-controller-manager and
+// kube-scheduler per cluster, `bun run kube:build` first).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +11,9 @@ import type { Backend, TestCluster } from "../../../test/real/backend.ts";
 import { KUBE_VERSION, kubeBinariesReady } from "../../../test/real/build.ts";
 import { kubectl as runKubectl, startRealClusters } from "../../../test/real/clusters.ts";
 import * as T from "../../../test/real/tier.ts";
+
+// Both get `mc install` and east's `mc link` applied to west with kubectl, as a user does; the pids of
+// every server process are named for /proc readings.
 
 export type BackendName = "sandbox" | "real";
 

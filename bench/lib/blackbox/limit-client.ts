@@ -1,12 +1,13 @@
-// The limit, as its own process: a plain client (mc's kube layer and nothing else: no informer,
-// queue or reconcile) writing a list of objects to west with `c` requests in flight, at the best
-// `c` of a search on a sample. `bun bench/lib/blackbox/limit-client.ts JOB.json`; prints one JSON
-// line (LimitResult) on stdout. Modes: `create` writes the objects (the mirrors a sync wrote, under
-// new names); `toggle` creates the Endpoints first (untimed), then moves every one's addresses
-// between ready and not ready once (what a gateway flip writes). The API servers' CPU over the
-// timed run is read from /proc by pid, as this process's own is.
+// The limit, as its own process: a plain client (mc's kube layer and nothing else: no informer, queue or reconcile) writing a list of
+// objects to west with `c` requests in flight, at the best `c` of a search on a sample. `bun bench/lib/blackbox/limit-client.ts JOB.json`;
+// prints one JSON line (LimitResult) on stdout.
 import { connect, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import { sampleAll, since, type ProcSample } from "../proc.ts";
+
+// Modes: `create` writes the objects (the mirrors a sync wrote, under new names); `toggle` creates the
+// Endpoints first (untimed), then moves every one's addresses between ready and not ready once (what a
+// gateway flip writes). The API servers' CPU over the timed run is read from /proc by pid, as this
+// process's own is.
 
 export interface LimitJob {
   kubeconfig: string;

@@ -1,7 +1,6 @@
-// What west holds of east's mirrors, as a user's watch sees it: informers in the bench process on
-// west's Services and Endpoints labelled with the cluster (the mirrors in ns-*, not the gateway
-// mirror), following the mirrors, which have ready / only not-ready Endpoints, and every churn
-// label seen. A wait ends on the event that completes it.
+// What west holds of east's mirrors, as a user's watch sees it: informers in the bench process on west's Services and Endpoints labelled
+// with the cluster (the mirrors in ns-*, not the gateway mirror), following the mirrors, which have ready / only not-ready Endpoints, and
+// every churn label seen. A wait ends on the event that completes it.
 import { Informer, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import * as L from "../../../src/model/labels.ts";
 

@@ -1,7 +1,5 @@
-// Checks 5–7: each link's controller has its RBAC, holds a fresh Lease, and reports its gateway
-// alive in the Link's status; and (a warning) a gateway that hangs is noticed in time. A controller is of one of three kinds, and the checks say which:
-// made by `mc link` (linkerd-service-mirror-<c>), rendered by the install as Linkerd 2.18's chart
-// does (`mc install --controllers`, controller-<c>), or the shared one (`--shared-controller`).
+// Checks 5–7: each link's controller has its RBAC, holds a fresh Lease, and reports its gateway alive in the Link's status; and (a warning)
+// a gateway that hangs is noticed in time.
 import { formatError } from "../../errors.ts";
 import { resources, type KubeObject } from "../../kube/index.ts";
 import { describeRef, linkObjects, refOf, resourceOf } from "../../linker/owned.ts";
@@ -16,6 +14,10 @@ import { installControllerName, leaseName, serviceMirrorName, SHARED_CONTROLLER_
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
 import { bindingProblem, deploymentDetail, gatewayVerdict, leaseVerdict, missingPermissions, type BindingLike, type DeploymentLike, type LeaseLike, type PolicyRule } from "../verdicts.ts";
+
+// A controller is of one of three kinds, and the checks say which: made by `mc link`
+// (linkerd-service-mirror-<c>), rendered by the install as Linkerd 2.18's chart does (`mc install
+// --controllers`, controller-<c>), or the shared one (`--shared-controller`).
 
 const RBAC_KINDS = new Set(["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ServiceAccount"]);
 

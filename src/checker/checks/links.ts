@@ -1,8 +1,6 @@
-// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not); no
-// two Links target one cluster (the newer is refused by its controller, or, across namespaces,
-// both mirror into the same names); and
-// (a warning, last) no Link selects nothing while its mirrors existed, as its controller reports
-// in the Link's ServicesSelected condition.
+// Checks 1–2: the Link CRD is served, and every Link parses (field path and fix when not); no two Links target one cluster (the newer is
+// refused by its controller, or, across namespaces, both mirror into the same names); and (a warning, last) no Link selects nothing while
+// its mirrors existed, as its controller reports in the Link's ServicesSelected condition.
 import { isNotFound, type KubeObject } from "../../kube/index.ts";
 import { findCondition, readConditions } from "../../model/conditions.ts";
 import { linkResource, LinkError, oldestFirst, parseLink, type Link } from "../../model/link.ts";

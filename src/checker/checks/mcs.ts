@@ -1,7 +1,6 @@
-// The Multi-Cluster Services checks: every ServiceImport mc keeps has an EndpointSlice from a
-// cluster that exports it (an import without slices routes nowhere) and none from a cluster without
-// a Link, and no ServiceExport of this cluster is invalid or in conflict. A cluster that does not
-// serve the MCS API passes both.
+// The Multi-Cluster Services checks: every ServiceImport mc keeps has an EndpointSlice from a cluster that exports it (an import without
+// slices routes nowhere) and none from a cluster without a Link, and no ServiceExport of this cluster is invalid or in conflict. A cluster
+// that does not serve the MCS API passes both.
 import { KubeError, resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC, mcsResources, type ServiceExportObject } from "../../mcs/api.ts";
 import { LABEL_MC_IMPORT } from "../../mcs/desired.ts";

@@ -1,7 +1,5 @@
-// Checks 8–12: mirrors have endpoints, belong to a Link, exist on the server for every exported
-// target and match its resourceVersion,
-// no foreign Service holds a name a mirror needs, and federated Services list only members of
-// linked clusters.
+// Checks 8–12: mirrors have endpoints, belong to a Link, exist on the server for every exported target and match its resourceVersion, no
+// foreign Service holds a name a mirror needs, and federated Services list only members of linked clusters.
 import * as v from "valibot";
 import { KubeError, resources, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import { CLUSTER_NAME, MC_SLICE_MANAGER, MIRRORED_SERVICE, SLICE_MANAGED_BY } from "../../model/labels.ts";

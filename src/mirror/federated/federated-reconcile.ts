@@ -1,9 +1,5 @@
-// reconcileFederated(key): this controller's membership in `<svc>-federated`, written so that
-// controllers writing the same Service at once lose nothing. Plan from the local view
-// (planFederated); every write is conditional (updates carry the resourceVersion read, deletes
-// its uid and resourceVersion, creates fail on a taken name); on a conflict, read the Service
-// from the API server and plan again, up to MAX_ATTEMPTS times, then leave it to the queue's
-// retry. Then record the outcome for the Link status.
+// reconcileFederated(key): this controller's membership in `<svc>-federated`, written so that controllers writing the same Service at once
+// lose nothing.
 import { isAlreadyExists, isConflict, isNotFound } from "../../kube/index.ts";
 import type { Logger } from "../../log.ts";
 import type { Link } from "../../model/link.ts";
@@ -13,6 +9,11 @@ import type { FederatedOutcomes } from "./federated-status.ts";
 import { splitServiceKey, type ServiceKey } from "../sources/keys.ts";
 import type { Svc } from "../reconcile/read.ts";
 import type { LocalView } from "../reconcile/view.ts";
+
+// Plan from the local view (planFederated); every write is conditional (updates carry the
+// resourceVersion read, deletes its uid and resourceVersion, creates fail on a taken name); on a
+// conflict, read the Service from the API server and plan again, up to MAX_ATTEMPTS times, then leave
+// it to the queue's retry. Then record the outcome for the Link status.
 
 /** Plans (and conditional writes) per reconcile before a conflict is left to the queue's retry. */
 const MAX_ATTEMPTS = 5;

@@ -1,3 +1,11 @@
+// The Link's `status.federatedServices`: one entry per target Service of this Link that is, or tried to be, a federated member.
+import { MIRROR_CONTROLLER_NAME } from "../../model/names.ts";
+import type { Clock } from "../../runtime/index.ts";
+import type { FederatedPlan } from "./federated.ts";
+import { serviceKey, splitServiceKey, type ServiceKey } from "../sources/keys.ts";
+import { cmp, MAX_MESSAGE_LENGTH, MAX_STATUS_ENTRIES, ref, type ObjectRef } from "../status/status.ts";
+import type { FailureReason } from "../types.ts";
+
 // The Link's `status.federatedServices` (docs/linkerd-compatibility.md#link-status): one entry per
 // target Service of this Link that is (or tried to be) a member of a federated Service — `Mirrored`
 // True with the federated Service as localRef once joined, False with Linkerd's reason when refused
@@ -5,12 +13,6 @@
 // on the name `Error`). Leaving removes the entry. Failures sort first, and the list is capped like
 // mirrorServices so the Link never approaches the object size limit. Pure, plus the memory the
 // controller keeps.
-import { MIRROR_CONTROLLER_NAME } from "../../model/names.ts";
-import type { Clock } from "../../runtime/index.ts";
-import type { FederatedPlan } from "./federated.ts";
-import { serviceKey, splitServiceKey, type ServiceKey } from "../sources/keys.ts";
-import { cmp, MAX_MESSAGE_LENGTH, MAX_STATUS_ENTRIES, ref, type ObjectRef } from "../status/status.ts";
-import type { FailureReason } from "../types.ts";
 
 export interface FederatedEntry {
   namespace: string;

@@ -1,3 +1,15 @@
+// Federated services: `<svc>-federated` in the source unions the Service `svc` of every cluster whose Link selects it.
+import { MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY, MIRRORED_SERVICE } from "../../model/labels.ts";
+import { memberCluster, membersOf, type Members } from "../../model/federated.ts";
+import { isSelectedBy, type Link } from "../../model/link.ts";
+import { federatedMember, federatedName, federatedTarget } from "../../model/names.ts";
+import { isFederatedService, isHeadless } from "../../model/service.ts";
+import { serviceKey, type ServiceKey } from "../sources/keys.ts";
+import { copiedAnnotations, copiedLabels, ownLabels } from "../reconcile/metadata.ts";
+import { serviceChanges, updatedService, type MirrorOp } from "../reconcile/plan.ts";
+import { mirrorPorts } from "../reconcile/ports.ts";
+import type { Meta, MirrorProblem, ServiceObject } from "../types.ts";
+
 // Federated services (docs/linkerd-compatibility.md#federated): `<svc>-federated` in the source unions the
 // Service `svc` of every cluster whose Link selects it with `federatedServiceSelector` — each
 // remote member listed as `<svc>@<cluster>` in the annotation `multicluster.linkerd.io/remote-discovery`,
@@ -10,16 +22,6 @@
 // deletes it. Labels, annotations and ports come from the member whose Link is oldest (the local
 // member counts as oldest; ties by cluster name); every other member leaves them as they are.
 // Members whose Link was seen deleted are dropped by whoever writes next. Pure.
-import { MC_LOCAL_DISCOVERY, MC_REMOTE_DISCOVERY, MIRRORED_SERVICE } from "../../model/labels.ts";
-import { memberCluster, membersOf, type Members } from "../../model/federated.ts";
-import { isSelectedBy, type Link } from "../../model/link.ts";
-import { federatedMember, federatedName, federatedTarget } from "../../model/names.ts";
-import { isFederatedService, isHeadless } from "../../model/service.ts";
-import { serviceKey, type ServiceKey } from "../sources/keys.ts";
-import { copiedAnnotations, copiedLabels, ownLabels } from "../reconcile/metadata.ts";
-import { serviceChanges, updatedService, type MirrorOp } from "../reconcile/plan.ts";
-import { mirrorPorts } from "../reconcile/ports.ts";
-import type { Meta, MirrorProblem, ServiceObject } from "../types.ts";
 
 /** What a controller knows of the namespace's Links (src/mirror/federated/link-directory.ts). */
 export interface KnownLinks {

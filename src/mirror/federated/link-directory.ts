@@ -1,13 +1,14 @@
-// LinkDirectory: the Links of one namespace as federated services need them — each target
-// cluster's Link age (the oldest member's metadata wins) and which clusters' Links were seen
-// deleted (their members are dropped). One informer on the namespace's Links, shared by every
-// controller of the process (`mc serve --all` serves them all from one). Only what it saw: a Link
-// deleted before the process started is not known as gone (`mc check` reports its members).
+// LinkDirectory: the Links of one namespace as federated services need them — each target cluster's Link age (the oldest member's metadata
+// wins) and which clusters' Links were seen deleted (their members are dropped). One informer on the namespace's Links, shared by every
+// controller of the process (`mc serve --all` serves them all from one).
 import { Informer, type KubeClient, type KubeObject } from "../../kube/index.ts";
 import type { BackoffOptions } from "../../runtime/index.ts";
 import { logger } from "../../log.ts";
 import { linkResource } from "../../model/link.ts";
 import type { KnownLinks } from "./federated.ts";
+
+// Only what it saw: a Link deleted before the process started is not known as gone (`mc check` reports
+// its members).
 
 export class LinkDirectory implements KnownLinks {
   readonly informer: Informer<KubeObject>;

@@ -1,6 +1,5 @@
-// desiredMirror: what the source cluster should hold for one target Service — the mirror
-// Service and its Endpoints through the gateway, or (headless) per-pod endpoint mirrors, or a
-// remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
+// desiredMirror: what the source cluster should hold for one target Service — the mirror Service and its Endpoints through the gateway, or
+// (headless) per-pod endpoint mirrors, or a remote-discovery mirror without Endpoints, or nothing, or a problem to report. Pure: plain
 // objects in, plain objects out (docs/linkerd-compatibility.md#controller).
 import type { Link } from "../../model/link.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
@@ -80,8 +79,6 @@ export interface DesiredMirror {
 
 const NO_PORTS_MESSAGE = "Skipped mirroring service: object spec has no exposed ports";
 const MISSING_NAMESPACE_MESSAGE = "Skipped mirroring service: namespace does not exist";
-
-
 
 /** Whether the target has at least one ready endpoint (Linkerd's "non-empty"). */
 export function hasReadyEndpoints(ep: EndpointsObject | undefined): boolean {

@@ -1,15 +1,15 @@
-// Runs planned ops through the writer, in order: each result goes into the local view (so the
-// next read sees it, and the view knows the write's echo) and into the write counter. An op the
-// plan marks `concurrent` is sent together with the one before it (a new mirror's Endpoints with
-// its Service: kube takes them in either order). A failure stops the rest and propagates to the
-// queue, which retries the key (reconcile re-plans from scratch). A 404 or 409 on an owned object
-// means the view was wrong: its overlay goes and the key is retried, a vanished mirror's update
-// as a create (StaleView: a 404 that is retried).
+// Runs planned ops through the writer, in order: each result goes into the local view (so the next read sees it, and the view knows the
+// write's echo) and into the write counter. An op the plan marks `concurrent` is sent together with the one before it (a new mirror's
+// Endpoints with its Service: kube takes them in either order).
 import { isAlreadyExists, isConflict, isNotFound, KubeError, type KubeObject, type Writer } from "../../kube/index.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { MirrorOp } from "./plan.ts";
 import { OUTPUT_KINDS, type OutputKind, type OwnedKind } from "./kinds.ts";
 import type { LocalView } from "./view.ts";
+
+// A failure stops the rest and propagates to the queue, which retries the key (reconcile re-plans from
+// scratch). A 404 or 409 on an owned object means the view was wrong: its overlay goes and the key is
+// retried, a vanished mirror's update as a create (StaleView: a 404 that is retried).
 
 export interface OpResult {
   op: MirrorOp;

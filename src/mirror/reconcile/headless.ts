@@ -1,8 +1,6 @@
-// Headless targets (StatefulSets; docs/linkerd-compatibility.md#headless): a headless mirror
-// `<svc>-<c>` whose Endpoints list one address per pod hostname, each pointing at an endpoint
-// mirror `<hostname>-<c>` — a ClusterIP Service whose own Endpoints go through the gateway. The
-// endpoint mirrors' cluster IPs are only known once they exist, so the headless Endpoints are
-// computed from them last. Pure.
+// Headless targets (StatefulSets; docs/linkerd-compatibility.md#headless): a headless mirror `<svc>-<c>` whose Endpoints list one address
+// per pod hostname, each pointing at an endpoint mirror `<hostname>-<c>` — a ClusterIP Service whose own Endpoints go through the gateway.
+// The endpoint mirrors' cluster IPs are only known once they exist, so the headless Endpoints are computed from them last. Pure.
 import { HEADLESS_MIRROR_SVC_NAME, REMOTE_RESOURCE_VERSION, REMOTE_SVC_FQ_NAME } from "../../model/labels.ts";
 import type { Link } from "../../model/link.ts";
 import { fillTemplate } from "../../model/mirror-names.ts";

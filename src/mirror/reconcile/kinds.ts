@@ -1,7 +1,6 @@
-// The kinds of object the mirror writes, one row each: the API resource it is written through, and
-// whether the mirror owns it (keeps it up to date and deletes it: it also keeps a LocalView of it,
-// its own writes known before their events) or only creates it (a namespace). A new output — an
-// EndpointSlice, a ServiceImport — is a row here, a phase in phases.ts and its desired function.
+// The kinds of object the mirror writes, one row each: the API resource it is written through, and whether the mirror owns it (keeps it up
+// to date and deletes it: it also keeps a LocalView of it, its own writes known before their events) or only creates it (a namespace). A
+// new output — an EndpointSlice, a ServiceImport — is a row here, a phase in phases.ts and its desired function.
 import { resources, type ResourceType } from "../../kube/index.ts";
 
 export const OUTPUT_KINDS = {

@@ -1,9 +1,5 @@
-// What became of each target Service: mirrored, skipped (missing namespace, no ports, waiting
-// for endpoints), failed (foreign name holder, retries exhausted), or nothing to do. The record
-// step of reconcile: `outcomeOf` decides, purely, from what was read, wanted and written — the
-// Service's Link status entry, the Events to raise and the log lines; `Outcomes` keeps the
-// result in memory for the mirrors gauge, the Link status (failures only) and transition-only
-// logging.
+// What became of each target Service: mirrored, skipped (missing namespace, no ports, waiting for endpoints), failed (foreign name holder,
+// retries exhausted), or nothing to do.
 import type { Metrics, MirrorState } from "../../metrics.ts";
 import type { Clock } from "../../runtime/index.ts";
 import type { DesiredMirror } from "./desired.ts";
@@ -14,6 +10,10 @@ import type { MirrorOp } from "./plan.ts";
 import type { Snapshot } from "./read.ts";
 import type { MirrorFailure } from "../status/status.ts";
 import type { MirrorProblem, ServiceObject } from "../types.ts";
+
+// The record step of reconcile: `outcomeOf` decides, purely, from what was read, wanted and written —
+// the Service's Link status entry, the Events to raise and the log lines; `Outcomes` keeps the result
+// in memory for the mirrors gauge, the Link status (failures only) and transition-only logging.
 
 export type Outcome = { state: "mirrored" } | { state: "absent" } | { state: "waiting" } | { state: "problem"; problem: MirrorProblem };
 

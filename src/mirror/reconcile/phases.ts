@@ -1,12 +1,4 @@
-// The plan step of reconcile as ordered phases. Each phase plans its writes from the snapshot,
-// what should exist, and what the phases before it wrote (the server's answers): the namespace,
-// then a headless mirror's endpoint mirrors, then the mirror itself — whose Endpoints, for a
-// headless mirror, list the endpoint mirrors' cluster IPs taken from those writes (a new
-// endpoint mirror's IP is known only once it exists), never from a re-read. With
-// `--mirror-endpoint-slices` (the snapshot has slices) those Endpoints become EndpointSlices: the
-// slices phase writes them, and only then are Endpoints left from before deleted, so a mirror is
-// never without endpoints while it changes form. Pure; reconcile runs PHASES in order, each one's
-// writes done before the next plans.
+// The plan step of reconcile as ordered phases.
 import type { DesiredMirror } from "./desired.ts";
 import type { OpResult } from "./execute.ts";
 import { headlessEndpoints, type HeadlessDesired } from "./headless.ts";
@@ -17,6 +9,15 @@ import type { Eps, MirrorSliceObject, RenamedMirror, Snapshot, Svc } from "./rea
 import type { OwnedKind } from "./kinds.ts";
 import { MIRROR_NAME_ANNOTATION } from "../../model/mirror-names.ts";
 import type { EndpointsObject, Meta, MirrorProblem, ServiceObject } from "../types.ts";
+
+// Each phase plans its writes from the snapshot, what should exist, and what the phases before it
+// wrote (the server's answers): the namespace, then a headless mirror's endpoint mirrors, then the
+// mirror itself — whose Endpoints, for a headless mirror, list the endpoint mirrors' cluster IPs taken
+// from those writes (a new endpoint mirror's IP is known only once it exists), never from a re-read.
+// With `--mirror-endpoint-slices` (the snapshot has slices) those Endpoints become EndpointSlices: the
+// slices phase writes them, and only then are Endpoints left from before deleted, so a mirror is never
+// without endpoints while it changes form. Pure; reconcile runs PHASES in order, each one's writes
+// done before the next plans.
 
 /** What every phase plans from: the read, what should exist, the target cluster. */
 export interface PhaseInput {

@@ -1,6 +1,5 @@
-// plan: the writes that turn what the source cluster holds into what it should hold. It
-// compares only the fields the mirror owns (labels, annotations, ports, subsets, headless-ness),
-// so a mirror that is already right costs nothing, and it never touches an object that is not
+// plan: the writes that turn what the source cluster holds into what it should hold. It compares only the fields the mirror owns (labels,
+// annotations, ports, subsets, headless-ness), so a mirror that is already right costs nothing, and it never touches an object that is not
 // ours: a same-named foreign Service is reported, not overwritten. Pure.
 import { jsonCopy } from "../../lib/json-copy.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, LINK_UID, REMOTE_RESOURCE_VERSION } from "../../model/labels.ts";

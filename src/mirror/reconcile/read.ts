@@ -1,6 +1,5 @@
-// The read step of reconcile: everything one target Service's reconcile looks at, taken from
-// the caches once — the target and its Endpoints (remote), the mirror and its Endpoints, the
-// endpoint mirrors of a headless mirror, and whether the namespace exists (local). What follows
+// The read step of reconcile: everything one target Service's reconcile looks at, taken from the caches once — the target and its Endpoints
+// (remote), the mirror and its Endpoints, the endpoint mirrors of a headless mirror, and whether the namespace exists (local). What follows
 // (desired, plan, record) works on this snapshot and on what the writes return, never on a re-read.
 import type { KubeObject, ReadonlyCache } from "../../kube/index.ts";
 import { CLUSTER_NAME, HEADLESS_MIRROR_SVC_NAME, MIRRORED_SERVICE, SLICE_SERVICE_NAME } from "../../model/labels.ts";

@@ -1,9 +1,6 @@
-// reconcile(key) for one target Service, in five steps: read the target from the remote caches
-// and the mirror from the local views (readSnapshot), compute what should exist (desiredMirror),
-// plan the difference as ordered phases (PHASES), write each phase in turn (execute), and
-// record the outcome (outcomeOf: status entry, Events, log lines). Level-triggered: it does not
-// care which event woke it, so creation, update, unexport, deletion, orphan GC and repair are
-// all the same code path.
+// reconcile(key) for one target Service, in five steps: read the target from the remote caches and the mirror from the local views
+// (readSnapshot), compute what should exist (desiredMirror), plan the difference as ordered phases (PHASES), write each phase in turn
+// (execute), and record the outcome (outcomeOf: status entry, Events, log lines).
 import type { Link } from "../../model/link.ts";
 import type { Logger } from "../../log.ts";
 import { desiredGatewayMirror, desiredMirror } from "./desired.ts";
@@ -19,6 +16,9 @@ import { desiredSlices, planSlices } from "./slices.ts";
 import { CLUSTER_NAME } from "../../model/labels.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
 import type { EndpointsObject, ResolvedGateway } from "../types.ts";
+
+// Level-triggered: it does not care which event woke it, so creation, update, unexport, deletion,
+// orphan GC and repair are all the same code path.
 
 /** What the controller knows of its Link right now: the Link, its flags, its gateway and liveness. */
 interface LinkView {

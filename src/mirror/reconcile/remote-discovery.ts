@@ -1,12 +1,12 @@
-// How a target Service is exported (docs/linkerd-compatibility.md#export-modes): through the
-// gateway (the Link's `selector`, and only when the Link has a gateway), or for remote discovery
-// (`remoteDiscoverySelector`, flat pod networks: Linkerd's destination resolves the endpoints in
-// the target itself, so the mirror is a Service with no Endpoints). A Service both select is
-// mirrored for remote discovery, as Linkerd's `isRemoteDiscovery` check wins there. A missing or
-// empty selector selects nothing. Pure.
+// How a target Service is exported (docs/linkerd-compatibility.md#export-modes): through the gateway (the Link's `selector`, and only when
+// the Link has a gateway), or for remote discovery (`remoteDiscoverySelector`, flat pod networks: Linkerd's destination resolves the
+// endpoints in the target itself, so the mirror is a Service with no Endpoints).
 import { MC_REMOTE_DISCOVERY, MC_REMOTE_SERVICE } from "../../model/labels.ts";
 import { isSelectedBy, type Link } from "../../model/link.ts";
 import type { ServiceObject } from "../types.ts";
+
+// A Service both select is mirrored for remote discovery, as Linkerd's `isRemoteDiscovery` check wins
+// there. A missing or empty selector selects nothing. Pure.
 
 export type ExportMode = "gateway" | "remote-discovery";
 

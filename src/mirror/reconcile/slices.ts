@@ -1,13 +1,15 @@
+// EndpointSlice mirrors (`--mirror-endpoint-slices`): what a mirror's Endpoints would hold, as EndpointSlices managed by mc.
+import { jsonCopy } from "../../lib/json-copy.ts";
+import { LINK_UID, MC_SLICE_MANAGER, SLICE_MANAGED_BY, SLICE_SERVICE_NAME } from "../../model/labels.ts";
+import type { MirrorOp } from "./plan.ts";
+import type { EndpointAddress, EndpointsObject, Meta } from "../types.ts";
+
 // EndpointSlice mirrors (`--mirror-endpoint-slices`): what a mirror's Endpoints would hold, as
 // discovery.k8s.io/v1 EndpointSlices managed by mc — one per subset and address family, the first
 // named as the Service (`<mirror>`, then `<mirror>.2`, … — a dot no Service name and no kube
 // controller's generated slice name has), ready and serving as the Endpoints address was ready
 // (gateway liveness), the ports' names and protocols kept with the gateway's port. Their plan:
 // creates and updates before deletes, so a mirror is never without endpoints. Pure.
-import { jsonCopy } from "../../lib/json-copy.ts";
-import { LINK_UID, MC_SLICE_MANAGER, SLICE_MANAGED_BY, SLICE_SERVICE_NAME } from "../../model/labels.ts";
-import type { MirrorOp } from "./plan.ts";
-import type { EndpointAddress, EndpointsObject, Meta } from "../types.ts";
 
 interface MirrorSliceEndpoint {
   addresses: string[];

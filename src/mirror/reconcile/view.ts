@@ -1,18 +1,16 @@
-// A read view of a local informer's cache that also knows what this controller has just
-// written: until the informer delivers the event for a write, reads return the written object
-// (or its absence), so a key reconciled again at once plans against the truth instead of
-// failing on a stale resourceVersion. Events older than our write (the resourceVersion it
-// replaced) are recognised and do not end the overlay. The event that delivers our own write is
-// an echo (`isEcho`): it tells the controller nothing it did not plan, so it requeues nothing.
-// While a write is in flight (`writing`) its key's events are held, since the echo may come
-// before the response: once the result is known, those that were not the echo (nor the object
-// the write replaced) go to `onMissed`, to be requeued.
-// The overlay never outlives the truth: a write whose echo came while it was in flight (so the
-// cache already moved past it: a deletion after it, say) leaves none; a 404/409 on a write drops
-// it (`stale`); and each refresh drops those older than a period (`expire`), so the cache is read again.
-// An optional index (kept from the same events) finds related objects — endpoint mirrors by
-// headless mirror — without a scan.
+// A read view of a local informer's cache that also knows what this controller has just written: until the informer delivers the event for
+// a write, reads return the written object (or its absence), so a key reconciled again at once plans against the truth instead of failing
+// on a stale resourceVersion. Events older than our write (the resourceVersion it replaced) are recognised and do not end the overlay.
 import type { Informer, InformerEvent, KubeObject } from "../../kube/index.ts";
+
+// The event that delivers our own write is an echo (`isEcho`): it tells the controller nothing it did
+// not plan, so it requeues nothing. While a write is in flight (`writing`) its key's events are held,
+// since the echo may come before the response: once the result is known, those that were not the echo
+// (nor the object the write replaced) go to `onMissed`, to be requeued. The overlay never outlives the
+// truth: a write whose echo came while it was in flight (so the cache already moved past it: a
+// deletion after it, say) leaves none; a 404/409 on a write drops it (`stale`); and each refresh drops
+// those older than a period (`expire`), so the cache is read again. An optional index (kept from the
+// same events) finds related objects — endpoint mirrors by headless mirror — without a scan.
 
 interface Written<T> {
   /** null: we deleted it. */

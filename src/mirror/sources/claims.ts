@@ -1,7 +1,6 @@
-// Which target Services want which local name for their mirror: reconcile records each key's
-// mirror name as it computes it, so an event on a Service that is not ours (a foreign holder of
-// that name, appearing or going) requeues the keys that want its name — found without parsing
-// names, whatever template or annotation chose them.
+// Which target Services want which local name for their mirror: reconcile records each key's mirror name as it computes it, so an event on
+// a Service that is not ours (a foreign holder of that name, appearing or going) requeues the keys that want its name — found without
+// parsing names, whatever template or annotation chose them.
 import type { MirrorKey, NameClaims } from "./keys.ts";
 
 export class MirrorNameClaims implements NameClaims {

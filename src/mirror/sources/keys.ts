@@ -1,10 +1,11 @@
-// Queue keys: every watched object maps to the `ns/name` of the target Service it is about
-// (a mirror → its target, an endpoint mirror → its headless mirror's target, read from the
-// annotations every mirror object carries), or to the gateway mirror's key. One type from the informers through the queue to reconcile and the
-// outcomes: a ServiceKey is split into namespace and name only where an object is read. Pure.
+// Queue keys: every watched object maps to the `ns/name` of the target Service it is about (a mirror → its target, an endpoint mirror → its
+// headless mirror's target, read from the annotations every mirror object carries), or to the gateway mirror's key. One type from the
+// informers through the queue to reconcile and the outcomes: a ServiceKey is split into namespace and name only where an object is read.
 import { CLUSTER_NAME } from "../../model/labels.ts";
 import { mirrorTarget } from "../../model/mirror-names.ts";
 import { GATEWAY_KEY, type Meta, type SpecialKey } from "../types.ts";
+
+// Pure.
 
 /** A target Service: `ns/name`. */
 export type ServiceKey = `${string}/${string}`;

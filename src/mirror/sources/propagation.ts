@@ -1,10 +1,10 @@
-// How long a change of the target takes to reach its mirror (mc_propagation_seconds): from the
-// watch delivering a change of an exported Service or of its Endpoints to the end of the
-// reconcile that wrote the mirror for it. A reconcile that writes nothing (the change did not
-// touch the mirror) observes nothing; one that fails gives the change back, so its retry counts
-// the whole wait. A change that comes while its key is being reconciled waits for the next run.
-// Only changes after the caches synced count: the initial list is the start's, not a change.
+// How long a change of the target takes to reach its mirror (mc_propagation_seconds): from the watch delivering a change of an exported
+// Service or of its Endpoints to the end of the reconcile that wrote the mirror for it. A reconcile that writes nothing (the change did not
+// touch the mirror) observes nothing; one that fails gives the change back, so its retry counts the whole wait.
 import type { ServiceKey } from "./keys.ts";
+
+// A change that comes while its key is being reconciled waits for the next run. Only changes after the
+// caches synced count: the initial list is the start's, not a change.
 
 export class Propagation {
   /** Keys with a change not yet reconciled → when the first of them came. */

@@ -1,10 +1,12 @@
-// The target's Endpoints as the mirror keeps them. They are watched unfiltered — their labels are
-// not their Service's (the endpoints controller copies labels only for Services with a selector;
-// hand-managed Endpoints of a selector-less Service carry none) — so every Endpoints object of
-// the target is cached, exported or not, and each is kept only as far as a mirror decision reads
-// it (desired.ts, headless.ts): whether an address is ready, whether any address (ready or not)
-// has a hostname, and per subset the ready addresses' hostnames and the ports.
-//
+// The target's Endpoints as the mirror keeps them.
+import type { EndpointAddress, EndpointPort, EndpointSubset, EndpointsObject } from "../types.ts";
+
+// They are watched unfiltered — their labels are not their Service's (the endpoints controller copies
+// labels only for Services with a selector; hand-managed Endpoints of a selector-less Service carry
+// none) — so every Endpoints object of the target is cached, exported or not, and each is kept only as
+// far as a mirror decision reads it (desired.ts, headless.ts): whether an address is ready, whether
+// any address (ready or not) has a hostname, and per subset the ready addresses' hostnames and the
+// ports.
 // - Addresses keep no IP (ip ""): the mirror routes to the gateway, never to a target's pods.
 //   Those without a hostname collapse to one per subset and readiness.
 // - Labels, annotations, uid, targetRefs and node names are dropped; name, namespace and
@@ -13,7 +15,6 @@
 //   ports and readiness — so each shape is stored once and shared: a cached Endpoints object of
 //   such a Service is its metadata and a reference. A Service with a thousand pods costs what
 //   one with a single pod does (bench/remote-endpoints-memory.ts).
-import type { EndpointAddress, EndpointPort, EndpointSubset, EndpointsObject } from "../types.ts";
 
 /** Shared subset shapes kept per informer; past this many distinct shapes new ones are not shared. */
 const SHAPE_LIMIT = 1024;

@@ -1,15 +1,16 @@
-// `--enable-endpoint-slices`: the same decisions made from the target's EndpointSlices instead
-// of its Endpoints (deprecated from Kubernetes 1.33; Linkerd's enableEndpointSlices mode). A
-// Service's slices carry `kubernetes.io/service-name` (or, failing that, an owner reference to
-// it; the cached copy keeps the name as the label); each becomes one subset of a compact
-// Endpoints view (remote-endpoints.ts): endpoints whose `conditions.ready` is true are ready (an
-// unset condition counts as not ready, as Linkerd's isEmptyEndpointSlice has it), their
-// hostnames kept, the rest collapsed; the slice's ports. `RemoteSlices` answers the mirror's
-// reads of "the target's Endpoints" from its slices, so reconcile and desiredMirror need not
-// know which API the target was read through. Slices are cached compact, like Endpoints.
+// `--enable-endpoint-slices`: the same decisions made from the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes
+// 1.33; Linkerd's enableEndpointSlices mode).
 import type { Informer, KubeObject, ReadonlyCache } from "../../kube/index.ts";
 import { compactSubsets, hasHostname, sharedShapes } from "./remote-endpoints.ts";
 import type { EndpointAddress, EndpointPort, EndpointSubset, EndpointsObject, Meta } from "../types.ts";
+
+// A Service's slices carry `kubernetes.io/service-name` (or, failing that, an owner reference to it;
+// the cached copy keeps the name as the label); each becomes one subset of a compact Endpoints view
+// (remote-endpoints.ts): endpoints whose `conditions.ready` is true are ready (an unset condition
+// counts as not ready, as Linkerd's isEmptyEndpointSlice has it), their hostnames kept, the rest
+// collapsed; the slice's ports. `RemoteSlices` answers the mirror's reads of "the target's Endpoints"
+// from its slices, so reconcile and desiredMirror need not know which API the target was read through.
+// Slices are cached compact, like Endpoints.
 
 const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 

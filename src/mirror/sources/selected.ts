@@ -1,7 +1,6 @@
-// How many target Services the Link exports (its selector through a gateway, or its remote-
-// discovery selector) in the namespaces --namespace-selector selects: by the rule reconcile follows
-// (exportMode; the informer may be unfiltered, coveringSelector). O(1) per Service event, a
-// namespace's Services per Namespace event; read by the health (ServicesSelected) and the log.
+// How many target Services the Link exports (its selector through a gateway, or its remote- discovery selector) in the namespaces
+// --namespace-selector selects: by the rule reconcile follows (exportMode; the informer may be unfiltered, coveringSelector). O(1) per
+// Service event, a namespace's Services per Namespace event; read by the health (ServicesSelected) and the log.
 import type { Informer, KubeObject } from "../../kube/index.ts";
 import type { Link } from "../../model/link.ts";
 import { exportMode } from "../reconcile/remote-discovery.ts";

@@ -1,16 +1,4 @@
-// What the mirror watches, and how each change becomes a queue key. Remote: the exported
-// Services — one watch for both export modes (gateway and remote discovery), server-side
-// selected by a selector covering both (`coveringSelector`), so a Service switching modes is
-// one update event, never a deletion and an addition; a Service that loses its export label
-// leaves the cache, which is what unexport means — and, for gateway mode, every Endpoints
-// object, unfiltered — Endpoints need not carry their Service's labels (hand-managed ones of a
-// selector-less Service carry none) — kept compact (remote-endpoints.ts); only those of exported
-// Services queue work. Federated members are a watch of their own (the Link's
-// federatedServiceSelector), keyed like the rest: `<svc>-federated` locally and `svc` in the
-// target are both the key `ns/svc`. Local: all Services (so a foreign same-named Service is seen), our
-// Endpoints (label cluster-name), with `--mirror-endpoint-slices` our EndpointSlices (labels
-// managed-by mc and cluster-name), and Namespaces (a skipped Service is retried when its
-// namespace appears).
+// What the mirror watches, and how each change becomes a queue key.
 import { Informer, resources, type InformerEvent, type KubeClient, type KubeObject, type ResourceType } from "../../kube/index.ts";
 import type { BackoffOptions } from "../../runtime/index.ts";
 import { logger } from "../../log.ts";
@@ -26,6 +14,18 @@ import type { Eps, MirrorSliceObject, Svc } from "../reconcile/read.ts";
 import { endpointsCompactor } from "./remote-endpoints.ts";
 import { sliceService, slicesCompactor, type Slice } from "./remote-slices.ts";
 import { GATEWAY_KEY, type Meta } from "../types.ts";
+
+// Remote: the exported Services — one watch for both export modes (gateway and remote discovery),
+// server-side selected by a selector covering both (`coveringSelector`), so a Service switching modes
+// is one update event, never a deletion and an addition; a Service that loses its export label leaves
+// the cache, which is what unexport means — and, for gateway mode, every Endpoints object, unfiltered
+// — Endpoints need not carry their Service's labels (hand-managed ones of a selector-less Service
+// carry none) — kept compact (remote-endpoints.ts); only those of exported Services queue work.
+// Federated members are a watch of their own (the Link's federatedServiceSelector), keyed like the
+// rest: `<svc>-federated` locally and `svc` in the target are both the key `ns/svc`. Local: all
+// Services (so a foreign same-named Service is seen), our Endpoints (label cluster-name), with
+// `--mirror-endpoint-slices` our EndpointSlices (labels managed-by mc and cluster-name), and
+// Namespaces (a skipped Service is retried when its namespace appears).
 
 export interface Sources {
   /** Absent when the Link exports nothing (no remote-discovery selector, and no selector or no gateway). */

@@ -1,11 +1,12 @@
-// What the controller tells its supervisor about the Link's target, as it changes: the worst of
-// what the target's watches say (rejected, error, not yet known, ok), that the caches synced, and
-// whether the selector selects anything (with whether this Link's mirrors existed), and a watch
-// that found the target's history gone backwards (relisted). The supervisor writes it as the
-// Link's status.conditions (src/serve/link-health.ts, link-conditions.ts).
+// What the controller tells its supervisor about the Link's target, as it changes: the worst of what the target's watches say (rejected,
+// error, not yet known, ok), that the caches synced, and whether the selector selects anything (with whether this Link's mirrors existed),
+// and a watch that found the target's history gone backwards (relisted).
 import type { Informer, KubeError, KubeObject } from "../../kube/index.ts";
 import type { SelectedServices } from "./selected.ts";
 import { ownMirrorCount, remoteInformers, type Sources } from "./sources.ts";
+
+// The supervisor writes it as the Link's status.conditions (src/serve/link-health.ts,
+// link-conditions.ts).
 
 /** What the controller's watches of the target say. */
 export type TargetState =

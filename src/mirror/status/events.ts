@@ -1,6 +1,5 @@
-// Kubernetes Events: about target Services the mirror skipped (on the target Service in the
-// target cluster for a missing namespace, as Linkerd does; on the local foreign Service for a
-// name conflict), and about the Link itself (a condition's transition, on the Link). Best
+// Kubernetes Events: about target Services the mirror skipped (on the target Service in the target cluster for a missing namespace, as
+// Linkerd does; on the local foreign Service for a name conflict), and about the Link itself (a condition's transition, on the Link). Best
 // effort: a failed Event is logged at debug and never fails a reconcile.
 import { formatError } from "../../errors.ts";
 import { resources, type Writer } from "../../kube/index.ts";

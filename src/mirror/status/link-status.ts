@@ -1,10 +1,4 @@
 // LinkStatus: the one writer of a Link's status subresource (JSON merge patches, one field each).
-// Its parts (`mirrorServices`, `federatedServices` from the controller, `conditions` from the
-// supervisor) say what to write when asked; a changed part is queued and written under one retry
-// rule, the mirror queue's (its requeue limit and backoff, then again at the next refresh), the
-// newest value winning. `gateway` is the prober's, written at once at its pace, whole, absent
-// fields as null (gatewayStatusPatch), or a merge patch would keep them. Nothing is written when
-// the Link already says the same; a Link that is gone is nothing to report on.
 import { formatError } from "../../errors.ts";
 import { isNotFound, type Writer } from "../../kube/index.ts";
 import type { Logger } from "../../log.ts";
@@ -13,6 +7,13 @@ import { gatewayStatusPatch } from "../../prober/index.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../../runtime/index.ts";
 import { federatedServicesStatus, type FederatedEntry } from "../federated/federated-status.ts";
 import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "./status.ts";
+
+// Its parts (`mirrorServices`, `federatedServices` from the controller, `conditions` from the
+// supervisor) say what to write when asked; a changed part is queued and written under one retry rule,
+// the mirror queue's (its requeue limit and backoff, then again at the next refresh), the newest value
+// winning. `gateway` is the prober's, written at once at its pace, whole, absent fields as null
+// (gatewayStatusPatch), or a merge patch would keep them. Nothing is written when the Link already
+// says the same; a Link that is gone is nothing to report on.
 
 /** The parts of a Link's status written through the queue. */
 export type StatusPart = "mirrorServices" | "federatedServices" | "conditions";

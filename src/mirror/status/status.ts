@@ -1,6 +1,5 @@
-// The Link's `status.mirrorServices`: in mc, only the target Services that failed to mirror
-// (docs/linkerd-compatibility.md#differences), sorted and capped, so a Link with 10,000 healthy
-// mirrors carries an empty list and never approaches the 1.5 MB object limit. Entries keep
+// The Link's `status.mirrorServices`: in mc, only the target Services that failed to mirror (docs/linkerd-compatibility.md#differences),
+// sorted and capped, so a Link with 10,000 healthy mirrors carries an empty list and never approaches the 1.5 MB object limit. Entries keep
 // Linkerd's shape (docs/linkerd-compatibility.md#link-status). Pure.
 import { MIRROR_CONTROLLER_NAME } from "../../model/names.ts";
 import type { FailureReason } from "../types.ts";

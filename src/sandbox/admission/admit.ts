@@ -1,15 +1,17 @@
-// Admission on the write path: field validation in the mode the client asked for
-// (fieldValidation=Strict|Warn|Ignore) — built-in types against the maintained Kubernetes
-// schemas (validation/builtin.ts), custom resources against their CRD's structural schema
-// (validation/structural.ts) — then the defaults kube-apiserver's registry strategies and
-// admission plugins give built-in kinds (services.ts, defaults.ts), and the addresses kube refuses
-// in Endpoints and EndpointSlices (validation/endpoints.ts).
+// Admission on the write path: field validation in the mode the client asked for, built-in defaults, and the addresses kube refuses.
 import { deepCopy, type JSONSchemaProps, type KubeObject, type ResourceType } from "../types.ts";
 import { admitBuiltin, type FieldValidation } from "../validation/builtin.ts";
 import { validateEndpointAddresses } from "../validation/endpoints.ts";
 import { admitStructural } from "../validation/structural.ts";
 import { admitDeployment, admitNamespace, admitSecret, validateLease } from "./defaults.ts";
 import { admitService, type Allocator } from "./services.ts";
+
+// Admission on the write path: field validation in the mode the client asked for
+// (fieldValidation=Strict|Warn|Ignore) — built-in types against the maintained Kubernetes
+// schemas (validation/builtin.ts), custom resources against their CRD's structural schema
+// (validation/structural.ts) — then the defaults kube-apiserver's registry strategies and
+// admission plugins give built-in kinds (services.ts, defaults.ts), and the addresses kube refuses
+// in Endpoints and EndpointSlices (validation/endpoints.ts).
 
 export interface Admitted {
   object: KubeObject;

@@ -1,6 +1,5 @@
-// Services as kube-apiserver's service registry leaves them: defaults (type, session affinity,
-// traffic policies, target ports), a cluster IP and node ports from the allocator, and an empty
-// status on create or a change of type (the load balancer's address is a controller's,
+// Services as kube-apiserver's service registry leaves them: defaults (type, session affinity, traffic policies, target ports), a cluster
+// IP and node ports from the allocator, and an empty status on create or a change of type (the load balancer's address is a controller's,
 // controllers/load-balancer.ts).
 import { errors, type KubeObject, type StatusCause } from "../types.ts";
 

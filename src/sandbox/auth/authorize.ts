@@ -1,3 +1,7 @@
+// Authorization of ordinary requests (with `enforceRbac`), as kube-apiserver's filter chain does it.
+import { ApiError, type ResourceType } from "../types.ts";
+import { evaluate, type PolicySource, type ResourceAttributes, type UserInfo } from "./rbac.ts";
+
 // Authorization of ordinary requests (with `enforceRbac`), as kube-apiserver's filter chain
 // does it: the request's attributes (requestinfo.go: verb from the method, list/watch with a
 // `metadata.name=` field selector as a request for that name, a Namespace's own name as its
@@ -6,8 +10,6 @@
 // in the namespace "x"`). What kube's bootstrap roles give every authenticated user
 // (system:discovery, system:basic-user, system:public-info-viewer) is allowed without stored
 // roles: discovery and health paths, and reviews of one's own access.
-import { ApiError, type ResourceType } from "../types.ts";
-import { evaluate, type PolicySource, type ResourceAttributes, type UserInfo } from "./rbac.ts";
 
 /** The route of a resource request, as http/server.ts parses it. */
 export interface RequestRoute {

@@ -1,7 +1,6 @@
-// The RBAC objects a decision reads, indexed so that authorizing a request costs the requesting
-// user's bindings, not the number of objects stored: every RoleBinding and ClusterRoleBinding
-// is filed under each of its subjects (a User or a service account by user name, a Group by
-// group name), kept current from the store's commits; roles are read by name from the store.
+// The RBAC objects a decision reads, indexed so that authorizing a request costs the requesting user's bindings, not the number of objects
+// stored: every RoleBinding and ClusterRoleBinding is filed under each of its subjects (a User or a service account by user name, a Group
+// by group name), kept current from the store's commits; roles are read by name from the store.
 import type { Store } from "../storage/store.ts";
 import { storageKey } from "../storage/keys.ts";
 import type { StoreEvent } from "../storage/watch-hub.ts";

@@ -1,17 +1,16 @@
-// Access decisions as kube-apiserver's authorizer chain makes them for a SelfSubjectAccessReview:
-// members of system:masters are always allowed (the privileged-group authorizer), everyone
-// else is checked by RBAC against the stored ClusterRoleBindings, then the RoleBindings of the
-// request's namespace. Ported from plugin/pkg/auth/authorizer/rbac and
-// pkg/registry/rbac/validation (rule.go): the first rule that allows wins and names its
-// binding in the reason; a denial has no reason unless a binding the user is a subject of
-// points at a role that is missing. Pure: the caller passes the RBAC objects in, as lists or as
-// a `PolicySource` that looks them up (bindings.ts indexes the store's bindings by subject, so
-// a decision costs the user's bindings, not every object stored).
-//
-// Not modelled: aggregated ClusterRoles (aggregationRule) count only with the rules stored on
-// them (kube's aggregation controller fills those in; the sandbox has none), and no bootstrap
-// roles (system:discovery, system:basic-user, …) exist unless stored.
+// Access decisions as kube-apiserver's authorizer chain makes them for a SelfSubjectAccessReview: members of system:masters are always
+// allowed (the privileged-group authorizer), everyone else is checked by RBAC against the stored ClusterRoleBindings, then the RoleBindings
+// of the request's namespace.
 import type { KubeObject } from "../types.ts";
+
+// Ported from plugin/pkg/auth/authorizer/rbac and pkg/registry/rbac/validation (rule.go): the first
+// rule that allows wins and names its binding in the reason; a denial has no reason unless a binding
+// the user is a subject of points at a role that is missing. Pure: the caller passes the RBAC objects
+// in, as lists or as a `PolicySource` that looks them up (bindings.ts indexes the store's bindings by
+// subject, so a decision costs the user's bindings, not every object stored). Not modelled: aggregated
+// ClusterRoles (aggregationRule) count only with the rules stored on them (kube's aggregation
+// controller fills those in; the sandbox has none), and no bootstrap roles (system:discovery,
+// system:basic-user, …) exist unless stored.
 
 export interface UserInfo {
   name: string;

@@ -1,12 +1,13 @@
-// The one interface of the built-in controllers: the parts of kube-controller-manager (and of
-// kube-apiserver's own bootstrap controllers) that mc depends on. A real controller watches and
-// reconciles some time later; these run inside the write, so a client sees their effect as soon
-// as its request returns. The Api calls every controller's hooks in list order (builtin.ts), for
-// built-in types only: custom resources have no controllers here.
+// The one interface of the built-in controllers: the parts of kube-controller-manager (and of kube-apiserver's own bootstrap controllers)
+// that mc depends on. A real controller watches and reconciles some time later; these run inside the write, so a client sees their effect
+// as soon as its request returns.
 import type { ServiceAccountTokens } from "../auth/tokens.ts";
 import type { Registry } from "../resources.ts";
 import type { Store } from "../storage/store.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
+
+// The Api calls every controller's hooks in list order (builtin.ts), for built-in types only: custom
+// resources have no controllers here.
 
 export interface ControllerContext {
   store: Store;

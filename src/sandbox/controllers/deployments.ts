@@ -1,3 +1,10 @@
+// kube-controller-manager's Deployment controller, enough for `kubectl get pods`, `kubectl rollout status` and availability.
+import { KeyedSync, keyOf, splitKey } from "./keyed-sync.ts";
+import { controllerOf, controllerRef, isControlledBy, timestamp } from "./owners.ts";
+import { POD_TEMPLATE_HASH } from "./replicasets.ts";
+import type { KubeObject } from "../types.ts";
+import type { Controller, ControllerContext } from "./controller.ts";
+
 // kube-controller-manager's Deployment controller, enough for `kubectl get pods`, `kubectl
 // rollout status` and availability: a Deployment owns a ReplicaSet per pod template, named
 // `<deployment>-<pod-template-hash>` (its Pods carry the hash label too); the current one is
@@ -5,11 +12,6 @@
 // update would end the same way), keeping `revisionHistoryLimit` old ones. The status sums the
 // ReplicaSets' and carries kube's Available and Progressing conditions. Deleting a Deployment
 // deletes its ReplicaSets (which delete their Pods). A paused Deployment is only reported on.
-import { KeyedSync, keyOf, splitKey } from "./keyed-sync.ts";
-import { controllerOf, controllerRef, isControlledBy, timestamp } from "./owners.ts";
-import { POD_TEMPLATE_HASH } from "./replicasets.ts";
-import type { KubeObject } from "../types.ts";
-import type { Controller, ControllerContext } from "./controller.ts";
 
 const MANAGER = "kube-controller-manager";
 const REVISION = "deployment.kubernetes.io/revision";

@@ -1,12 +1,4 @@
-// kube-controller-manager's endpoints controller (pkg/controller/endpoint): a Service with a
-// selector owns its same-named Endpoints, computed from the Pods it selects in its namespace —
-// ready Pods under `addresses`, the rest under `notReadyAddresses` (all ready with
-// publishNotReadyAddresses), named target ports resolved against each Pod's container ports
-// (a Pod without the port is left out of that port), subsets repacked as kube does — and
-// labelled with the Service's labels, plus `service.kubernetes.io/headless` for a headless one.
-// A client's write to such Endpoints is overwritten and a deleted one comes back. Services
-// without a selector keep whatever Endpoints their users write. Either way a deleted Service's
-// Endpoints go with it (through the API, as a client's delete).
+// kube-controller-manager's endpoints controller: a Service with a selector owns Endpoints computed from its Pods.
 import { repackSubsets } from "./endpointslice-mirror.ts";
 import { KeyedSync, keyOf, splitKey } from "./keyed-sync.ts";
 import {
@@ -26,6 +18,16 @@ import {
 } from "./service-pods.ts";
 import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
+
+// kube-controller-manager's endpoints controller (pkg/controller/endpoint): a Service with a
+// selector owns its same-named Endpoints, computed from the Pods it selects in its namespace —
+// ready Pods under `addresses`, the rest under `notReadyAddresses` (all ready with
+// publishNotReadyAddresses), named target ports resolved against each Pod's container ports
+// (a Pod without the port is left out of that port), subsets repacked as kube does — and
+// labelled with the Service's labels, plus `service.kubernetes.io/headless` for a headless one.
+// A client's write to such Endpoints is overwritten and a deleted one comes back. Services
+// without a selector keep whatever Endpoints their users write. Either way a deleted Service's
+// Endpoints go with it (through the API, as a client's delete).
 
 const MANAGER = "kube-controller-manager";
 

@@ -1,9 +1,5 @@
-// kube-controller-manager's EndpointSlice mirroring controller: a Service without a selector
-// whose same-named Endpoints a user manages gets discovery.k8s.io/v1 EndpointSlices that mirror
-// them (kubectl describe and Linkerd's destination read slices, not Endpoints). `mirroredSlices`
-// is the pure part (Endpoints → desired slices, as pkg/controller/endpointslicemirroring);
-// `reconcileMirror` applies it through the store with the fewest creates, updates and deletes.
-// These are controller writes: watchers see them, `store.writes` (client requests) does not.
+// kube-controller-manager's EndpointSlice mirroring controller: a Service without a selector whose same-named Endpoints a user manages gets
+// discovery.k8s.io/v1 EndpointSlices that mirror them (kubectl describe and Linkerd's destination read slices, not Endpoints).
 import { randomSuffix, sameContent } from "../object-utils.ts";
 import { isIPv4, isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
@@ -12,6 +8,11 @@ import type { LabelSelector } from "../selector.ts";
 import type { Store } from "../storage/store.ts";
 import type { KubeObject, ResourceType } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
+
+// `mirroredSlices` is the pure part (Endpoints → desired slices, as
+// pkg/controller/endpointslicemirroring); `reconcileMirror` applies it through the store with the
+// fewest creates, updates and deletes. These are controller writes: watchers see them, `store.writes`
+// (client requests) does not.
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";

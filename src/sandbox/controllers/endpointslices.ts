@@ -1,12 +1,4 @@
-// kube-controller-manager's EndpointSlice controller (pkg/controller/endpointslice): a Service
-// with a selector gets discovery.k8s.io/v1 slices of the Pods it selects — one endpoint per Pod
-// with an IP (conditions ready/serving/terminating, hostname for a Pod whose subdomain is the
-// Service, nodeName, targetRef), grouped by the ports they resolve to, at most 100 per slice, or
-// one empty placeholder slice when there are none. Slices are labelled with the Service's labels,
-// `kubernetes.io/service-name`, `endpointslice.kubernetes.io/managed-by:
-// endpointslice-controller.k8s.io` (and the headless marker), owned by the Service, and go when
-// it goes. Someone else's edit of such a slice is put back. Slices are found through the store's
-// index by service-name, never by a scan.
+// kube-controller-manager's EndpointSlice controller: a Service with a selector gets slices of the Pods it selects.
 import { isDeepStrictEqual } from "node:util";
 import { KeyedSync, keyOf, splitKey } from "./keyed-sync.ts";
 import { MANAGED_BY_LABEL, SERVICE_NAME_LABEL } from "./endpointslice-mirror.ts";
@@ -27,6 +19,16 @@ import {
 import type { LabelSelector } from "../selector.ts";
 import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
+
+// kube-controller-manager's EndpointSlice controller (pkg/controller/endpointslice): a Service
+// with a selector gets discovery.k8s.io/v1 slices of the Pods it selects — one endpoint per Pod
+// with an IP (conditions ready/serving/terminating, hostname for a Pod whose subdomain is the
+// Service, nodeName, targetRef), grouped by the ports they resolve to, at most 100 per slice, or
+// one empty placeholder slice when there are none. Slices are labelled with the Service's labels,
+// `kubernetes.io/service-name`, `endpointslice.kubernetes.io/managed-by:
+// endpointslice-controller.k8s.io` (and the headless marker), owned by the Service, and go when
+// it goes. Someone else's edit of such a slice is put back. Slices are found through the store's
+// index by service-name, never by a scan.
 
 const SLICE_CONTROLLER = "endpointslice-controller.k8s.io";
 const MANAGER = "kube-controller-manager";

@@ -1,8 +1,10 @@
-// The sandbox's controllers run inside the write that triggers them, and their own writes
-// trigger hooks again (a ReplicaSet creating a Pod makes the ReplicaSet controller look at its
-// ReplicaSet once more). KeyedSync keeps one sync per key at a time: a call for a key already
-// being synced marks it to run once more when the current run ends, instead of running inside
-// it on a half-done state — the work queue of a real controller, made synchronous.
+// The sandbox's controllers run inside the write that triggers them, and their own writes trigger hooks again (a ReplicaSet creating a Pod
+// makes the ReplicaSet controller look at its ReplicaSet once more).
+
+// KeyedSync keeps one sync per key at a time: a call for a key already being synced marks it to run
+// once more when the current run ends, instead of running inside it on a half-done state — the work
+// queue of a real controller, made synchronous.
+
 export class KeyedSync {
   private readonly running = new Set<string>();
   private readonly again = new Set<string>();

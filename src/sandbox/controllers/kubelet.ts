@@ -1,11 +1,11 @@
-// A fake scheduler and kubelet: a Pod is bound to the sandbox's one node and starts at once —
-// phase Running, an IP from the pod range, every container running and ready, conditions
-// Ready/ContainersReady/Initialized/PodScheduled true. Nothing is ever run. After that the Pod's
-// status is whatever its writers make it: `setPodReady` (the test control, what a failing
-// readiness probe does) or a client's `kubectl patch --subresource=status`; the kubelet never
-// puts it back.
+// A fake scheduler and kubelet: a Pod is bound to the sandbox's one node and starts at once — phase Running, an IP from the pod range,
+// every container running and ready, conditions Ready/ContainersReady/Initialized/PodScheduled true. Nothing is ever run.
 import type { Controller, ControllerContext } from "./controller.ts";
 import type { KubeObject } from "../types.ts";
+
+// After that the Pod's status is whatever its writers make it: `setPodReady` (the test control, what a
+// failing readiness probe does) or a client's `kubectl patch --subresource=status`; the kubelet never
+// puts it back.
 
 const NODE_NAME = "sandbox-node";
 const NODE_IP = "172.18.0.2";

@@ -1,6 +1,5 @@
-// kube-apiserver's kubernetes service controller: Service default/kubernetes (10.96.0.1, https
-// 443 → the sandbox's port), its Endpoints (labelled skip-mirror) and its EndpointSlice
-// `kubernetes`, put in place once the sandbox listens. Internal writes, like the controllers':
+// kube-apiserver's kubernetes service controller: Service default/kubernetes (10.96.0.1, https 443 → the sandbox's port), its Endpoints
+// (labelled skip-mirror) and its EndpointSlice `kubernetes`, put in place once the sandbox listens. Internal writes, like the controllers':
 // not counted in `store.writes`.
 import { isDeepStrictEqual } from "node:util";
 import { admitService, type Allocator } from "../admission/services.ts";

@@ -1,11 +1,12 @@
-// The cloud's service controller (k3s's servicelb, say): a LoadBalancer Service with no ingress
-// address gets one, 192.0.2.1 (TEST-NET-1, RFC 5737: documentation only, routed nowhere). Data,
-// never dialled: a real API server refuses loopback addresses in Endpoints, so a gateway at
+// The cloud's service controller (k3s's servicelb, say): a LoadBalancer Service with no ingress address gets one, 192.0.2.1 (TEST-NET-1,
+// RFC 5737: documentation only, routed nowhere). Data, never dialled: a real API server refuses loopback addresses in Endpoints, so a
+// gateway at
+import type { KubeObject } from "../types.ts";
+import type { Controller } from "./controller.ts";
+
 // 127.0.0.1 could not be mirrored; whoever stands in for the gateway answers on loopback and is
 // reached through an explicit probe address (`mc serve --probe-address`). Only when it has none:
 // a client's later status write (a hostname, as AWS gives) stays, and so does any address already there.
-import type { KubeObject } from "../types.ts";
-import type { Controller } from "./controller.ts";
 
 const LOAD_BALANCER_INGRESS = { ip: "192.0.2.1", ipMode: "VIP" } as const;
 

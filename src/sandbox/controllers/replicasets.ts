@@ -1,14 +1,14 @@
-// kube-controller-manager's ReplicaSet controller: a ReplicaSet keeps `spec.replicas` Pods of
-// its template (named `<rs>-<5 chars>`, controlled by it), deleting not-ready and newest Pods
-// first when there are too many and replacing any that is deleted, and reports replicas,
-// readyReplicas and availableReplicas (ready is available: minReadySeconds is not waited for).
-// Deleting a ReplicaSet deletes its Pods (the garbage collector's part). Its Pods are found by
-// its selector within its namespace (pod-template-hash is an indexed label).
+// kube-controller-manager's ReplicaSet controller: a ReplicaSet keeps `spec.replicas` Pods of its template (named `<rs>-<5 chars>`,
+// controlled by it), deleting not-ready and newest Pods first when there are too many and replacing any that is deleted, and reports
+// replicas, readyReplicas and availableReplicas (ready is available: minReadySeconds is not waited for).
 import { KeyedSync, keyOf, splitKey } from "./keyed-sync.ts";
 import { controllerOf, controllerRef, isControlledBy, selectorRequirements } from "./owners.ts";
 import { belongsInEndpoints, isPodReady } from "./service-pods.ts";
 import type { KubeObject } from "../types.ts";
 import type { Controller, ControllerContext } from "./controller.ts";
+
+// Deleting a ReplicaSet deletes its Pods (the garbage collector's part). Its Pods are found by its
+// selector within its namespace (pod-template-hash is an indexed label).
 
 export const POD_TEMPLATE_HASH = "pod-template-hash";
 const MANAGER = "kube-controller-manager";

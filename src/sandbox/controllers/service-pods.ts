@@ -1,7 +1,6 @@
-// What the endpoints and EndpointSlice controllers share (kube's pkg/controller/util/endpoint
-// and pkg/api/v1/pod): which Services select a Pod, which Pods a Service selects, whether a Pod
-// belongs in them and is ready, the port a Service port resolves to on a Pod, and its hostname.
-// Selection reads one namespace's Pods or Services, never the whole store.
+// What the endpoints and EndpointSlice controllers share (kube's pkg/controller/util/endpoint and pkg/api/v1/pod): which Services select a
+// Pod, which Pods a Service selects, whether a Pod belongs in them and is ready, the port a Service port resolves to on a Pod, and its
+// hostname. Selection reads one namespace's Pods or Services, never the whole store.
 import type { LabelSelector } from "../selector.ts";
 import { keyOf } from "./keyed-sync.ts";
 import type { Store } from "../storage/store.ts";

@@ -1,11 +1,12 @@
-// TLS in front of the sandbox's Bun.serve listeners. Bun.serve verifies client certificates but
-// does not tell a handler whether a request came with one (oven-sh/bun#14097, oven-sh/bun#16254), so a
-// node:tls server terminates TLS, checks the peer certificate against the sandbox CA, and pipes
-// each connection to one of two loopback listeners: one for certificate-authenticated
-// connections, one where a bearer token is required.
+// TLS in front of the sandbox's Bun.serve listeners.
 import { connect, type Socket } from "node:net";
 import { createServer, type Server, type TLSSocket } from "node:tls";
 import type { Pem } from "./tls.ts";
+
+// Bun.serve verifies client certificates but does not tell a handler whether a request came with one
+// (oven-sh/bun#14097, oven-sh/bun#16254), so a node:tls server terminates TLS, checks the peer
+// certificate against the sandbox CA, and pipes each connection to one of two loopback listeners: one
+// for certificate-authenticated connections, one where a bearer token is required.
 
 export interface TlsFront {
   port: number;

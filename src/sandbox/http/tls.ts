@@ -1,13 +1,11 @@
-// Certificates for `mc sandbox --tls`: a throwaway CA, a server certificate for the loopback
-// addresses, and client certificates whose CN/O are the user and groups kube-apiserver would see.
-//
-// ECDSA P-256 keys made with WebCrypto (well under a millisecond each) and certificates built by
-// @peculiar/x509. Keys are PKCS#8 PEM ("PRIVATE KEY"), which Bun.serve, Node TLS, curl/OpenSSL
-// and Go's tls.X509KeyPair (kubectl, client-go) all read.
-//
-// @peculiar/x509 needs the reflect-metadata polyfill and takes ~100 ms to load, so both are
-// imported on first use: importing this module costs nothing.
+// Certificates for `mc sandbox --tls`: a throwaway CA, a server certificate for the loopback addresses, and client certificates whose CN/O
+// are the user and groups kube-apiserver would see. ECDSA P-256 keys made with WebCrypto (well under a millisecond each) and certificates
+// built by @peculiar/x509.
 import { isIP } from "node:net";
+
+// Keys are PKCS#8 PEM ("PRIVATE KEY"), which Bun.serve, Node TLS, curl/OpenSSL and Go's
+// tls.X509KeyPair (kubectl, client-go) all read. @peculiar/x509 needs the reflect-metadata polyfill
+// and takes ~100 ms to load, so both are imported on first use: importing this module costs nothing.
 
 export interface Pem {
   cert: string;

@@ -1,16 +1,17 @@
-// Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone
-// as an ERROR event (as kube-apiserver sends it), label/field-filtered transitions, timeouts and
-// a clean end when the server stops. A watch from a resourceVersion the store has not reached is
-// accepted and stays silent — no event and no bookmark at or below it — exactly as kube-apiserver's
-// watch cache does (its cacheWatcher sends only events newer than the requested resourceVersion):
-// what a client resuming against a server restored from an older etcd copy sees. Only a list or a
-// watch-list (sendInitialEvents) at such a resourceVersion gets kube's 504 "Too large resource
-// version" (after a 3 s wait; the watch-list's as its one ERROR event).
+// Watch streams: newline-delimited JSON events from a resourceVersion, with bookmarks, 410 Gone as an ERROR event (as kube-apiserver sends
+// it), label/field-filtered transitions, timeouts and a clean end when the server stops.
 import { matchesFilter, type ListFilter } from "../storage/filter.ts";
 import type { Store } from "../storage/store.ts";
 import type { StoreEvent } from "../storage/watch-hub.ts";
 import { storageKey } from "../storage/keys.ts";
 import { ApiError, apiVersionOf, type KubeObject, type ResourceType } from "../types.ts";
+
+// A watch from a resourceVersion the store has not reached is accepted and stays silent — no event and
+// no bookmark at or below it — exactly as kube-apiserver's watch cache does (its cacheWatcher sends
+// only events newer than the requested resourceVersion): what a client resuming against a server
+// restored from an older etcd copy sees. Only a list or a watch-list (sendInitialEvents) at such a
+// resourceVersion gets kube's 504 "Too large resource version" (after a 3 s wait; the watch-list's as
+// its one ERROR event).
 
 export interface WatchRequest extends ListFilter {
   type: ResourceType;

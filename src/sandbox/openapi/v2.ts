@@ -1,5 +1,12 @@
 // GET /openapi/v2: the Swagger 2.0 document kubectl 1.32 validates `kind: List` files with.
-//
+import { createHash } from "node:crypto";
+import type { Field, Root, Type } from "protobufjs";
+import gnosticSource from "../../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
+import { SERVER_VERSION } from "../http/discovery.ts";
+import { kubeProtos, PROTO_PACKAGES } from "../protobuf/schema.ts";
+import type { Registry } from "../resources.ts";
+import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "../types.ts";
+
 // What kubectl does (k8s.io/kubectl pkg/validation, cli-runtime pkg/resource, client-go discovery,
 // kube-openapi pkg/util/proto):
 // - `apply|create|replace -f` validate each document with NewParamVerifyingSchema: when the server
@@ -43,13 +50,6 @@
 // Lazy: protobufjs, the .proto files and the document are loaded and built at the first request;
 // the document is cached per registry until the set of served types changes (a CRD created,
 // changed or deleted replaces its ResourceType objects).
-import { createHash } from "node:crypto";
-import type { Field, Root, Type } from "protobufjs";
-import gnosticSource from "../../../k8s/proto/gnostic/openapiv2.json" with { type: "text" };
-import { SERVER_VERSION } from "../http/discovery.ts";
-import { kubeProtos, PROTO_PACKAGES } from "../protobuf/schema.ts";
-import type { Registry } from "../resources.ts";
-import { apiVersionOf, type JSONSchemaProps, type ResourceType } from "../types.ts";
 
 /** What client-go asks for; kube-openapi also accepts the `.v1.0` spelling and answers with it. */
 export const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
@@ -61,7 +61,6 @@ const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
 const STRING: Schema = { type: "string" };
 const TYPE_META: Readonly<Record<string, Schema>> = { apiVersion: STRING, kind: STRING };
-
 
 /** Messages whose JSON is custom Go code (MarshalJSON): their kube-apiserver v2 schema. */
 const SPECIAL: Readonly<Record<string, Schema>> = {

@@ -1,18 +1,18 @@
-// OpenAPI v3 as kubectl 1.32 needs it. `kubectl apply`/`create` with default validation read the
-// index (/openapi/v3) and the group-version document, and look for the PATCH operation of the
-// object's group-version-kind (`x-kubernetes-group-version-kind`) with a `fieldValidation` query
-// parameter; finding it, they leave validation to the server (fieldValidation=Strict) instead of
-// validating client-side with /openapi/v2 (served by v2.ts for `kind: List` files, which
-// kubectl always validates client-side).
-//
-// Built-in kinds get permissive component schemas: the server validates with the real ones
-// (validation/builtin.ts). Their PATCH operations therefore do NOT list
-// `application/strategic-merge-patch+json`, so client-side apply does not compute a strategic
-// merge patch from these schemas (which lack patch strategies and merge keys) but falls back to
-// the patch metadata compiled into kubectl — exact for built-ins (the v2 document has no paths). Custom
-// resources get their CRD version's schema, and merge patches, as on a real server.
+// OpenAPI v3 as kubectl 1.32 needs it.
 import { createHash } from "node:crypto";
 import { apiVersionOf, deepCopy, type JSONSchemaProps, type ResourceType } from "../types.ts";
+
+// `kubectl apply`/`create` with default validation read the index (/openapi/v3) and the group-version
+// document, and look for the PATCH operation of the object's group-version-kind
+// (`x-kubernetes-group-version-kind`) with a `fieldValidation` query parameter; finding it, they leave
+// validation to the server (fieldValidation=Strict) instead of validating client-side with /openapi/v2
+// (served by v2.ts for `kind: List` files, which kubectl always validates client-side). Built-in kinds
+// get permissive component schemas: the server validates with the real ones (validation/builtin.ts).
+// Their PATCH operations therefore do NOT list `application/strategic-merge-patch+json`, so
+// client-side apply does not compute a strategic merge patch from these schemas (which lack patch
+// strategies and merge keys) but falls back to the patch metadata compiled into kubectl — exact for
+// built-ins (the v2 document has no paths). Custom resources get their CRD version's schema, and merge
+// patches, as on a real server.
 
 type Schema = Record<string, unknown>;
 

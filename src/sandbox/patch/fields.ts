@@ -1,7 +1,6 @@
-// Field sets in structured-merge-diff's shape, as metadata.managedFields stores them (FieldsV1):
-// `f:<field>` for a map field, `k:{"key":value}` for an item of a list keyed by fields,
-// `v:<json>` for an item of a set of primitives, and "." for "this node itself" when a node is
-// both owned and has owned children. A node with `self` is a member of the set.
+// Field sets in structured-merge-diff's shape, as metadata.managedFields stores them (FieldsV1): `f:<field>` for a map field,
+// `k:{"key":value}` for an item of a list keyed by fields, `v:<json>` for an item of a set of primitives, and "." for "this node itself"
+// when a node is both owned and has owned children. A node with `self` is a member of the set.
 
 import { childPath, isAtomicMapAt, itemPath, listSchemaAt } from "./lists.ts";
 import type { ListSchema } from "./lists.ts";

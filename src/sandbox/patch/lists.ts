@@ -1,10 +1,10 @@
-// How lists (and a few maps) of the built-in kinds merge: the `patchStrategy`/`patchMergeKey`
-// struct tags that strategic merge patch reads, and the `listType`/`listMapKey`/`mapType` markers
-// that server-side apply reads. kube-apiserver takes them from the Go types; the sandbox has no
-// such schema at run time, so this is a small hand-kept table keyed by kind and JSON path.
-// Anything not listed is atomic: a patch or an apply replaces it whole.
+// How lists (and a few maps) of the built-in kinds merge: the `patchStrategy`/`patchMergeKey` struct tags that strategic merge patch reads,
+// and the `listType`/`listMapKey`/`mapType` markers that server-side apply reads. kube-apiserver takes them from the Go types; the sandbox
+// has no such schema at run time, so this is a small hand-kept table keyed by kind and JSON path.
 
 import type { Json } from "../types.ts";
+
+// Anything not listed is atomic: a patch or an apply replaces it whole.
 
 /** How one list field merges. */
 export interface ListSchema {

@@ -1,7 +1,6 @@
-// Server-side apply and managedFields bookkeeping, after structured-merge-diff as kube-apiserver
-// runs it, kept deliberately small: one Apply entry per manager holding exactly the fields of its
-// last applied configuration, conflicts only against other appliers, and pruning of the fields an
-// applier stopped setting unless someone else owns them.
+// Server-side apply and managedFields bookkeeping, after structured-merge-diff as kube-apiserver runs it, kept deliberately small: one
+// Apply entry per manager holding exactly the fields of its last applied configuration, conflicts only against other appliers, and pruning
+// of the fields an applier stopped setting unless someone else owns them.
 
 import {
   diffFields,

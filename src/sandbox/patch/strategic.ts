@@ -1,8 +1,6 @@
-// Strategic merge patch (application/strategic-merge-patch+json), following
-// k8s.io/apimachinery/pkg/util/strategicpatch as the API server runs it (parallel lists merged,
-// unmatched nulls ignored): maps merge, null deletes, lists merge by key or are replaced, and the
-// directives `$patch`, `$retainKeys`, `$setElementOrder/<list>` and
-// `$deleteFromPrimitiveList/<list>` are obeyed and never stored.
+// Strategic merge patch (application/strategic-merge-patch+json), following k8s.io/apimachinery/pkg/util/strategicpatch as the API server
+// runs it (parallel lists merged, unmatched nulls ignored): maps merge, null deletes, lists merge by key or are replaced, and the
+// directives `$patch`, `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` are obeyed and never stored.
 
 import { childPath, itemPath, listSchemaAt } from "./lists.ts";
 import type { ListSchema } from "./lists.ts";

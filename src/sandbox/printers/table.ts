@@ -1,3 +1,10 @@
+// Server-side Table conversion (meta.k8s.io/v1 Table) for `kubectl get`, as kube-apiserver does it.
+import { crdPrinter, defaultPrinter } from "./crd.ts";
+import { builtinPrinter } from "./list.ts";
+import type { Printer, Table, TableOptions, TableRow } from "./types.ts";
+import { deepCopy } from "../types.ts";
+import type { KubeObject, ResourceType } from "../types.ts";
+
 // Server-side Table conversion (meta.k8s.io/v1 Table), as kube-apiserver does for
 // `kubectl get`: the column definitions and cells of k8s.io/kubernetes/pkg/printers/internalversion
 // for the built-in types, apiextensions' tableconvertor for custom resources, and the apiserver's
@@ -10,11 +17,6 @@
 // This module holds the Accept negotiation, the Table builder and the choice of printer; the
 // built-in printers are listed in list.ts (each module exports its own), their shared readers
 // and columns are in cells.ts, the shapes in types.ts.
-import { crdPrinter, defaultPrinter } from "./crd.ts";
-import { builtinPrinter } from "./list.ts";
-import type { Printer, Table, TableOptions, TableRow } from "./types.ts";
-import { deepCopy } from "../types.ts";
-import type { KubeObject, ResourceType } from "../types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Content negotiation

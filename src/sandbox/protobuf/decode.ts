@@ -1,12 +1,14 @@
-// Decodes request bodies in Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`),
-// which kubectl's typed clients send (`create namespace`, `create secret`, `auth can-i`, …) and
-// never retry as JSON, into the JSON form the object has on the JSON API.
-//
+// Decodes request bodies in Kubernetes' protobuf encoding (`application/vnd.kubernetes.protobuf`), which kubectl's typed clients send
+// (`create namespace`, `create secret`, `auth can-i`, …) and never retry as JSON, into the JSON form the object has on the JSON API.
+import type { Field, MapField, Root, Type } from "protobufjs";
+import { kubeProtos, PROTO_PACKAGES } from "./schema.ts";
+import type { Json, JsonObject, KubeObject } from "../types.ts";
+
 // Wire format: the magic `k8s\0`, then a runtime.Unknown {typeMeta{apiVersion, kind}, raw,
-// contentEncoding, contentType} whose `raw` is the object's message per Kubernetes'
-// generated.proto (k8s/proto/, trimmed copies). The JSON form is what Go's encoding/json makes of
-// the decoded Go struct, so that a protobuf body and the JSON body kubectl would have sent for the
-// same object decode alike:
+// contentEncoding, contentType} whose `raw` is the object's message per Kubernetes' generated.proto
+// (k8s/proto/, trimmed copies). The JSON form is what Go's encoding/json makes of the decoded Go
+// struct, so that a protobuf body and the JSON body kubectl would have sent for the same object decode
+// alike:
 //   - JSON names, `omitempty` and `,inline` come from the Go struct tags (k8s/proto/json-tags.json);
 //   - a pointer field is present when it is on the wire, even at its zero value (`replicas: 0`,
 //     `immutable: false`); a non-pointer scalar is always on the wire and, like in Go, is dropped
@@ -19,9 +21,6 @@
 //     map keys sorted.
 // protobufjs and the schema are loaded at the first decode (~20 ms to import protobufjs, ~20 ms to
 // parse the .proto files); importing this module costs under 1 ms, a decode after the first ~0.3 ms.
-import type { Field, MapField, Root, Type } from "protobufjs";
-import { kubeProtos, PROTO_PACKAGES } from "./schema.ts";
-import type { Json, JsonObject, KubeObject } from "../types.ts";
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 
@@ -37,7 +36,6 @@ export class ProtobufDecodeError extends Error {
     super(message);
   }
 }
-
 
 /** The kinds whose protobuf bodies decode (the roots k8s/proto/generate.ts kept). */
 const KINDS: Readonly<Record<string, readonly string[]>> = {

@@ -1,7 +1,6 @@
-// Kubernetes' protobuf schema as the sandbox embeds it (k8s/proto/, generated from kubectl's own
-// descriptors; see k8s/proto/README.md): the .proto sources, the proto package of each group
-// version, the Go JSON tags, and one lazily parsed protobufjs Root shared by the request decoder
-// (decode.ts) and the OpenAPI v2 document (openapi/v2.ts).
+// Kubernetes' protobuf schema as the sandbox embeds it (k8s/proto/, generated from kubectl's own descriptors; see k8s/proto/README.md): the
+// .proto sources, the proto package of each group version, the Go JSON tags, and one lazily parsed protobufjs Root shared by the request
+// decoder (decode.ts) and the OpenAPI v2 document (openapi/v2.ts).
 import type { Root } from "protobufjs";
 import jsonTagsSource from "../../../k8s/proto/json-tags.json" with { type: "text" };
 import appsV1 from "../../../k8s/proto/k8s.io/api/apps/v1/generated.proto" with { type: "text" };

@@ -1,13 +1,14 @@
-// A store that survives its process: objects and the resourceVersion counter in an embedded
-// database (bun:sqlite), written through on every commit, so a `kill -9` and a restart on the
-// same file resume with everything stored — a real API server restart, as etcd keeps state for
-// kube-apiserver. Also keeps the few facts a restarted server must present unchanged (its CA,
-// its admin token) so clients' kubeconfigs stay valid. Each change is its own transaction in
-// WAL mode: durable against the process dying (not against the machine losing power).
+// A store that survives its process: objects and the resourceVersion counter in an embedded database (bun:sqlite), written through on every
+// commit, so a `kill -9` and a restart on the same file resume with everything stored — a real API server restart, as etcd keeps state for
+// kube-apiserver.
 import { Database } from "bun:sqlite";
 import type { KubeObject } from "../types.ts";
 import { Store } from "./store.ts";
 import type { StoreEvent } from "./watch-hub.ts";
+
+// Also keeps the few facts a restarted server must present unchanged (its CA, its admin token) so
+// clients' kubeconfigs stay valid. Each change is its own transaction in WAL mode: durable against the
+// process dying (not against the machine losing power).
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (key TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, object TEXT NOT NULL, PRIMARY KEY (key, namespace, name));

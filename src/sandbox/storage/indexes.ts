@@ -1,15 +1,14 @@
-// The store's indexes, as client-go's Indexer keeps them: per storage key, named index
-// functions (object → values), and for each value the objects that have it, by namespace. The
-// store updates them in `commit` and plans every multi-object read over the smallest candidate
-// set (indexes.ts's `candidates`), so a read costs what it returns, not what is stored.
-//
-// Built in for every type: `labels` (values `key` and `key=value`, for label selectors' `=`,
-// `in` and `exists`). Built in for some types: a field selector's fields (`field:<path>`).
-// Others are defined on first use by whoever needs them (`Store.byIndex`), e.g. RBAC bindings by
-// subject or token Secrets by their ServiceAccount.
+// The store's indexes, as client-go's Indexer keeps them: per storage key, named index functions (object → values), and for each value the
+// objects that have it, by namespace. The store updates them in `commit` and plans every multi-object read over the smallest candidate set
+// (indexes.ts's `candidates`), so a read costs what it returns, not what is stored.
 import type { FieldRequirement, LabelSelector } from "../selector.ts";
 import type { KubeObject } from "../types.ts";
 import { fieldValue } from "./filter.ts";
+
+// Built in for every type: `labels` (values `key` and `key=value`, for label selectors' `=`, `in` and
+// `exists`). Built in for some types: a field selector's fields (`field:<path>`). Others are defined
+// on first use by whoever needs them (`Store.byIndex`), e.g. RBAC bindings by subject or token Secrets
+// by their ServiceAccount.
 
 /** The values an object has in one index (none: not in it). */
 export type IndexFn = (obj: KubeObject) => readonly string[];

@@ -1,16 +1,15 @@
-// The sandbox's object store, modelled on client-go's object tracker: deep copies in and out,
-// sorted lists, one monotonic resourceVersion across all types, per-namespace buckets, and every
-// change fed to the watch hub (watch-hub.ts) for watches and their resumes.
-//
-// Every read of many objects goes through `scan`, every change through `commit` with the object
-// before and after. `commit` keeps the indexes (indexes.ts: labels, some fields, and any defined
-// with `byIndex`) up to date; `scan` visits only the smallest candidate set they, the namespace
-// bucket or a name offer, so a read costs what it returns, not what is stored.
+// The sandbox's object store, modelled on client-go's object tracker: deep copies in and out, sorted lists, one monotonic resourceVersion
+// across all types, per-namespace buckets, and every change fed to the watch hub (watch-hub.ts) for watches and their resumes. Every read
+// of many objects goes through `scan`, every change through `commit` with the object before and after.
 import { matchesFilter, type ListFilter } from "./filter.ts";
 import { Indexes, type IndexFn } from "./indexes.ts";
 import { compareKeys, storageKey } from "./keys.ts";
 import { WatchHub, type StoreEvent, type Watcher } from "./watch-hub.ts";
 import { deepCopy, errors, type KubeObject, type ResourceType } from "../types.ts";
+
+// `commit` keeps the indexes (indexes.ts: labels, some fields, and any defined with `byIndex`) up to
+// date; `scan` visits only the smallest candidate set they, the namespace bucket or a name offer, so a
+// read costs what it returns, not what is stored.
 
 export type WriteVerb = "create" | "update" | "patch" | "delete";
 

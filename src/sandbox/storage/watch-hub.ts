@@ -1,7 +1,6 @@
-// The store's change feed: every event in resourceVersion order, a bounded history to resume
-// watches from (410 Gone once a resume point has been forgotten), and the watchers registered
-// per storage key and namespace (an event reaches only the watches of its namespace and those of
-// every namespace). The HTTP side (http/watch.ts) turns a registration into a stream.
+// The store's change feed: every event in resourceVersion order, a bounded history to resume watches from (410 Gone once a resume point has
+// been forgotten), and the watchers registered per storage key and namespace (an event reaches only the watches of its namespace and those
+// of every namespace). The HTTP side (http/watch.ts) turns a registration into a stream.
 import type { ListFilter } from "./filter.ts";
 import { ApiError, type KubeObject } from "../types.ts";
 

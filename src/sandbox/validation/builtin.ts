@@ -1,25 +1,6 @@
-// Field validation of built-in types, with kubernetes-models' compiled OpenAPI validators as the
-// only schema source. Those validators check types, enums, formats and required fields but not
-// unknown fields, so each object is validated through a recording Proxy: every key a validator
-// reads (`get`, `has`, `getOwnPropertyDescriptor`) is known; a node whose keys it enumerated
-// (`ownKeys`, i.e. `for..in` over a map such as labels) is known entirely; a node it never looked
-// inside is free-form (FieldsV1, RawExtension, JSON). Any other key of the input is an unknown
-// field — exactly the keys Go's strict JSON decoding would reject.
-//
-// What kube-apiserver does with the problems found (handlers/create.go, update.go, patch.go):
-// - A value of the wrong JSON type (or an unparsable int32/date-time/base64/quantity) fails Go
-//   decoding: 400 BadRequest `<Kind> in version "<v>" cannot be handled as a <Kind>: json: ...`,
-//   in EVERY fieldValidation mode, Ignore included (it is not a strict-decoding error). A `null`
-//   decodes to the zero value, so nulls are never type errors here.
-// - Unknown fields are strict-decoding errors: Strict → 400 BadRequest `... cannot be handled as
-//   a <Kind>: strict decoding error: unknown field "spec.foo", unknown field "spec.bar"`; Warn →
-//   one warning `unknown field "spec.foo"` each; Ignore → nothing. Outside Strict the fields are
-//   dropped (Go structs cannot hold them), so `admitBuiltin` returns a pruned copy.
-// - Missing required fields and unsupported enum values come from validation after decoding:
-//   422 Invalid, `<Kind>[.group] "<name>" is invalid: spec.type: Unsupported value: ...`.
-//
-// The recording Proxy is in field-recorder.ts; the wording of problems and errors in
-// errors.ts.
+// Field validation of built-in types, with kubernetes-models' compiled OpenAPI validators as the only schema source. Those validators check
+// types, enums, formats and required fields but not unknown fields, so each object is validated through a recording Proxy: every key a
+// validator reads (`get`, `has`, `getOwnPropertyDescriptor`) is known; a node whose keys it enumerated (`ownKeys`, i.e.
 import { validate as vConfigMap } from "kubernetes-models/_schemas/IoK8sApiCoreV1ConfigMap";
 import { validate as vEndpoints } from "kubernetes-models/_schemas/IoK8sApiCoreV1Endpoints";
 import { validate as vCoreEvent } from "kubernetes-models/_schemas/IoK8sApiCoreV1Event";
@@ -53,6 +34,24 @@ import {
   unknownFieldWarning,
   type FieldProblems,
 } from "./errors.ts";
+
+// `for..in` over a map such as labels) is known entirely; a node it never looked inside is free-form
+// (FieldsV1, RawExtension, JSON). Any other key of the input is an unknown field — exactly the keys
+// Go's strict JSON decoding would reject. What kube-apiserver does with the problems found
+// (handlers/create.go, update.go, patch.go):
+// - A value of the wrong JSON type (or an unparsable int32/date-time/base64/quantity) fails Go
+//   decoding: 400 BadRequest `<Kind> in version "<v>" cannot be handled as a <Kind>: json: ...`,
+//   in EVERY fieldValidation mode, Ignore included (it is not a strict-decoding error). A `null`
+//   decodes to the zero value, so nulls are never type errors here.
+// - Unknown fields are strict-decoding errors: Strict → 400 BadRequest `... cannot be handled as
+//   a <Kind>: strict decoding error: unknown field "spec.foo", unknown field "spec.bar"`; Warn →
+//   one warning `unknown field "spec.foo"` each; Ignore → nothing. Outside Strict the fields are
+//   dropped (Go structs cannot hold them), so `admitBuiltin` returns a pruned copy.
+// - Missing required fields and unsupported enum values come from validation after decoding:
+//   422 Invalid, `<Kind>[.group] "<name>" is invalid: spec.type: Unsupported value: ...`.
+//
+// The recording Proxy is in field-recorder.ts; the wording of problems and errors in
+// errors.ts.
 
 export { childPath, indexPath } from "./field-recorder.ts";
 export { formatValue, invalidError, strictDecodingError, unknownFieldWarning, type FieldProblem, type FieldProblems } from "./errors.ts";

@@ -1,7 +1,6 @@
-// kube-apiserver's validation of the addresses in Endpoints (core/validation validateEndpointAddress)
-// and EndpointSlices (discovery/validation validateEndpoints): a valid IP, and not one of the
-// addresses ValidateEndpointIP refuses (unspecified, loopback, link-local, link-local multicast),
-// each problem a 422 field error with kube's own words. Other fields are the schema's business.
+// kube-apiserver's validation of the addresses in Endpoints (core/validation validateEndpointAddress) and EndpointSlices
+// (discovery/validation validateEndpoints): a valid IP, and not one of the addresses ValidateEndpointIP refuses (unspecified, loopback,
+// link-local, link-local multicast), each problem a 422 field error with kube's own words. Other fields are the schema's business.
 import { endpointIpProblems, ipBytes } from "../../lib/endpoint-ip.ts";
 import type { KubeObject } from "../types.ts";
 import { formatValue, invalidError, type FieldProblem } from "./errors.ts";

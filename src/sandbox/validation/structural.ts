@@ -1,18 +1,6 @@
-// Custom resources against their CRD version's structural schema, as apiextensions-apiserver
-// does on every write: prune unknown fields (pruning/algorithm.go), drop non-nullable nulls and
-// apply defaults (defaulting/algorithm.go), then validate (kube-openapi, with kube's messages).
-//
-// Every function here is pure: it returns new objects and never mutates its input.
-//
-// What the server sends (customresource_handler.go decodes with the same create/update handlers
-// as built-ins, so the texts match theirs):
-// - unknown fields, Strict → 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: strict
-//   decoding error: unknown field "spec.foo"`; Warn → warning `unknown field "spec.foo"` each;
-//   Ignore → dropped silently. (`.spec.foo: field not declared in schema` is structured-merge-diff's
-//   text for server-side apply, not this path.)
-// - every value problem, wrong types included (a custom resource decodes as plain JSON) →
-//   422 Invalid `<Kind>.<group> "<name>" is invalid: spec.port: Invalid value: "string": spec.port
-//   in body must be of type integer: "string"`.
+// Custom resources against their CRD version's structural schema, as apiextensions-apiserver does on every write: prune unknown fields
+// (pruning/algorithm.go), drop non-nullable nulls and apply defaults (defaulting/algorithm.go), then validate (kube-openapi, with kube's
+// messages). Every function here is pure: it returns new objects and never mutates its input.
 import {
   childPath,
   coerceObjectMeta,
@@ -25,6 +13,16 @@ import {
   type FieldValidation,
 } from "./builtin.ts";
 import { deepCopy, type JSONSchemaProps, type KubeObject } from "../types.ts";
+
+// What the server sends (customresource_handler.go decodes with the same create/update handlers as
+// built-ins, so the texts match theirs):
+// - unknown fields, Strict → 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: strict
+//   decoding error: unknown field "spec.foo"`; Warn → warning `unknown field "spec.foo"` each;
+//   Ignore → dropped silently. (`.spec.foo: field not declared in schema` is structured-merge-diff's
+//   text for server-side apply, not this path.)
+// - every value problem, wrong types included (a custom resource decodes as plain JSON) →
+//   422 Invalid `<Kind>.<group> "<name>" is invalid: spec.port: Invalid value: "string": spec.port
+//   in body must be of type integer: "string"`.
 
 type Obj = Record<string, unknown>;
 

@@ -1,8 +1,4 @@
-// Linkerd's cluster_watcher_endpointslice_test.go: its enableEndpointSlices mode, one test per
-// case. Linkerd's helpers (getEndpointSliceServiceID, isEmptyEndpointSlice, isEmptyServiceES,
-// shouldExportAsHeadlessServiceFromSlice, isHeadlessEndpointSlice) map to mc's sliceService and
-// to the decisions mc makes from RemoteSlices' view (hasReadyEndpoints, the headless kind); the
-// mirroring cases run the controller with --enable-endpoint-slices against two sandboxes.
+// Linkerd's cluster_watcher_endpointslice_test.go: its enableEndpointSlices mode, one test per case.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { desiredMirror, hasReadyEndpoints } from "../../../src/mirror/reconcile/desired.ts";
@@ -11,6 +7,11 @@ import { link, remoteService as serviceFixture } from "../fixtures.ts";
 import { type Pair } from "../../helpers/clusters.ts";
 import { cached, read } from "../harness.ts";
 import { EXPORTED, localEndpoints, localMirror, mirrorNames, ports, remoteEndpointsOf, remoteService, runEnvironment, endpointMirrorService, headlessMirrorService, headlessMirrorEndpoints, endpointMirrorEndpoints, endpointPorts, GATEWAY_IP, IDENTITY } from "./linkerd.ts";
+
+// Linkerd's helpers (getEndpointSliceServiceID, isEmptyEndpointSlice, isEmptyServiceES,
+// shouldExportAsHeadlessServiceFromSlice, isHeadlessEndpointSlice) map to mc's sliceService and to the
+// decisions mc makes from RemoteSlices' view (hasReadyEndpoints, the headless kind); the mirroring
+// cases run the controller with --enable-endpoint-slices against two sandboxes.
 
 let pair: Pair | undefined;
 afterEach(async () => {

@@ -1,3 +1,13 @@
+// Linkerd's service-mirror test scenarios, ported: its constants, the objects its tests expect, its comparison and an environment runner.
+import { expect } from "bun:test";
+import { resources, type KubeObject } from "../../../src/kube/index.ts";
+import type { MirrorController, MirrorControllerOptions } from "../../../src/mirror/controller.ts";
+import type { EndpointPort, EndpointsObject, ServicePort } from "../../../src/mirror/types.ts";
+import { DEFAULT_NAMESPACE } from "../../../src/model/names.ts";
+import type { LinkFixture } from "../fixtures.ts";
+import { ensureNamespaces, startPair, type Pair } from "../../helpers/clusters.ts";
+import { read, readLink, startController } from "../harness.ts";
+
 // Linkerd's service-mirror test scenarios, ported (multicluster/service-mirror/cluster_watcher_*
 // _test.go and cluster_watcher_test_util.go in linkerd/linkerd2): its constants, the objects its
 // tests expect (mirrorService, endpoints, headlessMirrorService, endpointMirrorService, ...,
@@ -7,14 +17,6 @@
 // sandboxes and runs its (level-triggered) controller to rest. Values the sandbox assigns are
 // mapped: a remote resourceVersion is the target object's, an endpoint mirror's cluster IP (""
 // in Linkerd's fake API, which allocates none) is the sandbox's.
-import { expect } from "bun:test";
-import { resources, type KubeObject } from "../../../src/kube/index.ts";
-import type { MirrorController, MirrorControllerOptions } from "../../../src/mirror/controller.ts";
-import type { EndpointPort, EndpointsObject, ServicePort } from "../../../src/mirror/types.ts";
-import { DEFAULT_NAMESPACE } from "../../../src/model/names.ts";
-import type { LinkFixture } from "../fixtures.ts";
-import { ensureNamespaces, startPair, type Pair } from "../../helpers/clusters.ts";
-import { read, readLink, startController } from "../harness.ts";
 
 export const CLUSTER = "remote";
 export const GATEWAY_IP = "192.0.2.127";

@@ -1,8 +1,6 @@
-// Linkerd's cluster_watcher_mirroring_test.go, part 1: TestRemoteServiceCreatedMirroring,
-// TestLocalNamespaceCreatedAfterServiceExport, TestServiceCreatedGatewayAlive/-Down. One test
-// per Linkerd case, named after it; each compares the mirror Service and Endpoints field by
-// field with what Linkerd's case expects. Where mc deliberately differs the test asserts mc's
-// behaviour and its name says how.
+// Linkerd's cluster_watcher_mirroring_test.go, part 1: TestRemoteServiceCreatedMirroring, TestLocalNamespaceCreatedAfterServiceExport,
+// TestServiceCreatedGatewayAlive/-Down. One test per Linkerd case, named after it; each compares the mirror Service and Endpoints field by
+// field with what Linkerd's case expects. Where mc deliberately differs the test asserts mc's behaviour and its name says how.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { MirrorController } from "../../../src/mirror/controller.ts";

@@ -1,8 +1,5 @@
-// Linkerd's cluster_watcher_mirroring_test.go, part 2: deleted, updated, empty selectors, remote
-// Endpoints updates, cluster unregistered, orphan GC, and the OnAdd/OnUpdate/OnDelete cases.
-// Linkerd's watcher is event-driven and these cases check the event it queues; mc's is
-// level-triggered, so each asserts the state once that event's work is done (the mirror as
-// Linkerd's expected objects, with the queued event applied).
+// Linkerd's cluster_watcher_mirroring_test.go, part 2: deleted, updated, empty selectors, remote Endpoints updates, cluster unregistered,
+// orphan GC, and the OnAdd/OnUpdate/OnDelete cases.
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { planUnlink } from "../../../src/linker/unlink.ts";
@@ -34,6 +31,10 @@ import {
   runEnvironment,
   rvOf,
 } from "./linkerd.ts";
+
+// Linkerd's watcher is event-driven and these cases check the event it queues; mc's is
+// level-triggered, so each asserts the state once that event's work is done (the mirror as Linkerd's
+// expected objects, with the queued event applied).
 
 let pair: Pair | undefined;
 afterEach(async () => {

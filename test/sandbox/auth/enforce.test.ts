@@ -1,9 +1,4 @@
-// A sandbox that enforces RBAC on every request (`enforceRbac`): the admin token in its
-// kubeconfig is system:masters, a service-account token gets what its bindings grant (verbs,
-// API groups, resource names — list and watch by a metadata.name field selector included —
-// subresources, namespaces), every denial is kube-apiserver's 403 body, and discovery and
-// access reviews stay open to every authenticated user. The bindings are indexed by subject,
-// so a decision reads the user's bindings only. Then the same through the real kubectl.
+// A sandbox that enforces RBAC on every request (`enforceRbac`), as kube-apiserver authorizes them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RbacIndex } from "../../../src/sandbox/auth/bindings.ts";
 import { serviceAccountUser } from "../../../src/sandbox/auth/rbac.ts";
@@ -11,6 +6,13 @@ import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 import { Store } from "../../../src/sandbox/storage/store.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
 import { hasKubectl, kubectlFor, needsKubectl } from "../../helpers/kubectl.ts";
+
+// A sandbox that enforces RBAC on every request (`enforceRbac`): the admin token in its
+// kubeconfig is system:masters, a service-account token gets what its bindings grant (verbs,
+// API groups, resource names — list and watch by a metadata.name field selector included —
+// subresources, namespaces), every denial is kube-apiserver's 403 body, and discovery and
+// access reviews stay open to every authenticated user. The bindings are indexed by subject,
+// so a decision reads the user's bindings only. Then the same through the real kubectl.
 
 const RBAC = "rbac.authorization.k8s.io/v1";
 const BOT = "system:serviceaccount:apps:bot";

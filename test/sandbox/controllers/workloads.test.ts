@@ -1,7 +1,6 @@
-// The sandbox as kube-controller-manager and a kubelet, driven by the real kubectl: Deployments
-// get ReplicaSets and running Pods, Services with a selector get Endpoints and EndpointSlices
-// from those Pods (readiness, named ports, labels), selector-less Services keep hand-written
-// Endpoints, and a LoadBalancer's address is assigned once.
+// The sandbox as kube-controller-manager and a kubelet, driven by the real kubectl: Deployments get ReplicaSets and running Pods, Services
+// with a selector get Endpoints and EndpointSlices from those Pods (readiness, named ports, labels), selector-less Services keep
+// hand-written Endpoints, and a LoadBalancer's address is assigned once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 import { hasKubectl, kubectlFor, needsKubectl, strictCalls, type Kubectl } from "../../helpers/kubectl.ts";

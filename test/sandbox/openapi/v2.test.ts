@@ -1,7 +1,6 @@
-// GET /openapi/v2: the Swagger 2.0 document (gnostic protobuf or JSON) kubectl validates `kind: List`
-// files with, client-side. Checked three ways: against what kube-openapi's parser demands of it,
-// against kube-apiserver's published field names (kubernetes-models' generated types), and with the
-// real kubectl applying Lists.
+// GET /openapi/v2: the Swagger 2.0 document (gnostic protobuf or JSON) kubectl validates `kind: List` files with, client-side. Checked
+// three ways: against what kube-openapi's parser demands of it, against kube-apiserver's published field names (kubernetes-models'
+// generated types), and with the real kubectl applying Lists.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";

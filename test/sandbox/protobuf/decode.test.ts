@@ -1,8 +1,4 @@
-// Kubernetes protobuf request bodies → the JSON the JSON API carries. Two halves:
-//  1. bodies encoded here with protobufjs from the same .proto files, for the mapping rules
-//     (Time, IntOrString, bytes, zero values, inline structs, …);
-//  2. bodies the real kubectl sends, captured by a tiny fake API server that answers with the
-//     decoded object, and compared with what the same kubectl prints for `--dry-run=client -o json`.
+// Kubernetes protobuf request bodies → the JSON the JSON API carries.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +6,12 @@ import protobuf from "protobufjs";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE, ProtobufDecodeError, protobufKinds } from "../../../src/sandbox/protobuf/decode.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../../helpers/kubectl.ts";
+
+// Two halves:
+//  1. bodies encoded here with protobufjs from the same .proto files, for the mapping rules
+//     (Time, IntOrString, bytes, zero values, inline structs, …);
+//  2. bodies the real kubectl sends, captured by a tiny fake API server that answers with the
+//     decoded object, and compared with what the same kubectl prints for `--dry-run=client -o json`.
 
 const PROTO_DIR = join(import.meta.dir, "../../../k8s/proto");
 const protoFiles = readdirSync(PROTO_DIR, { recursive: true })

@@ -1,8 +1,6 @@
-// A sandbox with `data: FILE` (src/sandbox/storage/durable.ts) started again on the same file:
-// every object back as stored, the resourceVersion counter carrying on, custom types served,
-// tokens and the admin token and CA still valid, cluster IPs not handed out twice, and watches
-// resumed from before the restart told 410 Gone (the history starts at the restart). The
-// process-level `kill -9` is in test/cmd/sandbox-faults.test.ts.
+// A sandbox with `data: FILE` (src/sandbox/storage/durable.ts) started again on the same file: every object back as stored, the
+// resourceVersion counter carrying on, custom types served, tokens and the admin token and CA still valid, cluster IPs not handed out
+// twice, and watches resumed from before the restart told 410 Gone (the history starts at the restart).
 import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +8,8 @@ import { join } from "node:path";
 import * as k8s from "@kubernetes/client-node";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
+
+// The process-level `kill -9` is in test/cmd/sandbox-faults.test.ts.
 
 const running: Sandbox[] = [];
 afterEach(async () => {
