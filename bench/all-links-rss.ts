@@ -38,13 +38,29 @@ async function measure(links: number, argvs: string[][]): Promise<{ mb: number; 
   const counter = mirrorCounter(c.west);
   const started = Date.now();
   const procs = argvs.map((args) =>
-    Bun.spawn(["bun", MC, "--kubeconfig", c.westPath, "serve", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${c.gatewayPort}`, `--log-level=${process.env.BENCH_LEVEL ?? "warn"}`, ...args], {
-      // As mc install --shared-controller runs it: 50 Links' watches exceed Bun's default 256 concurrent requests.
-      env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) },
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: process.env.BENCH_LOG ? Bun.file(`${process.env.BENCH_LOG}.${args.join("_").replace(/[^a-z0-9_-]/gi, "")}`) : "ignore",
-    }),
+    Bun.spawn(
+      [
+        "bun",
+        MC,
+        "--kubeconfig",
+        c.westPath,
+        "serve",
+        "--namespace",
+        DEFAULT_NAMESPACE,
+        "--admin-addr",
+        "127.0.0.1:0",
+        `--probe-address=127.0.0.1:${c.gatewayPort}`,
+        `--log-level=${process.env.BENCH_LEVEL ?? "warn"}`,
+        ...args,
+      ],
+      {
+        // As mc install --shared-controller runs it: 50 Links' watches exceed Bun's default 256 concurrent requests.
+        env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) },
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: process.env.BENCH_LOG ? Bun.file(`${process.env.BENCH_LOG}.${args.join("_").replace(/[^a-z0-9_-]/gi, "")}`) : "ignore",
+      },
+    ),
   );
   try {
     const want = links * SERVICES;
@@ -52,7 +68,10 @@ async function measure(links: number, argvs: string[][]): Promise<{ mb: number; 
       if (counter.total() >= want) break;
       const dead = procs.find((p) => p.exitCode !== null);
       if (dead) throw new Error(`a controller exited (${dead.exitCode}) before mirroring`);
-      if (Date.now() - started > TIMEOUT_MS) throw new Error(`only ${counter.total()} of ${want} mirrors after ${TIMEOUT_MS / 1000} s; per cluster: ${JSON.stringify(counter.perCluster)}`);
+      if (Date.now() - started > TIMEOUT_MS)
+        throw new Error(
+          `only ${counter.total()} of ${want} mirrors after ${TIMEOUT_MS / 1000} s; per cluster: ${JSON.stringify(counter.perCluster)}`,
+        );
       await Bun.sleep(200);
     }
     const syncMs = Date.now() - started;
@@ -75,13 +94,20 @@ async function measure(links: number, argvs: string[][]): Promise<{ mb: number; 
 const rows: Array<{ links: number; shared: number; perLink: number; sharedSync: number; perLinkSync: number }> = [];
 for (const n of counts) {
   const shared = await measure(n, [["--all", "--identity=bench-all"]]);
-  const perLink = await measure(n, Array.from({ length: n }, (_, l) => [`--identity=bench-l${l}`, `l${l}`]));
+  const perLink = await measure(
+    n,
+    Array.from({ length: n }, (_, l) => [`--identity=bench-l${l}`, `l${l}`]),
+  );
   rows.push({ links: n, shared: shared.mb, perLink: perLink.mb, sharedSync: shared.syncMs, perLinkSync: perLink.syncMs });
-  console.error(`${n} links: --all ${shared.mb.toFixed(1)} MB (synced in ${shared.syncMs} ms), ${n} processes ${perLink.mb.toFixed(1)} MB (synced in ${perLink.syncMs} ms)`);
+  console.error(
+    `${n} links: --all ${shared.mb.toFixed(1)} MB (synced in ${shared.syncMs} ms), ${n} processes ${perLink.mb.toFixed(1)} MB (synced in ${perLink.syncMs} ms)`,
+  );
 }
 
 const base = rows[0]!;
-console.log(`\nIdle RSS, ${SERVICES} exported services per Link (median of 5 samples after ${IDLE_MS / 1000} s idle; bun ${Bun.version}, ${navigator.hardwareConcurrency} cores)\n`);
+console.log(
+  `\nIdle RSS, ${SERVICES} exported services per Link (median of 5 samples after ${IDLE_MS / 1000} s idle; bun ${Bun.version}, ${navigator.hardwareConcurrency} cores)\n`,
+);
 console.log("| Links | one `mc serve --all` | `mc serve LINK` × N | ratio | per added Link (--all) |");
 console.log("| ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {

@@ -36,15 +36,47 @@ if (process.argv[2] === "--clusters") {
       sb.api.create(type(sb, "namespaces"), undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, write);
     }
   }
-  west.api.create(west.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!, undefined, renderLinkCrd("bench") as never, write);
+  west.api.create(
+    west.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!,
+    undefined,
+    renderLinkCrd("bench") as never,
+    write,
+  );
   for (let i = 0; i < unexported + exported; i++) {
     const namespace = `ns-${i % NAMESPACES}`;
     const name = `svc-${i}`;
     const labels: Record<string, string> = { app: name, "app.kubernetes.io/part-of": "bench", ...(i < exported && { [EXPORTED]: "true" }) };
-    const ports = [{ name: "http", port: 8080, protocol: "TCP" }, { name: "admin", port: 9990, protocol: "TCP" }];
-    const address = (p: number) => ({ ip: `10.${(i >> 8) & 255}.${i & 255}.${p}`, nodeName: `node-${p}`, targetRef: { kind: "Pod", namespace, name: `${name}-7d9c6b5f4-${p}xkzq`, uid: crypto.randomUUID() } });
-    east.api.create(type(east, "services"), namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: ports.map((p) => ({ ...p, port: p.port })) } }, write);
-    east.api.create(type(east, "endpoints"), namespace, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels, annotations: { "endpoints.kubernetes.io/last-change-trigger-time": "2026-12-03T00:00:00Z" } }, subsets: [{ addresses: [1, 2, 3].map(address), ports }] }, write);
+    const ports = [
+      { name: "http", port: 8080, protocol: "TCP" },
+      { name: "admin", port: 9990, protocol: "TCP" },
+    ];
+    const address = (p: number) => ({
+      ip: `10.${(i >> 8) & 255}.${i & 255}.${p}`,
+      nodeName: `node-${p}`,
+      targetRef: { kind: "Pod", namespace, name: `${name}-7d9c6b5f4-${p}xkzq`, uid: crypto.randomUUID() },
+    });
+    east.api.create(
+      type(east, "services"),
+      namespace,
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace, labels },
+        spec: { ports: ports.map((p) => ({ ...p, port: p.port })) },
+      },
+      write,
+    );
+    east.api.create(
+      type(east, "endpoints"),
+      namespace,
+      {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name, namespace, labels, annotations: { "endpoints.kubernetes.io/last-change-trigger-time": "2026-12-03T00:00:00Z" } },
+        subsets: [{ addresses: [1, 2, 3].map(address), ports }],
+      },
+      write,
+    );
   }
   // Touch every tenth unexported Endpoints object on request (a line on stdin).
   console.log("ready");
@@ -65,7 +97,11 @@ const [unexportedArg, exportedArg] = process.argv.slice(2).filter((a) => !a.star
 const unexported = Number(unexportedArg ?? 10_000);
 const exported = Number(exportedArg ?? 50);
 const dir = await mkdtemp(join(tmpdir(), "mc-bench-memory-"));
-const child = Bun.spawn(["bun", import.meta.path, "--clusters", dir, String(unexported), String(exported)], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+const child = Bun.spawn(["bun", import.meta.path, "--clusters", dir, String(unexported), String(exported)], {
+  stdin: "pipe",
+  stdout: "pipe",
+  stderr: "inherit",
+});
 const lines = (async function* () {
   let buf = "";
   for await (const chunk of child.stdout) {
@@ -83,7 +119,10 @@ const heap = () => {
   Bun.gc(true);
   return process.memoryUsage().heapUsed;
 };
-const [east, west] = await Promise.all([connect({ kubeconfig: join(dir, "east"), name: "east" }), connect({ kubeconfig: join(dir, "west"), name: "west" })]);
+const [east, west] = await Promise.all([
+  connect({ kubeconfig: join(dir, "east"), name: "east" }),
+  connect({ kubeconfig: join(dir, "west"), name: "west" }),
+]);
 const linkObj = await west.create(linkResource, {
   apiVersion: "multicluster.linkerd.io/v1alpha3",
   kind: "Link",
@@ -111,7 +150,16 @@ await whole.stop();
 const metrics = createMetrics();
 const reconciles = async () => (await metrics.reconcileDuration.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
 const before = heap();
-const ctl = new MirrorController({ link: parseLink(linkObj), namespace: DEFAULT_NAMESPACE, local: west, remote: east, log: quiet, metrics, resolver: async (h) => [h], settings: { enableEndpointSlices: slices } });
+const ctl = new MirrorController({
+  link: parseLink(linkObj),
+  namespace: DEFAULT_NAMESPACE,
+  local: west,
+  remote: east,
+  log: quiet,
+  metrics,
+  resolver: async (h) => [h],
+  settings: { enableEndpointSlices: slices },
+});
 ctl.start();
 await ctl.synced;
 await ctl.drain();
@@ -131,8 +179,14 @@ child.kill();
 
 const kb = (n: number) => (n / 1024).toFixed(2);
 const what = slices ? "EndpointSlices" : "Endpoints";
-console.log(`remote ${what} memory: ${unexported} unexported + ${exported} exported Services in east (3 pods, 2 ports each); ${cachedEndpoints} ${what} cached`);
-console.log(`  controller, synced (all its caches), per unexported Service: ${kb(controllerBytes / unexported)} KB   (limit 1 KB; total ${(controllerBytes / 1048576).toFixed(1)} MB)`);
-console.log(`  whole ${what} (unfiltered informer, no transform), per object: ${kb(wholeBytes / (unexported + exported))} KB   ratio ${(wholeBytes / Math.max(1, controllerBytes)).toFixed(1)}x`);
+console.log(
+  `remote ${what} memory: ${unexported} unexported + ${exported} exported Services in east (3 pods, 2 ports each); ${cachedEndpoints} ${what} cached`,
+);
+console.log(
+  `  controller, synced (all its caches), per unexported Service: ${kb(controllerBytes / unexported)} KB   (limit 1 KB; total ${(controllerBytes / 1048576).toFixed(1)} MB)`,
+);
+console.log(
+  `  whole ${what} (unfiltered informer, no transform), per object: ${kb(wholeBytes / (unexported + exported))} KB   ratio ${(wholeBytes / Math.max(1, controllerBytes)).toFixed(1)}x`,
+);
 console.log(`  reconciles caused by ${Math.ceil(unexported / 10)} updates of unexported ${what}: ${reconciledAfter - reconciledBefore}`);
 process.exit(0);

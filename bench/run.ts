@@ -44,12 +44,15 @@ function parse(argv: string[]): { selected: Scenario[]; flags: Map<Scenario, Rec
       // (`--parts sync`), and of a yes/no flag unless it names a scenario (`--large sync`).
       const next = argv[i + 1];
       const takesValue = SCENARIOS.some((s) => m[2]! in s.flags && !["true", "false"].includes(s.flags[m[2]!]!.default));
-      const spaced = m[3] === undefined && next !== undefined && !next.startsWith("-") && (takesValue || !SCENARIOS.some((s) => s.name === next));
+      const spaced =
+        m[3] === undefined && next !== undefined && !next.startsWith("-") && (takesValue || !SCENARIOS.some((s) => s.name === next));
       given.push([m[1], m[2]!, spaced ? argv[++i]! : (m[3] ?? "true")]);
     } else if (!arg.startsWith("-")) names.push(arg);
     else throw new Error(`unknown argument ${arg} (see --list)`);
   }
-  for (const n of names) if (!SCENARIOS.some((s) => s.name === n)) throw new Error(`unknown scenario ${n} (scenarios: ${SCENARIOS.map((s) => s.name).join(", ")})`);
+  for (const n of names)
+    if (!SCENARIOS.some((s) => s.name === n))
+      throw new Error(`unknown scenario ${n} (scenarios: ${SCENARIOS.map((s) => s.name).join(", ")})`);
   const selected = names.length > 0 ? SCENARIOS.filter((s) => names.includes(s.name)) : [...SCENARIOS];
   const flags = new Map<Scenario, Record<string, string>>();
   for (const s of selected) flags.set(s, {});
@@ -79,7 +82,13 @@ for (const s of parsed.selected) {
   const started = performance.now();
   try {
     const result = await s.run(flags);
-    const stored = await saveResult(s, given, result, { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") }, performance.now() - started);
+    const stored = await saveResult(
+      s,
+      given,
+      result,
+      { ...machine, date: new Date().toISOString().replace(/\.\d+Z$/, "Z") },
+      performance.now() - started,
+    );
     for (const t of result.tables) console.log(`\n${markdownTable(t)}`);
     for (const t of result.targets) console.log(`  ${t.met === undefined ? " " : t.met ? "✓" : "✗"} ${t.name}: ${t.got} (goal ${t.want})`);
     for (const n of result.notes ?? []) console.log(`  note: ${n}`);
@@ -89,5 +98,11 @@ for (const s of parsed.selected) {
     console.log(`  FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
 }
-if (await updateReadme(await latestResults(SCENARIOS.flatMap((s) => (s.name === "blackbox" ? ["blackbox", "blackbox-real"] : [s.name]))), new Set(SCENARIOS.filter((s) => s.diagnostic).map((s) => s.name)))) console.log("\nREADME.md: performance table updated");
+if (
+  await updateReadme(
+    await latestResults(SCENARIOS.flatMap((s) => (s.name === "blackbox" ? ["blackbox", "blackbox-real"] : [s.name]))),
+    new Set(SCENARIOS.filter((s) => s.diagnostic).map((s) => s.name)),
+  )
+)
+  console.log("\nREADME.md: performance table updated");
 process.exit(failed ? 1 : 0);

@@ -52,7 +52,9 @@ export default command(meta("check"), flags, async (f, g, args) => {
     },
     onRetry: (check, outcome, attempt) => {
       if (attempt !== 1) return;
-      const why = outcome.message?.endsWith(":") ? (outcome.details?.[0] ?? outcome.message) : (outcome.message ?? outcome.details?.[0] ?? "");
+      const why = outcome.message?.endsWith(":")
+        ? (outcome.details?.[0] ?? outcome.message)
+        : (outcome.message ?? outcome.details?.[0] ?? "");
       log.info(`waiting for "${check.title}" (${why}); retrying for up to --wait ${args.wait}`);
     },
   });

@@ -13,6 +13,7 @@ const flags = defineFlags(
 
 export default command(meta("completion"), flags, (f) => {
   const shell = SHELLS.find((s) => s === f.shell);
-  if (!shell) throw new UserError(`SHELL: must be one of ${SHELLS.join(", ")}, got ${JSON.stringify(f.shell ?? "")} (e.g. mc completion bash)`);
+  if (!shell)
+    throw new UserError(`SHELL: must be one of ${SHELLS.join(", ")}, got ${JSON.stringify(f.shell ?? "")} (e.g. mc completion bash)`);
   process.stdout.write(completionScript(shell, "mc"));
 });

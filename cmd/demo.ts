@@ -7,7 +7,9 @@ import { logger, setLogLevel } from "../src/log.ts";
 import { meta } from "./commands.ts";
 
 const flags = defineFlags(
-  { hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C", defaultText: "true in a terminal" } },
+  {
+    hold: { type: "boolean", description: "Keep both clusters and the controller running until Ctrl-C", defaultText: "true in a terminal" },
+  },
   { command: "demo" },
 );
 

@@ -30,7 +30,12 @@ const flags = defineFlags(
       min: 0,
       bareNumber: "plain",
     }),
-    watch: { type: "boolean", default: false, description: "After the table, print each row again when it changes (kubectl get --watch), until Ctrl-C; with -o json, one row per line" },
+    watch: {
+      type: "boolean",
+      default: false,
+      description:
+        "After the table, print each row again when it changes (kubectl get --watch), until Ctrl-C; with -o json, one row per line",
+    },
   },
   { command: "gateways", example: "--cluster-name east" },
 );

@@ -10,13 +10,20 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "It serves until Ctrl-C. The kubeconfig (cluster, user and context named after --name) is written before it says ready. " +
       "--linkerd makes it a cluster with Linkerd installed, so the README's walk on real clusters runs on two of them.",
     examples: [
-      { command: "mc sandbox --name east --tls --linkerd --trust-anchor trust-anchor.pem --kubeconfig east.kubeconfig", comment: "east and west, sharing one trust anchor" },
+      {
+        command: "mc sandbox --name east --tls --linkerd --trust-anchor trust-anchor.pem --kubeconfig east.kubeconfig",
+        comment: "east and west, sharing one trust anchor",
+      },
       { command: "mc sandbox --name west --tls --linkerd --trust-anchor trust-anchor.pem --kubeconfig west.kubeconfig" },
-      { command: "mc sandbox --name east --kubeconfig ./east.kubeconfig --fail-rate 0.1 --latency 50ms", comment: "a cluster that misbehaves" },
+      {
+        command: "mc sandbox --name east --kubeconfig ./east.kubeconfig --fail-rate 0.1 --latency 50ms",
+        comment: "a cluster that misbehaves",
+      },
     ],
   },
   demo: {
-    about: "Installs mc on both clusters, links them, mirrors east's exported web as web-east in west, then stops and starts east's gateway. In a terminal (or with --hold) it keeps running for kubectl and mc to poke at.",
+    about:
+      "Installs mc on both clusters, links them, mirrors east's exported web as web-east in west, then stops and starts east's gateway. In a terminal (or with --hold) it keeps running for kubectl and mc to poke at.",
     examples: [{ command: "mc demo" }, { command: "mc demo --hold", comment: "keep the clusters and the controller running" }],
   },
   serve: {
@@ -25,10 +32,20 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "probes the target's gateway and writes the Link's status. With several replicas only the holder of the Lease writes. " +
       "Its admin server answers /metrics, /ready and /live.",
     examples: [
-      { command: "mc --kubeconfig west.kubeconfig serve east --fast-failure-detection --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0", comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port" },
-      { command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0", comment: "outside a cluster, against reachable gateways: probe their addresses themselves" },
+      {
+        command:
+          "mc --kubeconfig west.kubeconfig serve east --fast-failure-detection --probe-address 127.0.0.1:4191 --admin-addr 127.0.0.1:0",
+        comment: "outside a cluster: probe a stand-in gateway (or a port-forward) there, admin on a free port",
+      },
+      {
+        command: "mc --kubeconfig west.kubeconfig serve east --probe-direct --admin-addr 127.0.0.1:0",
+        comment: "outside a cluster, against reachable gateways: probe their addresses themselves",
+      },
       { command: "mc serve --all", comment: "every Link of linkerd-multicluster from one process" },
-      { command: "mc --context east serve --local --cluster-name east", comment: "the local mirror, named in the ClusterSet: east's own ServiceExports imported in east, their conditions written" },
+      {
+        command: "mc --context east serve --local --cluster-name east",
+        comment: "the local mirror, named in the ClusterSet: east's own ServiceExports imported in east, their conditions written",
+      },
     ],
   },
   gateways: {
@@ -47,14 +64,21 @@ export const HELP: Record<CommandName, CommandHelp> = {
     examples: [
       { command: "mc --context east install | kubectl --context east apply -f -", comment: "the target: gateway, remote access, Link CRD" },
       { command: "mc --context west install | kubectl --context west apply -f -", comment: "the source needs the namespace and CRD too" },
-      { command: "mc --context west install --controllers east | kubectl --context west apply -f -", comment: "a source whose install renders east's controller (GitOps; the Link from mc link-gen)" },
-      { command: "mc --context east install --cluster-name east | kubectl --context east apply -f -", comment: "its local mirror also imports east's own ServiceExports (Multi-Cluster Services API)" },
+      {
+        command: "mc --context west install --controllers east | kubectl --context west apply -f -",
+        comment: "a source whose install renders east's controller (GitOps; the Link from mc link-gen)",
+      },
+      {
+        command: "mc --context east install --cluster-name east | kubectl --context east apply -f -",
+        comment: "its local mirror also imports east's own ServiceExports (Multi-Cluster Services API)",
+      },
     ],
   },
   allow: {
     examples: [
       {
-        command: "mc --context east allow --service-account-name linkerd-service-mirror-remote-access-north | kubectl --context east apply -f -",
+        command:
+          "mc --context east allow --service-account-name linkerd-service-mirror-remote-access-north | kubectl --context east apply -f -",
         comment: "a second source cluster, north, gets its own account on east",
       },
     ],
@@ -64,9 +88,18 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "Run it against the target cluster (east): it reads the remote-access account's token, the gateway's address and Linkerd's " +
       "trust domain there, and prints what the source cluster (west) applies. --controller=false leaves the controller out (GitOps).",
     examples: [
-      { command: "mc --context east link --cluster-name east | kubectl --context west apply -f -", comment: "credentials, Link, controller" },
-      { command: "mc --context east link --cluster-name east --fast-failure-detection | kubectl --context west apply -f -", comment: "the same, its controller noticing a hung gateway in < 4 s" },
-      { command: "mc --context east link --cluster-name east --controller=false > east-link.yaml", comment: "the Secrets and the Link only" },
+      {
+        command: "mc --context east link --cluster-name east | kubectl --context west apply -f -",
+        comment: "credentials, Link, controller",
+      },
+      {
+        command: "mc --context east link --cluster-name east --fast-failure-detection | kubectl --context west apply -f -",
+        comment: "the same, its controller noticing a hung gateway in < 4 s",
+      },
+      {
+        command: "mc --context east link --cluster-name east --controller=false > east-link.yaml",
+        comment: "the Secrets and the Link only",
+      },
     ],
   },
   "link-gen": {
@@ -74,11 +107,15 @@ export const HELP: Record<CommandName, CommandHelp> = {
       "The same as mc link --controller=false, under Linkerd 2.18's name: the source's controller for this link is rendered " +
       "by its install (mc install --controllers NAME), which GitOps applies once; this output is the link itself.",
     examples: [
-      { command: "mc --context east link-gen --cluster-name east | kubectl --context west apply -f -", comment: "with mc --context west install --controllers east applied on west" },
+      {
+        command: "mc --context east link-gen --cluster-name east | kubectl --context west apply -f -",
+        comment: "with mc --context west install --controllers east applied on west",
+      },
     ],
   },
   unlink: {
-    about: "Objects are found by their labels, so it works whichever mc (or Linkerd) version made them. --only-controller keeps the Link, its Secrets and the mirrors.",
+    about:
+      "Objects are found by their labels, so it works whichever mc (or Linkerd) version made them. --only-controller keeps the Link, its Secrets and the mirrors.",
     examples: [
       { command: "mc --context west unlink --cluster-name east | kubectl --context west delete -f -", comment: "the link and its mirrors" },
       {
@@ -88,7 +125,9 @@ export const HELP: Record<CommandName, CommandHelp> = {
     ],
   },
   uninstall: {
-    examples: [{ command: "mc --context west uninstall | kubectl --context west delete -f -", comment: "the extension (once no Link is left)" }],
+    examples: [
+      { command: "mc --context west uninstall | kubectl --context west delete -f -", comment: "the extension (once no Link is left)" },
+    ],
   },
   completion: {
     about:
@@ -117,4 +156,7 @@ const GROUPS: ReadonlyArray<readonly [string, readonly CommandName[]]> = [
 ];
 
 /** `mc --help`'s command groups. */
-export const COMMAND_GROUPS: readonly CommandGroup[] = GROUPS.map(([title, names]) => ({ title, commands: names.map((n) => [n, COMMANDS[n]] as const) }));
+export const COMMAND_GROUPS: readonly CommandGroup[] = GROUPS.map(([title, names]) => ({
+  title,
+  commands: names.map((n) => [n, COMMANDS[n]] as const),
+}));

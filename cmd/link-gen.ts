@@ -29,9 +29,15 @@ const LINK_GEN_ROWS = [
   "output",
 ] as const satisfies ReadonlyArray<keyof typeof LINK_FLAGS.rows>;
 
-const flags = defineFlags(Object.fromEntries(LINK_GEN_ROWS.map((name) => [name, LINK_FLAGS.rows[name]])) as Pick<typeof LINK_FLAGS.rows, (typeof LINK_GEN_ROWS)[number]>, {
-  command: "link-gen",
-});
+const flags = defineFlags(
+  Object.fromEntries(LINK_GEN_ROWS.map((name) => [name, LINK_FLAGS.rows[name]])) as Pick<
+    typeof LINK_FLAGS.rows,
+    (typeof LINK_GEN_ROWS)[number]
+  >,
+  {
+    command: "link-gen",
+  },
+);
 
 export default command(meta("link-gen"), flags, async (_f, g, args) => {
   const { options, output } = linkOptions({ ...args, controller: "false" }, g);

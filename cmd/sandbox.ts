@@ -33,24 +33,32 @@ const flags = defineFlags(
       type: "string",
       default: "0",
       description: "Port on 127.0.0.1 (0 = any free port)",
-      schema: v.pipe(v.string(), v.regex(/^\d+$/, "must be a port number (0 picks a free port)"), v.transform(Number), v.maxValue(65535, "must be at most 65535")),
+      schema: v.pipe(
+        v.string(),
+        v.regex(/^\d+$/, "must be a port number (0 picks a free port)"),
+        v.transform(Number),
+        v.maxValue(65535, "must be at most 65535"),
+      ),
     },
     tls: { type: "boolean", default: false, description: "Serve HTTPS with a generated CA and a bearer token" },
     linkerd: {
       type: "boolean",
       default: false,
-      description: "Look like a cluster with Linkerd installed (namespace linkerd, linkerd-config, policy CRDs) and answer its gateway's probe",
+      description:
+        "Look like a cluster with Linkerd installed (namespace linkerd, linkerd-config, policy CRDs) and answer its gateway's probe",
     },
     "trust-anchor": {
       type: "string",
       value: "FILE",
-      description: "With --linkerd: the PEM trust anchor in linkerd-config; generated and written there if the file does not exist (give sandboxes the same file to share it)",
+      description:
+        "With --linkerd: the PEM trust anchor in linkerd-config; generated and written there if the file does not exist (give sandboxes the same file to share it)",
       schema: v.optional(v.pipe(v.string(), v.minLength(1, "needs a file path, e.g. --trust-anchor ./trust-anchor.pem"))),
     },
     "enforce-rbac": {
       type: "boolean",
       default: false,
-      description: "Authorize every request by RBAC (implies --tls): service-account tokens get what their bindings grant, the kubeconfig's admin token everything",
+      description:
+        "Authorize every request by RBAC (implies --tls): service-account tokens get what their bindings grant, the kubeconfig's admin token everything",
     },
     data: {
       type: "string",
@@ -73,18 +81,44 @@ const flags = defineFlags(
       tooSmall: `must be 0 (never) or at least ${formatDuration(MIN_FAULT_PERIOD_MS)}`,
       bareNumber: "plain",
     }),
-    "forget-history": { type: "boolean", default: false, description: "Fault: answer 410 Gone to every watch resumed from a resourceVersion and every list at an exact one, as kube-apiserver with a short history" },
-    "fail-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After", schema: fraction() },
-    latency: durationFlag({ default: "0", description: "Fault: added to every response (Go duration)", message: "must be a Go duration such as 50ms (0 = none)", min: 0, bareNumber: "plain" }),
+    "forget-history": {
+      type: "boolean",
+      default: false,
+      description:
+        "Fault: answer 410 Gone to every watch resumed from a resourceVersion and every list at an exact one, as kube-apiserver with a short history",
+    },
+    "fail-rate": {
+      type: "string",
+      default: "0",
+      description: "Fault: fraction (0..1) of requests answered 500, 503 or 429 with Retry-After",
+      schema: fraction(),
+    },
+    latency: durationFlag({
+      default: "0",
+      description: "Fault: added to every response (Go duration)",
+      message: "must be a Go duration such as 50ms (0 = none)",
+      min: 0,
+      bareNumber: "plain",
+    }),
     "max-requests-inflight": {
       type: "string",
       default: "0",
-      description: "Fault: API requests served at once (kube-apiserver's flag); more are shed with 429 and Retry-After as priority and fairness sheds them (0 = no limit)",
+      description:
+        "Fault: API requests served at once (kube-apiserver's flag); more are shed with 429 and Retry-After as priority and fairness sheds them (0 = no limit)",
       schema: wholeNumber(0, "requests"),
     },
-    "conflict-rate": { type: "string", default: "0", description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict", schema: fraction() },
+    "conflict-rate": {
+      type: "string",
+      default: "0",
+      description: "Fault: fraction (0..1) of writes carrying a resourceVersion answered 409 Conflict",
+      schema: fraction(),
+    },
     // The global --kubeconfig, listed for its meaning here; the runner takes it out of argv.
-    kubeconfig: { type: "string", value: "FILE", description: "Where to write this sandbox's kubeconfig (written before it reports ready)" },
+    kubeconfig: {
+      type: "string",
+      value: "FILE",
+      description: "Where to write this sandbox's kubeconfig (written before it reports ready)",
+    },
   },
   { command: "sandbox" },
 );
@@ -92,7 +126,8 @@ const flags = defineFlags(
 export default command(meta("sandbox"), flags, async (f, g) => {
   const path = g.kubeconfig;
   if (!path) throw new UserError("--kubeconfig: needs a path to write the sandbox's kubeconfig to, e.g. --kubeconfig ./east.kubeconfig");
-  if (f.trustAnchor !== undefined && !f.linkerd) throw new UserError("--trust-anchor: only means something with --linkerd; add --linkerd or leave --trust-anchor out");
+  if (f.trustAnchor !== undefined && !f.linkerd)
+    throw new UserError("--trust-anchor: only means something with --linkerd; add --linkerd or leave --trust-anchor out");
   const log = logger("sandbox");
   const anchor = f.linkerd ? await trustAnchor(f.trustAnchor) : undefined;
   // Listen for signals before saying ready, so a stop right after the ready line is clean.
@@ -101,7 +136,8 @@ export default command(meta("sandbox"), flags, async (f, g) => {
     process.once("SIGTERM", () => resolve());
   });
   const seed = process.env.MC_FAULT_SEED;
-  if (seed !== undefined && !/^\d+$/.test(seed)) throw new UserError(`MC_FAULT_SEED: must be a whole number (the seed of the fault rates), got ${JSON.stringify(seed)}`);
+  if (seed !== undefined && !/^\d+$/.test(seed))
+    throw new UserError(`MC_FAULT_SEED: must be a whole number (the seed of the fault rates), got ${JSON.stringify(seed)}`);
   const sb = await startSandbox({
     name: f.name,
     port: f.port,
@@ -118,14 +154,17 @@ export default command(meta("sandbox"), flags, async (f, g) => {
       seed: seed === undefined ? undefined : Number(seed),
     },
   }).catch((err: unknown) => {
-    if (f.data && err instanceof DurableStoreError) throw new UserError(`--data: ${err.message}; pass a new file, or the file an earlier mc sandbox --data wrote`);
+    if (f.data && err instanceof DurableStoreError)
+      throw new UserError(`--data: ${err.message}; pass a new file, or the file an earlier mc sandbox --data wrote`);
     throw err;
   });
   let gateway: GatewayStandIn | undefined;
   if (anchor) {
     fakeLinkerd(sb, { anchors: anchor.pem });
     gateway = await startGatewayStandIn(sb.kubeconfig, f.name);
-    log.info(`sandbox ${f.name} runs a stand-in Linkerd: namespace linkerd, linkerd-config (trust anchor ${anchor.from}), policy CRDs, and its gateway's probe`);
+    log.info(
+      `sandbox ${f.name} runs a stand-in Linkerd: namespace linkerd, linkerd-config (trust anchor ${anchor.from}), policy CRDs, and its gateway's probe`,
+    );
   }
   // Written once everything is seeded: a client that finds the file finds Linkerd there too.
   await Bun.write(path, sb.kubeconfig, { mode: 0o600 });

@@ -11,10 +11,20 @@ import { meta } from "./commands.ts";
 
 const flags = defineFlags(
   {
-    "cluster-name": { type: "string", default: "", description: "The linked (target) cluster to unlink (required)", suggest: "links", schema: V.clusterName },
+    "cluster-name": {
+      type: "string",
+      default: "",
+      description: "The linked (target) cluster to unlink (required)",
+      suggest: "links",
+      schema: V.clusterName,
+    },
     namespace: namespaceFlag("Namespace of the Link and its controller"),
     "linkerd-namespace": linkerdNamespaceFlag("Namespace of Linkerd's control plane (the credentials Secret copy)"),
-    "only-controller": { type: "boolean", default: false, description: "Only the controller; keep the Link, its Secrets, Lease and mirrors" },
+    "only-controller": {
+      type: "boolean",
+      default: false,
+      description: "Only the controller; keep the Link, its Secrets, Lease and mirrors",
+    },
     output: MANIFEST_OUTPUT,
   },
   { command: "unlink" },

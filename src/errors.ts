@@ -31,5 +31,9 @@ export function redact(text: string): string {
 /** One line for any thrown value: the message only, redacted, newlines folded. */
 export function formatError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return redact(message).replace(/\s*\n\s*/g, " ").trim() || "unknown error";
+  return (
+    redact(message)
+      .replace(/\s*\n\s*/g, " ")
+      .trim() || "unknown error"
+  );
 }

@@ -19,7 +19,9 @@ const current = (): ConsolaInstance => (root ??= make());
 const jsonReporter = {
   log(entry: { type: string; tag?: string; args: unknown[]; date: Date }) {
     const msg = entry.args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
-    process.stderr.write(`${JSON.stringify({ time: entry.date.toISOString(), level: entry.type, component: entry.tag || undefined, msg })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ time: entry.date.toISOString(), level: entry.type, component: entry.tag || undefined, msg })}\n`,
+    );
   },
 };
 
@@ -40,7 +42,13 @@ export function plainFast(inner: Formatting): ConsolaReporter {
       const message = logObj.args[0];
       const out = ctx.options.stdout as (NodeJS.WriteStream & { __write?: (s: string) => boolean }) | undefined;
       const plain =
-        out !== undefined && !(out.columns > 0) && (logObj.type === "info" || logObj.type === "debug") && logObj.args.length === 1 && typeof message === "string" && message !== "" && !/[\n`_%]/.test(message);
+        out !== undefined &&
+        !(out.columns > 0) &&
+        (logObj.type === "info" || logObj.type === "debug") &&
+        logObj.args.length === 1 &&
+        typeof message === "string" &&
+        message !== "" &&
+        !/[\n`_%]/.test(message);
       if (!plain) return inner.log(logObj, ctx);
       const key = `${logObj.type}\0${logObj.tag}`;
       let prefix = prefixes.get(key);
@@ -65,7 +73,8 @@ function make(): ConsolaInstance {
     formatOptions: { date: false, colors: !process.env.NO_COLOR && process.stderr.isTTY === true },
   });
   const [inner] = c.options.reporters;
-  if (format === "plain" && c.options.reporters.length === 1 && typeof (inner as Partial<Formatting>).formatLogObj === "function") c.setReporters([plainFast(inner as Formatting)]);
+  if (format === "plain" && c.options.reporters.length === 1 && typeof (inner as Partial<Formatting>).formatLogObj === "function")
+    c.setReporters([plainFast(inner as Formatting)]);
   return c;
 }
 
@@ -78,7 +87,6 @@ export function setLogFormat(next: LogFormat): void {
   format = next;
   root = undefined;
 }
-
 
 export interface Logger {
   error(message: string): void;

@@ -4,7 +4,9 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Linkerd's gateway_probe_latency_ms buckets (multicluster/service-mirror/metrics.go). */
-const PROBE_LATENCY_BUCKETS_MS = [1, 2, 3, 4, 5, 10, 20, 30, 40, 50, 100, 200, 300, 400, 500, 1000, 2000, 3000, 4000, 5000, 10000, 20000, 30000, 40000, 50000];
+const PROBE_LATENCY_BUCKETS_MS = [
+  1, 2, 3, 4, 5, 10, 20, 30, 40, 50, 100, 200, 300, 400, 500, 1000, 2000, 3000, 4000, 5000, 10000, 20000, 30000, 40000, 50000,
+];
 
 const CLUSTER = "target_cluster_name";
 
@@ -36,9 +38,24 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
   const m: Omit<Metrics, "forgetCluster" | "registry"> = {
-    gatewayAlive: new Gauge({ name: "gateway_alive", help: "Whether the target cluster's gateway answers its probe (1) or not (0)", labelNames: [CLUSTER], registers }),
-    gatewayEnabled: new Gauge({ name: "gateway_enabled", help: "1 once a probe worker runs for the target cluster's gateway", labelNames: [CLUSTER], registers }),
-    gatewayLatency: new Gauge({ name: "gateway_latency", help: "Latency of the last successful gateway probe, in milliseconds", labelNames: [CLUSTER], registers }),
+    gatewayAlive: new Gauge({
+      name: "gateway_alive",
+      help: "Whether the target cluster's gateway answers its probe (1) or not (0)",
+      labelNames: [CLUSTER],
+      registers,
+    }),
+    gatewayEnabled: new Gauge({
+      name: "gateway_enabled",
+      help: "1 once a probe worker runs for the target cluster's gateway",
+      labelNames: [CLUSTER],
+      registers,
+    }),
+    gatewayLatency: new Gauge({
+      name: "gateway_latency",
+      help: "Latency of the last successful gateway probe, in milliseconds",
+      labelNames: [CLUSTER],
+      registers,
+    }),
     gatewayProbeLatency: new Histogram({
       name: "gateway_probe_latency_ms",
       help: "Latency of successful gateway probes, in milliseconds",
@@ -46,10 +63,25 @@ export function createMetrics(): Metrics {
       buckets: PROBE_LATENCY_BUCKETS_MS,
       registers,
     }),
-    gatewayProbes: new Counter({ name: "gateway_probes", help: "Gateway probes, by whether they succeeded", labelNames: [CLUSTER, "probe_successful"], registers }),
-    endpointRepairs: new Counter({ name: "service_mirror_endpoint_repairs", help: "Endpoint repair runs", labelNames: [CLUSTER], registers }),
+    gatewayProbes: new Counter({
+      name: "gateway_probes",
+      help: "Gateway probes, by whether they succeeded",
+      labelNames: [CLUSTER, "probe_successful"],
+      registers,
+    }),
+    endpointRepairs: new Counter({
+      name: "service_mirror_endpoint_repairs",
+      help: "Endpoint repair runs",
+      labelNames: [CLUSTER],
+      registers,
+    }),
     mirrors: new Gauge({ name: "mc_mirrors", help: "Mirror services by state", labelNames: [CLUSTER, "state"], registers }),
-    queueDepth: new Gauge({ name: "mc_queue_depth", help: "Keys waiting in the controller's work queue", labelNames: [CLUSTER], registers }),
+    queueDepth: new Gauge({
+      name: "mc_queue_depth",
+      help: "Keys waiting in the controller's work queue",
+      labelNames: [CLUSTER],
+      registers,
+    }),
     reconcileDuration: new Histogram({
       name: "mc_reconcile_duration_seconds",
       help: "Time to reconcile one key",
@@ -64,8 +96,18 @@ export function createMetrics(): Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     }),
-    watchRestarts: new Counter({ name: "mc_watch_restarts_total", help: "Watches re-opened after a drop or an error", labelNames: [CLUSTER, "resource"], registers }),
-    apiWrites: new Counter({ name: "mc_api_writes_total", help: "Writes to the source cluster's API, by verb", labelNames: [CLUSTER, "verb"], registers }),
+    watchRestarts: new Counter({
+      name: "mc_watch_restarts_total",
+      help: "Watches re-opened after a drop or an error",
+      labelNames: [CLUSTER, "resource"],
+      registers,
+    }),
+    apiWrites: new Counter({
+      name: "mc_api_writes_total",
+      help: "Writes to the source cluster's API, by verb",
+      labelNames: [CLUSTER, "verb"],
+      registers,
+    }),
   };
   return {
     registry,

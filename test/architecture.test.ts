@@ -38,7 +38,10 @@ function area(name: string): string {
 /** The area (a row's folder) a file belongs to: `src/x/` for a file under src/x/, `src/*.ts` for src's own files. */
 function areaOf(rows: Row[], rel: string): string | undefined {
   if (/^src\/[^/]+\.ts$/.test(rel)) return "src/*.ts";
-  return rows.map((r) => r.folder).filter((f) => f.endsWith("/") && rel.startsWith(f)).sort((a, b) => b.length - a.length)[0];
+  return rows
+    .map((r) => r.folder)
+    .filter((f) => f.endsWith("/") && rel.startsWith(f))
+    .sort((a, b) => b.length - a.length)[0];
 }
 
 /** Whether `target` (a path from the root) is inside the area `name`. */

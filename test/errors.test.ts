@@ -15,7 +15,7 @@ describe("redact", () => {
 
   test.each([
     "kubeconfig ./nope.kubeconfig: no such file",
-    "kubeconfig /k/east.kubeconfig: context \"nope\" not found",
+    'kubeconfig /k/east.kubeconfig: context "nope" not found',
     "/var/run/secrets/kubernetes.io/serviceaccount/token: no such file",
     "--kubeconfig: needs a value",
   ])("leaves file names and flags alone: %p", (text) => {

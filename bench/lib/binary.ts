@@ -11,7 +11,8 @@ export async function ensureBinary(build: boolean): Promise<string> {
   if (build || !existsSync(BINARY)) {
     say("bun run build (dist/mc)");
     const proc = Bun.spawn(["bun", "run", "build"], { cwd: ROOT, stdout: "ignore", stderr: "pipe" });
-    if ((await proc.exited) !== 0) throw new Error(`bun run build failed: ${(await new Response(proc.stderr).text()).trim().split("\n").slice(-3).join(" ")}`);
+    if ((await proc.exited) !== 0)
+      throw new Error(`bun run build failed: ${(await new Response(proc.stderr).text()).trim().split("\n").slice(-3).join(" ")}`);
   }
   return BINARY;
 }

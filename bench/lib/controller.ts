@@ -8,7 +8,18 @@ import type { LinkSupervisor } from "../../src/serve/supervisor.ts";
 import * as L from "../../src/model/labels.ts";
 import * as Names from "../../src/model/names.ts";
 import { proberFactory, type ProberDeps } from "../../src/prober/index.ts";
-import { CLUSTER, notReadyAddresses, NS, readyAddresses, seedExported, startPair, until, WriteLedger, type Pair, type PairOptions } from "./pair.ts";
+import {
+  CLUSTER,
+  notReadyAddresses,
+  NS,
+  readyAddresses,
+  seedExported,
+  startPair,
+  until,
+  WriteLedger,
+  type Pair,
+  type PairOptions,
+} from "./pair.ts";
 
 /** What west holds, followed write by write. */
 export interface WestView {
@@ -95,7 +106,13 @@ export async function startMirroring(pair: Pair, o: MirroringOptions = {}): Prom
     adminAddr: "127.0.0.1:0",
     identity: "mc-bench",
     // The prober runs as in production, but rewrites a steady status.gateway only once an hour.
-    settings: { probeAddress: { "": `127.0.0.1:${pair.gateway.port}` }, endpointRefreshPeriod: o.endpointRefreshPeriod, mirrorEndpointSlices: o.mirrorEndpointSlices, mirrorNameTemplate: o.mirrorNameTemplate, namespaceSelector: o.namespaceSelector },
+    settings: {
+      probeAddress: { "": `127.0.0.1:${pair.gateway.port}` },
+      endpointRefreshPeriod: o.endpointRefreshPeriod,
+      mirrorEndpointSlices: o.mirrorEndpointSlices,
+      mirrorNameTemplate: o.mirrorNameTemplate,
+      namespaceSelector: o.namespaceSelector,
+    },
     controller: { proberFactory: proberFactory({ statusIntervalMs: 3_600_000, ...o.prober }) },
   });
   const controller = await controllerOf(serving);
@@ -143,21 +160,40 @@ export function allMirrored(m: WestView, n: number, timeoutMs = 60_000 + n * 30)
   return m.until(() => m.mirrors.size >= n && m.ready.size >= n, `${n} mirrors with ready Endpoints in west`, timeoutMs);
 }
 
-export type MirrorObject = Record<string, unknown> & { kind: string; metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string> } };
+export type MirrorObject = Record<string, unknown> & {
+  kind: string;
+  metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+};
 
 /** The mirrors in west as a plain client would write them: our Services and Endpoints, server fields stripped. */
 export function mirrorObjects(pair: Pair): MirrorObject[] {
   const ours = [{ key: L.CLUSTER_NAME, op: "=" as const, value: CLUSTER }];
   const out: MirrorObject[] = [];
-  const services = pair.west.store.scan(pair.west.api.registry.findKind("v1", "Service")!, { labels: ours }).filter((s) => s.metadata.labels?.[L.MIRRORED_SERVICE] === "true");
-  const endpoints = new Map(pair.west.store.scan(pair.west.api.registry.findKind("v1", "Endpoints")!, { labels: ours }).map((e) => [`${e.metadata.namespace}/${e.metadata.name}`, e]));
+  const services = pair.west.store
+    .scan(pair.west.api.registry.findKind("v1", "Service")!, { labels: ours })
+    .filter((s) => s.metadata.labels?.[L.MIRRORED_SERVICE] === "true");
+  const endpoints = new Map(
+    pair.west.store
+      .scan(pair.west.api.registry.findKind("v1", "Endpoints")!, { labels: ours })
+      .map((e) => [`${e.metadata.namespace}/${e.metadata.name}`, e]),
+  );
   for (const s of services) {
-    const meta = { name: s.metadata.name!, namespace: s.metadata.namespace!, labels: s.metadata.labels, annotations: s.metadata.annotations };
+    const meta = {
+      name: s.metadata.name!,
+      namespace: s.metadata.namespace!,
+      labels: s.metadata.labels,
+      annotations: s.metadata.annotations,
+    };
     const { clusterIP: _c, clusterIPs: _cs, ...spec } = s.spec as Record<string, unknown>;
     out.push({ apiVersion: "v1", kind: "Service", metadata: meta, spec });
     const e = endpoints.get(`${meta.namespace}/${meta.name}`);
     if (e && e.metadata.name !== Names.probeGatewayName(CLUSTER)) {
-      out.push({ apiVersion: "v1", kind: "Endpoints", metadata: { name: meta.name, namespace: meta.namespace, labels: e.metadata.labels, annotations: e.metadata.annotations }, subsets: e.subsets });
+      out.push({
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name: meta.name, namespace: meta.namespace, labels: e.metadata.labels, annotations: e.metadata.annotations },
+        subsets: e.subsets,
+      });
     }
   }
   return out;
@@ -167,7 +203,12 @@ export function mirrorObjects(pair: Pair): MirrorObject[] {
  * A pair with `n` exported Services in east, `mc serve` mirroring them into west (all mirrored
  * and settled before `body` runs), torn down after it however it ends.
  */
-export async function withMirrors<T>(n: number, pairOptions: PairOptions, mirroring: MirroringOptions, body: (pair: Pair, m: Mirroring) => Promise<T>): Promise<T> {
+export async function withMirrors<T>(
+  n: number,
+  pairOptions: PairOptions,
+  mirroring: MirroringOptions,
+  body: (pair: Pair, m: Mirroring) => Promise<T>,
+): Promise<T> {
   const pair = await startPair(pairOptions);
   try {
     seedExported(pair.east, n, pairOptions.namespaces);

@@ -21,7 +21,12 @@ export const CONCURRENCIES = [1, 4, 16, 64];
  * The concurrency that writes fastest: each candidate writes `sample` items (from `from` on) and
  * the one with the shortest time wins. Returns it and the next unused index.
  */
-export async function bestConcurrency(sample: number, from: number, write: (i: number) => Promise<unknown>, candidates = CONCURRENCIES): Promise<{ concurrency: number; next: number; perSecond: Record<number, number> }> {
+export async function bestConcurrency(
+  sample: number,
+  from: number,
+  write: (i: number) => Promise<unknown>,
+  candidates = CONCURRENCIES,
+): Promise<{ concurrency: number; next: number; perSecond: Record<number, number> }> {
   const perSecond: Record<number, number> = {};
   let next = from;
   for (const c of candidates) {
@@ -31,7 +36,11 @@ export async function bestConcurrency(sample: number, from: number, write: (i: n
     perSecond[c] = (sample / ms) * 1000;
   }
   const concurrency = Number(Object.entries(perSecond).sort(([, a], [, b]) => b - a)[0]![0]);
-  say(`plain client: ${Object.entries(perSecond).map(([c, r]) => `${c} in flight ${r.toFixed(0)}/s`).join(", ")} → ${concurrency}`);
+  say(
+    `plain client: ${Object.entries(perSecond)
+      .map(([c, r]) => `${c} in flight ${r.toFixed(0)}/s`)
+      .join(", ")} → ${concurrency}`,
+  );
   return { concurrency, next, perSecond };
 }
 

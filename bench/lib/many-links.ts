@@ -31,9 +31,16 @@ export async function startManyLinks(links: number, services: number, dir: strin
   const westPath = join(dir, "west.kubeconfig");
   const west = await startSandbox({ name: "west", kubeconfigPath: westPath, historyLimit: links * services * 4 + 1000 });
   const ready = (req: Request) => new URL(req.url).pathname === "/ready";
-  const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(ready(req) ? "ok\n" : "", { status: ready(req) ? 200 : 404 }) });
+  const gateway = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (req) => new Response(ready(req) ? "ok\n" : "", { status: ready(req) ? 200 : 404 }),
+  });
   for (const sb of [east, west]) {
-    for (const name of [...Array.from({ length: MANY_LINKS_NAMESPACES }, (_, n) => `ns-${n}`), ...(sb === west ? [DEFAULT_NAMESPACE] : [])]) {
+    for (const name of [
+      ...Array.from({ length: MANY_LINKS_NAMESPACES }, (_, n) => `ns-${n}`),
+      ...(sb === west ? [DEFAULT_NAMESPACE] : []),
+    ]) {
       sb.api.create(typeOf(sb, "", "v1", "namespaces"), undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } }, write);
     }
   }
@@ -41,19 +48,52 @@ export async function startManyLinks(links: number, services: number, dir: strin
     const namespace = `ns-${i % MANY_LINKS_NAMESPACES}`;
     const name = `svc-${i}`;
     const labels = { app: name, [EXPORTED]: "true" };
-    east.api.create(typeOf(east, "", "v1", "services"), namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] } }, write);
+    east.api.create(
+      typeOf(east, "", "v1", "services"),
+      namespace,
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace, labels },
+        spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }] },
+      },
+      write,
+    );
     // Address k of all services × addresses: 10.(1 + k / 65536).(k / 256 % 256).(k % 256), each distinct.
-    const ips = Array.from({ length: addresses }, (_, a) => i * addresses + a).map((k) => ({ ip: `10.${1 + (k >> 16)}.${(k >> 8) & 255}.${k & 255}` }));
+    const ips = Array.from({ length: addresses }, (_, a) => i * addresses + a).map((k) => ({
+      ip: `10.${1 + (k >> 16)}.${(k >> 8) & 255}.${k & 255}`,
+    }));
     const subsets = [{ addresses: ips, ports: [{ name: "http", port: 8080 }] }];
-    east.api.create(typeOf(east, "", "v1", "endpoints"), namespace, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets }, write);
+    east.api.create(
+      typeOf(east, "", "v1", "endpoints"),
+      namespace,
+      { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets },
+      write,
+    );
   }
-  west.api.create(typeOf(west, "apiextensions.k8s.io", "v1", "customresourcedefinitions"), undefined, renderLinkCrd("bench") as never, write);
+  west.api.create(
+    typeOf(west, "apiextensions.k8s.io", "v1", "customresourcedefinitions"),
+    undefined,
+    renderLinkCrd("bench") as never,
+    write,
+  );
   const linkType = typeOf(west, "multicluster.linkerd.io", "v1alpha3", "links");
   const secretType = typeOf(west, "", "v1", "secrets");
   const kubeconfig = Buffer.from(east.kubeconfig).toString("base64");
   for (let l = 0; l < links; l++) {
     const cluster = `l${l}`;
-    west.api.create(secretType, DEFAULT_NAMESPACE, { apiVersion: "v1", kind: "Secret", metadata: { name: credentialsSecretName(cluster), namespace: DEFAULT_NAMESPACE }, type: REMOTE_KUBECONFIG_SECRET_TYPE, data: { [KUBECONFIG_DATA_KEY]: kubeconfig } }, write);
+    west.api.create(
+      secretType,
+      DEFAULT_NAMESPACE,
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: credentialsSecretName(cluster), namespace: DEFAULT_NAMESPACE },
+        type: REMOTE_KUBECONFIG_SECRET_TYPE,
+        data: { [KUBECONFIG_DATA_KEY]: kubeconfig },
+      },
+      write,
+    );
     const spec = {
       targetClusterName: cluster,
       targetClusterDomain: "cluster.local",
@@ -67,7 +107,12 @@ export async function startManyLinks(links: number, services: number, dir: strin
       remoteDiscoverySelector: { matchLabels: { [EXPORTED]: "remote-discovery" } },
       federatedServiceSelector: { matchLabels: { "mirror.linkerd.io/federated": "member" } },
     };
-    west.api.create(linkType, DEFAULT_NAMESPACE, { apiVersion: LINK_API_VERSION, kind: "Link", metadata: { name: cluster, namespace: DEFAULT_NAMESPACE }, spec } as never, write);
+    west.api.create(
+      linkType,
+      DEFAULT_NAMESPACE,
+      { apiVersion: LINK_API_VERSION, kind: "Link", metadata: { name: cluster, namespace: DEFAULT_NAMESPACE }, spec } as never,
+      write,
+    );
   }
   return {
     west,

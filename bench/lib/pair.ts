@@ -55,7 +55,8 @@ export async function prepareCluster(sb: Sandbox, kubeconfigPath: string, namesp
   fakeLinkerd(sb);
   applyObjects(sb, await buildInstall(defaultInstallOptions(pkg.version, kubeconfigPath)), "mc-bench");
   const ns = type(sb, "v1", "Namespace");
-  for (let n = 0; n < namespaces; n++) sb.api.create(ns, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });
+  for (let n = 0; n < namespaces; n++)
+    sb.api.create(ns, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, { fieldManager: "mc-bench" });
 }
 
 /** A west alone (for the plain client's limit): prepared as in a pair, its kubeconfig in a temporary directory. */
@@ -89,7 +90,13 @@ export async function startPair(o: PairOptions): Promise<Pair> {
   for (const obj of bundle) {
     if (obj.kind !== "Link") continue;
     const spec = obj.spec as { probeSpec: Record<string, string> };
-    spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: o.probePeriod, failureThreshold: o.failureThreshold ?? "1", timeout: o.probeTimeout ?? "1s" };
+    spec.probeSpec = {
+      ...spec.probeSpec,
+      port: String(gateway.port),
+      period: o.probePeriod,
+      failureThreshold: o.failureThreshold ?? "1",
+      timeout: o.probeTimeout ?? "1s",
+    };
   }
   applyObjects(west, bundle, "mc-bench");
   return {
@@ -118,7 +125,12 @@ export function eastService(i: number, namespaces: number, exported = true): Kub
     apiVersion: "v1",
     kind: "Service",
     metadata: { name, namespace, labels: { app: name, [L.EXPORTED]: exported ? "true" : "false" } },
-    spec: { ports: [{ name: "http", port: 80, targetPort: 8080 }, { name: "admin", port: 9990, targetPort: 9990 }] },
+    spec: {
+      ports: [
+        { name: "http", port: 80, targetPort: 8080 },
+        { name: "admin", port: 9990, targetPort: 9990 },
+      ],
+    },
   };
 }
 
@@ -130,7 +142,15 @@ export function eastEndpoints(i: number, namespaces: number, exported = true): K
     apiVersion: "v1",
     kind: "Endpoints",
     metadata: { name, namespace, labels: { app: name, [L.EXPORTED]: exported ? "true" : "false" } },
-    subsets: [{ addresses: [{ ip: `10.1.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 8080 }, { name: "admin", port: 9990 }] }],
+    subsets: [
+      {
+        addresses: [{ ip: `10.1.${(i >> 8) & 255}.${i & 255}` }],
+        ports: [
+          { name: "http", port: 8080 },
+          { name: "admin", port: 9990 },
+        ],
+      },
+    ],
   };
 }
 
@@ -150,7 +170,8 @@ export type WriteCounts = Record<WriteKind, number>;
 
 type Eps = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[] }> };
 export const readyAddresses = (ep: KubeObject): number => ((ep as Eps).subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
-export const notReadyAddresses = (ep: KubeObject): number => ((ep as Eps).subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
+export const notReadyAddresses = (ep: KubeObject): number =>
+  ((ep as Eps).subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
 
 /**
  * Every write west stores (sandbox writes are counted only when they change something, as
@@ -179,7 +200,8 @@ export class WriteLedger {
   snapshot(): WriteCounts & { total: number } {
     const w = this.sb.store.writes;
     const total = w.create + w.update + w.patch + w.delete;
-    const known = this.counts.mirrorService + this.counts.mirrorEndpoints + this.counts.gatewayMirror + this.counts.link + this.counts.lease;
+    const known =
+      this.counts.mirrorService + this.counts.mirrorEndpoints + this.counts.gatewayMirror + this.counts.link + this.counts.lease;
     return { ...this.counts, other: total - known, total };
   }
 

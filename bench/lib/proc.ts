@@ -34,7 +34,8 @@ export function since(before: Record<string, ProcSample>, pids: Record<string, n
   return out;
 }
 
-export const sampleAll = (pids: Record<string, number>): Record<string, ProcSample> => Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, sample(p)]));
+export const sampleAll = (pids: Record<string, number>): Record<string, ProcSample> =>
+  Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, sample(p)]));
 
 /** The 1-, 5- and 15-minute load averages now (every black-box result prints them). */
 export const loadNow = (): string => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

@@ -24,7 +24,9 @@ export interface StoredResult extends ScenarioResult {
 
 export function markdownTable(t: Table): string {
   const line = (cells: string[]) => `| ${cells.map((c) => c.replaceAll("|", "\\|")).join(" | ")} |`;
-  return [t.title ? `**${t.title}**\n` : "", line(t.headers), line(t.headers.map(() => "---")), ...t.rows.map(line)].filter(Boolean).join("\n");
+  return [t.title ? `**${t.title}**\n` : "", line(t.headers), line(t.headers.map(() => "---")), ...t.rows.map(line)]
+    .filter(Boolean)
+    .join("\n");
 }
 
 const verdict = (t: Target) => (t.met === undefined ? "" : t.met ? "met" : "missed");
@@ -38,14 +40,35 @@ export function markdownResult(r: StoredResult): string {
     `\`bun run bench ${r.command ?? r.scenario}${flags ? ` ${flags}` : ""}\` — ${machineLine(r.machine)}; took ${(r.wallMs / 1000).toFixed(0)} s.`,
     ...r.tables.map(markdownTable),
   ];
-  if (r.targets.length > 0) parts.push(markdownTable({ title: "Targets", headers: ["target", "goal", "measured", ""], rows: r.targets.map((t) => [t.name, t.want, t.got, verdict(t)]) }));
+  if (r.targets.length > 0)
+    parts.push(
+      markdownTable({
+        title: "Targets",
+        headers: ["target", "goal", "measured", ""],
+        rows: r.targets.map((t) => [t.name, t.want, t.got, verdict(t)]),
+      }),
+    );
   if (r.notes?.length) parts.push(r.notes.map((n) => `- ${n}`).join("\n"));
   return `${parts.join("\n\n")}\n`;
 }
 
-export async function saveResult(s: Scenario, flags: Record<string, string>, result: ScenarioResult, machine: Machine, wallMs: number): Promise<StoredResult> {
+export async function saveResult(
+  s: Scenario,
+  flags: Record<string, string>,
+  result: ScenarioResult,
+  machine: Machine,
+  wallMs: number,
+): Promise<StoredResult> {
   const name = s.resultName?.(flags) ?? s.name;
-  const stored: StoredResult = { scenario: name, ...(name !== s.name && { command: s.name }), title: s.title, flags, machine, wallMs: Math.round(wallMs), ...result };
+  const stored: StoredResult = {
+    scenario: name,
+    ...(name !== s.name && { command: s.name }),
+    title: s.title,
+    flags,
+    machine,
+    wallMs: Math.round(wallMs),
+    ...result,
+  };
   await Bun.write(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(stored, null, 2)}\n`);
   await Bun.write(join(RESULTS_DIR, `${name}.md`), markdownResult(stored));
   return stored;
@@ -54,7 +77,9 @@ export async function saveResult(s: Scenario, flags: Record<string, string>, res
 /** Every scenario's latest stored result, in the order given. */
 export async function latestResults(order: readonly string[]): Promise<StoredResult[]> {
   if (!existsSync(RESULTS_DIR)) return [];
-  const names = readdirSync(RESULTS_DIR).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
+  const names = readdirSync(RESULTS_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -5));
   const sorted = [...order.filter((n) => names.includes(n)), ...names.filter((n) => !order.includes(n)).sort()];
   return Promise.all(sorted.map(async (n) => (await Bun.file(join(RESULTS_DIR, `${n}.json`)).json()) as StoredResult));
 }
@@ -65,10 +90,22 @@ export async function updateReadme(results: readonly StoredResult[], diagnostic:
   const from = text.indexOf(START);
   const to = text.indexOf(END);
   if (from < 0 || to < from) return false;
-  const rows = results.flatMap((r) => r.targets.map((t) => [`[${r.scenario}](bench/results/${r.scenario}.md)${diagnostic.has(r.scenario) ? " (in-process, diagnostic)" : ""}`, t.name, t.want, t.got, verdict(t), `${r.machine.date.slice(0, 10)}, ${r.machine.commit}, load ${r.machine.loadAtStart}`]));
+  const rows = results.flatMap((r) =>
+    r.targets.map((t) => [
+      `[${r.scenario}](bench/results/${r.scenario}.md)${diagnostic.has(r.scenario) ? " (in-process, diagnostic)" : ""}`,
+      t.name,
+      t.want,
+      t.got,
+      verdict(t),
+      `${r.machine.date.slice(0, 10)}, ${r.machine.commit}, load ${r.machine.loadAtStart}`,
+    ]),
+  );
   const machines = [...new Set(results.map((r) => `${r.machine.cores} cores (${r.machine.cpu}), bun ${r.machine.bun}`))];
   const table = markdownTable({ headers: ["scenario", "measure", "goal", "latest", "", "run (date, commit, load at start)"], rows });
-  const explained = diagnostic.size > 0 ? ` The black-box rows are the figures a user meets (every API server, the controller and the limit client as processes); the ${[...diagnostic].join(", ")} rows run all of them in one process and stay as a diagnostic.` : "";
+  const explained =
+    diagnostic.size > 0
+      ? ` The black-box rows are the figures a user meets (every API server, the controller and the limit client as processes); the ${[...diagnostic].join(", ")} rows run all of them in one process and stay as a diagnostic.`
+      : "";
   const body = `${START}\n${table}\n\nMeasured on ${machines.join("; ")}. Each scenario's figures, machine and flags: \`bench/results/\`.${explained}\n${END}`;
   await Bun.write(README, text.slice(0, from) + body + text.slice(to + END.length));
   return true;

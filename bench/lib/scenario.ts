@@ -45,7 +45,8 @@ export interface Scenario {
 /** `"1000,10000"` → [1000, 10000]; each must be a positive integer. */
 export function numbers(flag: string, text: string): number[] {
   const out = text.split(",").map((s) => Number(s.trim()));
-  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error(`--${flag}: must be positive whole numbers separated by commas, got ${JSON.stringify(text)}`);
+  if (out.length === 0 || out.some((n) => !Number.isInteger(n) || n <= 0))
+    throw new Error(`--${flag}: must be positive whole numbers separated by commas, got ${JSON.stringify(text)}`);
   return out;
 }
 

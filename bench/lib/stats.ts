@@ -24,7 +24,15 @@ export async function measured<T>(fn: () => T | Promise<T>): Promise<{ value: T;
 }
 
 export const ms = (x: number): string =>
-  !Number.isFinite(x) ? "–" : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : x >= 100 ? `${x.toFixed(0)} ms` : x >= 1 ? `${x.toFixed(1)} ms` : `${(x * 1000).toFixed(0)} µs`;
+  !Number.isFinite(x)
+    ? "–"
+    : x >= 10_000
+      ? `${(x / 1000).toFixed(1)} s`
+      : x >= 100
+        ? `${x.toFixed(0)} ms`
+        : x >= 1
+          ? `${x.toFixed(1)} ms`
+          : `${(x * 1000).toFixed(0)} µs`;
 export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 export const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 export const ratio = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(2)}` : "–");

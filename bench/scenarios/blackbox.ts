@@ -4,7 +4,15 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
-import { metric, settled, startClusters, startServe, whyNoReal, type BackendName, type BlackBoxClusters } from "../lib/blackbox/clusters.ts";
+import {
+  metric,
+  settled,
+  startClusters,
+  startServe,
+  whyNoReal,
+  type BackendName,
+  type BlackBoxClusters,
+} from "../lib/blackbox/clusters.ts";
 import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
@@ -35,9 +43,11 @@ const CANDIDATES = [4, 16, 64];
 
 async function pool(count: number, n: number, fn: (i: number) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < count) await fn(i++);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < count) await fn(i++);
+    }),
+  );
 }
 
 async function seed(east: KubeClient, n: number): Promise<void> {
@@ -54,11 +64,22 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
     const list = await west.list(kind === "Service" ? resources.service : resources.endpoints, { labelSelector: `${L.CLUSTER_NAME}=east` });
     for (const o of list.items) {
       if (!o.metadata.namespace?.startsWith("ns-")) continue;
-      const metadata = { name: o.metadata.name, namespace: o.metadata.namespace, labels: { ...o.metadata.labels, [L.CLUSTER_NAME]: "limit" }, annotations: o.metadata.annotations };
+      const metadata = {
+        name: o.metadata.name,
+        namespace: o.metadata.namespace,
+        labels: { ...o.metadata.labels, [L.CLUSTER_NAME]: "limit" },
+        annotations: o.metadata.annotations,
+      };
       if (kind === "Service") {
         const { clusterIP: _c, clusterIPs: _cs, ...spec } = (o as KubeObject & { spec: Record<string, unknown> }).spec;
         out.push({ apiVersion: "v1", kind, metadata, spec } as KubeObject);
-      } else out.push({ apiVersion: "v1", kind, metadata: { ...metadata, name: `raw-${o.metadata.name}` }, subsets: (o as KubeObject & { subsets?: unknown }).subsets } as KubeObject);
+      } else
+        out.push({
+          apiVersion: "v1",
+          kind,
+          metadata: { ...metadata, name: `raw-${o.metadata.name}` },
+          subsets: (o as KubeObject & { subsets?: unknown }).subsets,
+        } as KubeObject);
     }
   }
   return out;
@@ -67,14 +88,28 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
 async function runLimit(c: BlackBoxClusters, mode: LimitJob["mode"], objects: KubeObject[]): Promise<LimitResult> {
   const objectsFile = join(c.dir, `limit-${mode}.json`);
   writeFileSync(objectsFile, JSON.stringify(objects));
-  const job: LimitJob = { kubeconfig: c.west.kubeconfigPath, mode, objectsFile, sample: LIMIT_SAMPLE, candidates: CANDIDATES, pids: c.westPids };
+  const job: LimitJob = {
+    kubeconfig: c.west.kubeconfigPath,
+    mode,
+    objectsFile,
+    sample: LIMIT_SAMPLE,
+    candidates: CANDIDATES,
+    pids: c.westPids,
+  };
   const jobFile = join(c.dir, `limit-${mode}.job.json`);
   writeFileSync(jobFile, JSON.stringify(job));
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "blackbox", "limit-client.ts"), jobFile], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "blackbox", "limit-client.ts"), jobFile], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`limit client (${mode}) exited ${code}: ${err.trim().split("\n").slice(-3).join(" ")}`);
   const r = JSON.parse(out.trim().split("\n").at(-1)!) as LimitResult;
-  say(`limit client (${mode}): ${Object.entries(r.search).map(([k, v]) => `${k} in flight ${v.toFixed(0)}/s`).join(", ")} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}`);
+  say(
+    `limit client (${mode}): ${Object.entries(r.search)
+      .map(([k, v]) => `${k} in flight ${v.toFixed(0)}/s`)
+      .join(", ")} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}`,
+  );
   return r;
 }
 
@@ -82,9 +117,6 @@ async function stopServe(p: Until): Promise<void> {
   p.proc.kill("SIGTERM");
   await p.proc.exited;
 }
-
-/** mc serve's pid with the servers', for /proc readings. */
-const withServe = (c: BlackBoxClusters, p: Until) => ({ "mc serve": p.proc.pid, ...c.pids });
 
 interface SyncFigures {
   n: number;
@@ -115,7 +147,9 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<Syn
   } finally {
     await stopServe(serving);
   }
-  say(`sync ${size(n)}: mc serve mirrored in ${ms(mirrorMs)}, ${ms(procs["mc serve"]!.cpuMs)} CPU, peak RSS ${mb(procs["mc serve"]!.peakRssBytes)}, ${(writes / n).toFixed(2)} writes/mirror`);
+  say(
+    `sync ${size(n)}: mc serve mirrored in ${ms(mirrorMs)}, ${ms(procs["mc serve"]!.cpuMs)} CPU, peak RSS ${mb(procs["mc serve"]!.peakRssBytes)}, ${(writes / n).toFixed(2)} writes/mirror`,
+  );
   const limit = await runLimit(c, "create", await mirrorCopies(c.west.client, ["Service", "Endpoints"]));
   return { n, mirrorMs, procs, limit, ratio: limit.ms / mirrorMs, writesPerMirror: writes / n };
 }
@@ -133,7 +167,15 @@ interface ChurnFigures {
   countedMeanMs: number;
 }
 
-async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: number, rate: number, durationMs: number, firstSeq: number): Promise<ChurnFigures> {
+async function churnAt(
+  c: BlackBoxClusters,
+  view: WestView,
+  serving: Until,
+  n: number,
+  rate: number,
+  durationMs: number,
+  firstSeq: number,
+): Promise<ChurnFigures> {
   const total = Math.max(20, Math.round((rate * durationMs) / 1000));
   const acked = new Map<number, number>();
   const pending = new Map<string, number[]>();
@@ -154,7 +196,8 @@ async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: n
   });
   const cpu0 = sample(serving.proc.pid).cpuMs;
   // Absent (NaN) until the first observation.
-  const propagated = async () => [(await metric(serving, "mc_propagation_seconds_count")) || 0, (await metric(serving, "mc_propagation_seconds_sum")) || 0] as const;
+  const propagated = async () =>
+    [(await metric(serving, "mc_propagation_seconds_count")) || 0, (await metric(serving, "mc_propagation_seconds_sum")) || 0] as const;
   const [count0, sum0] = await propagated();
   const writes: Promise<unknown>[] = [];
   const t0 = performance.now();
@@ -166,7 +209,11 @@ async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: n
       const namespace = `ns-${i % NAMESPACES}`;
       const key = `${namespace}/svc-${i}-east`;
       pending.set(key, [...(pending.get(key) ?? []), seq]);
-      writes.push(c.east.client.patch(resources.service, namespace, `svc-${i}`, { metadata: { labels: { churn: String(seq) } } }, { type: "merge" }).then(() => acked.set(seq, performance.now())));
+      writes.push(
+        c.east.client
+          .patch(resources.service, namespace, `svc-${i}`, { metadata: { labels: { churn: String(seq) } } }, { type: "merge" })
+          .then(() => acked.set(seq, performance.now())),
+      );
       j++;
     }
     if (j < total) await Bun.sleep(Math.max(0, t0 + (j * 1000) / rate - performance.now()));
@@ -179,8 +226,20 @@ async function churnAt(c: BlackBoxClusters, view: WestView, serving: Until, n: n
   const [count1, sum1] = await propagated();
   const counted = count1 - count0;
   const countedMeanMs = counted > 0 ? ((sum1 - sum0) / counted) * 1000 : Number.NaN;
-  const f: ChurnFigures = { rate, changes: total, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: Math.max(...latencies), unseen: outstanding, serveCpuMs, counted, countedMeanMs };
-  say(`churn ${rate}/s: ${total} changes, p50 ${ms(f.p50)} p99 ${ms(f.p99)} max ${ms(f.max)}${f.unseen ? `, ${f.unseen} never seen` : ""}; mc serve ${ms(f.serveCpuMs)} CPU; mc_propagation_seconds counted ${counted}, mean ${ms(countedMeanMs)}`);
+  const f: ChurnFigures = {
+    rate,
+    changes: total,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: Math.max(...latencies),
+    unseen: outstanding,
+    serveCpuMs,
+    counted,
+    countedMeanMs,
+  };
+  say(
+    `churn ${rate}/s: ${total} changes, p50 ${ms(f.p50)} p99 ${ms(f.p99)} max ${ms(f.max)}${f.unseen ? `, ${f.unseen} never seen` : ""}; mc serve ${ms(f.serveCpuMs)} CPU; mc_propagation_seconds counted ${counted}, mean ${ms(countedMeanMs)}`,
+  );
   return f;
 }
 
@@ -225,7 +284,13 @@ async function restart(c: BlackBoxClusters, view: WestView, n: number): Promise<
             resolve();
           });
         });
-        await c.east.client.patch(resources.service, target.namespace, target.name, { metadata: { labels: { restart: value } } }, { type: "merge" });
+        await c.east.client.patch(
+          resources.service,
+          target.namespace,
+          target.name,
+          { metadata: { labels: { restart: value } } },
+          { type: "merge" },
+        );
         const acked = performance.now();
         await Promise.race([seen, Bun.sleep(60_000)]);
         liveMs = seenAt ? seenAt - acked : Number.POSITIVE_INFINITY;
@@ -236,7 +301,9 @@ async function restart(c: BlackBoxClusters, view: WestView, n: number): Promise<
     await settled(serving, 120_000 + n * 30, n);
     const convergedMs = performance.now() - t0;
     const f: RestartFigures = { convergedMs, writes, liveMs, serveCpuMs: sample(serving.proc.pid).cpuMs };
-    say(`restart ${size(n)}: every Service reconciled after ${ms(f.convergedMs)}, ${f.writes} writes; a change during the resync seen on west after ${ms(f.liveMs)}; mc serve ${ms(f.serveCpuMs)} CPU`);
+    say(
+      `restart ${size(n)}: every Service reconciled after ${ms(f.convergedMs)}, ${f.writes} writes; a change during the resync seen on west after ${ms(f.liveMs)}; mc serve ${ms(f.serveCpuMs)} CPU`,
+    );
     return f;
   } finally {
     for (const off of offs) off();
@@ -267,9 +334,18 @@ async function flipOnce(c: BlackBoxClusters, view: WestView, serving: Until, n: 
   const t0 = performance.now();
   if (alive) await c.startGateway();
   else await c.killGateway();
-  await view.until(() => (alive ? view.ready : view.notReady).size >= n, `${n} mirror Endpoints ${alive ? "" : "not "}ready`, 120_000 + n * 30);
+  await view.until(
+    () => (alive ? view.ready : view.notReady).size >= n,
+    `${n} mirror Endpoints ${alive ? "" : "not "}ready`,
+    120_000 + n * 30,
+  );
   off();
-  const f: FlipFigures = { direction: alive ? "up" : "down", noticeMs: first - t0, writeMs: last - first, serveCpuMs: sample(serving.proc.pid).cpuMs - cpu0 };
+  const f: FlipFigures = {
+    direction: alive ? "up" : "down",
+    noticeMs: first - t0,
+    writeMs: last - first,
+    serveCpuMs: sample(serving.proc.pid).cpuMs - cpu0,
+  };
   say(`flip ${f.direction}: noticed after ${ms(f.noticeMs)}, ${n} Endpoints written in ${ms(f.writeMs)}; mc serve ${ms(f.serveCpuMs)} CPU`);
   return f;
 }
@@ -283,13 +359,18 @@ export const blackbox: Scenario = {
   flags: {
     backend: { default: "sandbox", description: "sandbox (mc sandbox processes) or real (kube-apiservers, `bun run kube:build` first)" },
     mirrors: { default: "10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
-    latency: { default: "0", description: "sandbox: latency added to every answer (`mc sandbox --latency`), standing for a real server's; kept apart from the README's results" },
+    latency: {
+      default: "0",
+      description:
+        "sandbox: latency added to every answer (`mc sandbox --latency`), standing for a real server's; kept apart from the README's results",
+    },
     parts: { default: "sync,restart,churn,flip", description: "which of sync, restart, churn and flip to run (sync always seeds)" },
     rates: { default: "10,100,325", description: "churn: changes per second" },
     "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
   },
-  resultName: (flags) => (flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox"),
+  resultName: (flags) =>
+    flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox",
   async run(flags) {
     const backend = flags.backend as BackendName;
     if (backend !== "sandbox" && backend !== "real") throw new Error(`--backend: sandbox or real, got ${JSON.stringify(flags.backend)}`);
@@ -299,12 +380,16 @@ export const blackbox: Scenario = {
     }
     const n = number("mirrors", flags.mirrors!);
     const parts = new Set(flags.parts!.split(",").map((p) => p.trim()));
-    for (const p of parts) if (!["sync", "restart", "churn", "flip"].includes(p)) throw new Error(`--parts: one or more of sync, restart, churn, flip, got ${JSON.stringify(p)}`);
+    for (const p of parts)
+      if (!["sync", "restart", "churn", "flip"].includes(p))
+        throw new Error(`--parts: one or more of sync, restart, churn, flip, got ${JSON.stringify(p)}`);
     const rates = numbers("rates", flags.rates!);
     const durationMs = number("duration-ms", flags["duration-ms"]!);
     const rounds = number("rounds", flags.rounds!);
     const load = loadNow();
-    say(`load at start ${load}; backend ${backend}, ${size(n)} mirrors${flags.latency !== "0" ? `, ${flags.latency} added to every answer` : ""}`);
+    say(
+      `load at start ${load}; backend ${backend}, ${size(n)} mirrors${flags.latency !== "0" ? `, ${flags.latency} added to every answer` : ""}`,
+    );
     if (backend === "real" && flags.latency !== "0") throw new Error("--latency: for the sandbox backend only");
     const c = await startClusters(backend, NAMESPACES, flags.latency);
     const tables: Table[] = [];
@@ -321,25 +406,79 @@ export const blackbox: Scenario = {
         figures.sync = s;
         tables.push({
           title: `sync, ${backend}`,
-          headers: ["mirrors", "mc serve: start → all mirrored", "writes/mirror", "limit: same objects (plain client)", "controller / limit"],
-          rows: [[size(n), ms(s.mirrorMs), s.writesPerMirror.toFixed(2), `${ms(s.limit.ms)} (${s.limit.concurrency} in flight)`, ratio(s.ratio)]],
+          headers: [
+            "mirrors",
+            "mc serve: start → all mirrored",
+            "writes/mirror",
+            "limit: same objects (plain client)",
+            "controller / limit",
+          ],
+          rows: [
+            [size(n), ms(s.mirrorMs), s.writesPerMirror.toFixed(2), `${ms(s.limit.ms)} (${s.limit.concurrency} in flight)`, ratio(s.ratio)],
+          ],
         });
-        tables.push({ title: "sync: each process during mc serve's run (CPU, RSS at the end, peak RSS)", headers: ["process", "CPU", "RSS", "peak RSS"], rows: procRows(s.procs) });
-        tables.push({ title: "sync: each process during the limit's run", headers: ["process", "CPU", "RSS", "peak RSS"], rows: procRows(s.limit.procs) });
-        targets.push({ name: `black box: controller / limit at ${size(n)} (${backend})`, want: "≥ 0.8", got: ratio(s.ratio), met: n >= 10_000 ? s.ratio >= 0.8 : undefined });
-        targets.push({ name: `black box: writes per mirror, mc serve's count (${backend})`, want: "2", got: s.writesPerMirror.toFixed(2), met: Math.abs(s.writesPerMirror - 2) < 0.01 });
-        targets.push({ name: `black box: mc serve CPU per mirror at ${size(n)} (${backend})`, want: "", got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs` });
+        tables.push({
+          title: "sync: each process during mc serve's run (CPU, RSS at the end, peak RSS)",
+          headers: ["process", "CPU", "RSS", "peak RSS"],
+          rows: procRows(s.procs),
+        });
+        tables.push({
+          title: "sync: each process during the limit's run",
+          headers: ["process", "CPU", "RSS", "peak RSS"],
+          rows: procRows(s.limit.procs),
+        });
+        targets.push({
+          name: `black box: controller / limit at ${size(n)} (${backend})`,
+          want: "≥ 0.8",
+          got: ratio(s.ratio),
+          met: n >= 10_000 ? s.ratio >= 0.8 : undefined,
+        });
+        targets.push({
+          name: `black box: writes per mirror, mc serve's count (${backend})`,
+          want: "2",
+          got: s.writesPerMirror.toFixed(2),
+          met: Math.abs(s.writesPerMirror - 2) < 0.01,
+        });
+        targets.push({
+          name: `black box: mc serve CPU per mirror at ${size(n)} (${backend})`,
+          want: "",
+          got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs`,
+        });
 
         if (parts.has("restart")) {
           const r = await restart(c, view, n);
           figures.restart = r;
           tables.push({
             title: `restart over ${size(n)} mirrors that are right, ${backend}`,
-            headers: ["mirrors", "start → every Service reconciled", "writes", "a change made during the resync → seen on west", "mc serve CPU"],
-            rows: [[size(n), ms(r.convergedMs), String(r.writes), Number.isNaN(r.liveMs) ? "– (resync over first)" : ms(r.liveMs), ms(r.serveCpuMs)]],
+            headers: [
+              "mirrors",
+              "start → every Service reconciled",
+              "writes",
+              "a change made during the resync → seen on west",
+              "mc serve CPU",
+            ],
+            rows: [
+              [
+                size(n),
+                ms(r.convergedMs),
+                String(r.writes),
+                Number.isNaN(r.liveMs) ? "– (resync over first)" : ms(r.liveMs),
+                ms(r.serveCpuMs),
+              ],
+            ],
           });
-          targets.push({ name: `black box: restart converged at ${size(n)} (${backend})`, want: "< 30 s, 0 writes", got: `${ms(r.convergedMs)}, ${r.writes} writes`, met: n >= 10_000 ? r.convergedMs < 30_000 && r.writes === 0 : undefined });
-          targets.push({ name: `black box: a change during the resync at ${size(n)} (${backend})`, want: "< 1 s", got: Number.isNaN(r.liveMs) ? "–" : ms(r.liveMs), met: n >= 10_000 && !Number.isNaN(r.liveMs) ? r.liveMs < 1000 : undefined });
+          targets.push({
+            name: `black box: restart converged at ${size(n)} (${backend})`,
+            want: "< 30 s, 0 writes",
+            got: `${ms(r.convergedMs)}, ${r.writes} writes`,
+            met: n >= 10_000 ? r.convergedMs < 30_000 && r.writes === 0 : undefined,
+          });
+          targets.push({
+            name: `black box: a change during the resync at ${size(n)} (${backend})`,
+            want: "< 1 s",
+            got: Number.isNaN(r.liveMs) ? "–" : ms(r.liveMs),
+            met: n >= 10_000 && !Number.isNaN(r.liveMs) ? r.liveMs < 1000 : undefined,
+          });
         }
 
         let raw: LimitResult | undefined;
@@ -359,13 +498,42 @@ export const blackbox: Scenario = {
               figures.churn = results;
               tables.push({
                 title: `churn, ${size(n)} mirrors, ${backend}`,
-                headers: ["changes/s", "changes", "p50", "p99", "max", "never seen", "mc serve CPU per change", "mc_propagation_seconds: counted, mean"],
-                rows: results.map((r) => [String(r.rate), String(r.changes), ms(r.p50), ms(r.p99), ms(r.max), String(r.unseen), ms(r.serveCpuMs / r.changes), `${r.counted}, ${ms(r.countedMeanMs)}`]),
+                headers: [
+                  "changes/s",
+                  "changes",
+                  "p50",
+                  "p99",
+                  "max",
+                  "never seen",
+                  "mc serve CPU per change",
+                  "mc_propagation_seconds: counted, mean",
+                ],
+                rows: results.map((r) => [
+                  String(r.rate),
+                  String(r.changes),
+                  ms(r.p50),
+                  ms(r.p99),
+                  ms(r.max),
+                  String(r.unseen),
+                  ms(r.serveCpuMs / r.changes),
+                  `${r.counted}, ${ms(r.countedMeanMs)}`,
+                ]),
               });
               const at100 = results.find((r) => r.rate === 100);
-              if (at100) targets.push({ name: `black box: churn p99 at 100 changes/s, ${size(n)} mirrors (${backend})`, want: "", got: ms(at100.p99) });
+              if (at100)
+                targets.push({
+                  name: `black box: churn p99 at 100 changes/s, ${size(n)} mirrors (${backend})`,
+                  want: "",
+                  got: ms(at100.p99),
+                });
               const at325 = results.find((r) => r.rate === 325);
-              if (at325) targets.push({ name: `black box: churn p99 at 325 changes/s, ${size(n)} mirrors (${backend})`, want: "< 1 s", got: ms(at325.p99), met: n >= 10_000 ? at325.p99 < 1000 && at325.unseen === 0 : undefined });
+              if (at325)
+                targets.push({
+                  name: `black box: churn p99 at 325 changes/s, ${size(n)} mirrors (${backend})`,
+                  want: "< 1 s",
+                  got: ms(at325.p99),
+                  met: n >= 10_000 ? at325.p99 < 1000 && at325.unseen === 0 : undefined,
+                });
             }
             if (parts.has("flip")) {
               const flips: FlipFigures[] = [];
@@ -379,14 +547,33 @@ export const blackbox: Scenario = {
               figures.flip = { flips, raw };
               tables.push({
                 title: `flip, ${size(n)} mirrors, ${backend} (medians of ${rounds})`,
-                headers: ["direction", "noticed after", "first → last Endpoints written", "raw updates (plain client)", "flip / raw", "mc serve CPU"],
+                headers: [
+                  "direction",
+                  "noticed after",
+                  "first → last Endpoints written",
+                  "raw updates (plain client)",
+                  "flip / raw",
+                  "mc serve CPU",
+                ],
                 rows: (["down", "up"] as const).map((d) => {
                   const fs = flips.filter((f) => f.direction === d);
                   const w = median(fs.map((f) => f.writeMs));
-                  return [d, ms(median(fs.map((f) => f.noticeMs))), ms(w), `${ms(raw!.ms)} (${raw!.concurrency} in flight)`, ratio(w / raw!.ms), ms(median(fs.map((f) => f.serveCpuMs)))];
+                  return [
+                    d,
+                    ms(median(fs.map((f) => f.noticeMs))),
+                    ms(w),
+                    `${ms(raw!.ms)} (${raw!.concurrency} in flight)`,
+                    ratio(w / raw!.ms),
+                    ms(median(fs.map((f) => f.serveCpuMs))),
+                  ];
                 }),
               });
-              targets.push({ name: `black box: gateway flip / raw updates, worst (${backend})`, want: "≤ 1.25", got: ratio(worst), met: n >= 10_000 ? worst <= 1.25 : undefined });
+              targets.push({
+                name: `black box: gateway flip / raw updates, worst (${backend})`,
+                want: "≤ 1.25",
+                got: ratio(worst),
+                met: n >= 10_000 ? worst <= 1.25 : undefined,
+              });
             }
           } finally {
             await stopServe(serving);

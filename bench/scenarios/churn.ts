@@ -27,7 +27,10 @@ interface RateFigures {
 async function watchMirrors(pair: Pair, onLabel: (mirror: string, seq: number, at: number) => void): Promise<() => void> {
   const ac = new AbortController();
   const selector = encodeURIComponent(`${L.CLUSTER_NAME}=${CLUSTER}`);
-  const res = await fetch(`${pair.west.url}/api/v1/services?watch=true&labelSelector=${selector}&resourceVersion=${pair.west.store.resourceVersion}`, { signal: ac.signal });
+  const res = await fetch(
+    `${pair.west.url}/api/v1/services?watch=true&labelSelector=${selector}&resourceVersion=${pair.west.store.resourceVersion}`,
+    { signal: ac.signal },
+  );
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   void (async () => {
@@ -43,7 +46,10 @@ async function watchMirrors(pair: Pair, onLabel: (mirror: string, seq: number, a
           const line = buffer.slice(0, nl);
           buffer = buffer.slice(nl + 1);
           if (!line.trim()) continue;
-          const e = JSON.parse(line) as { type: string; object: { metadata: { name: string; namespace: string; labels?: Record<string, string> } } };
+          const e = JSON.parse(line) as {
+            type: string;
+            object: { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
+          };
           const seq = e.object.metadata.labels?.churn;
           if (e.type !== "ERROR" && seq !== undefined) onLabel(`${e.object.metadata.namespace}/${e.object.metadata.name}`, Number(seq), at);
         }
@@ -87,7 +93,17 @@ async function churnAt(pair: Pair, n: number, rate: number, durationMs: number, 
       const ports = seq % 2 === 0 ? spec.ports.map((p, k) => (k === 0 ? { ...p, port: p.port === 80 ? 81 : 80 } : p)) : spec.ports;
       const mirror = `${namespace}/${mirrorName(name, CLUSTER)}`;
       pending.set(mirror, [...(pending.get(mirror) ?? []), seq]);
-      pair.east.api.update(services, namespace, name, { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, churn: String(seq) } }, spec: { ...spec, ports } }, { fieldManager: "mc-bench" });
+      pair.east.api.update(
+        services,
+        namespace,
+        name,
+        {
+          ...current,
+          metadata: { ...current.metadata, labels: { ...current.metadata.labels, churn: String(seq) } },
+          spec: { ...spec, ports },
+        },
+        { fieldManager: "mc-bench" },
+      );
       acked.set(seq, performance.now());
       j++;
     }
@@ -138,10 +154,28 @@ export const churn: Scenario = {
         tables: [
           {
             headers: ["changes/s (asked)", "achieved", "changes", "p50", "p95", "p99", "max", "never seen"],
-            rows: results.map((r) => [String(r.rate), r.achievedRate.toFixed(0), String(r.changes), ms(r.p50), ms(r.p95), ms(r.p99), ms(r.max), String(r.unseen)]),
+            rows: results.map((r) => [
+              String(r.rate),
+              r.achievedRate.toFixed(0),
+              String(r.changes),
+              ms(r.p50),
+              ms(r.p95),
+              ms(r.p99),
+              ms(r.max),
+              String(r.unseen),
+            ]),
           },
         ],
-        targets: at100 ? [{ name: `churn p99 at 100 changes/s (${size(n)} mirrors)`, want: "≤ 50 ms", got: ms(at100.p99), met: at100.p99 <= 50 && at100.unseen === 0 }] : [],
+        targets: at100
+          ? [
+              {
+                name: `churn p99 at 100 changes/s (${size(n)} mirrors)`,
+                want: "≤ 50 ms",
+                got: ms(at100.p99),
+                met: at100.p99 <= 50 && at100.unseen === 0,
+              },
+            ]
+          : [],
         figures: { mirrors: n, durationMs, rates: results },
         notes: ["Writes go through east's API in-process; the latency ends when west's watch stream delivers the mirror's event."],
       };

@@ -53,7 +53,10 @@ async function rawEndpoints(client: KubeClient, pair: Pair): Promise<{ count: nu
   });
   const toggle = async (i: number) => {
     const e = current[i]!;
-    const subsets = e.subsets.map((s) => ({ ports: s.ports, ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }) }));
+    const subsets = e.subsets.map((s) => ({
+      ports: s.ports,
+      ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }),
+    }));
     current[i] = await client.update(resources.endpoints, { ...e, subsets });
   };
   return { count: endpoints.length, toggle };
@@ -92,23 +95,53 @@ async function measure(n: number, rounds: number, latencyMs: number): Promise<Fl
     const rawMs = median(raw);
     const downMs = median(downs.map((d) => d.wall));
     const upMs = median(ups.map((u) => u.wall));
-    const f: FlipFigures = { n, downMs, upMs, downWrites: Math.max(...downs.map((d) => d.writes)), upWrites: Math.max(...ups.map((u) => u.writes)), rawMs, rawConcurrency: concurrency, downRatio: downMs / rawMs, upRatio: upMs / rawMs, backlogDownMs: backlog.wall, backlogMade: backlog.made };
-    say(`${size(n)}: down ${ms(downMs)}, up ${ms(upMs)}, ${n} raw updates ${ms(rawMs)} (${concurrency} in flight), medians of ${rounds}; down behind ${n} new exports ${ms(backlog.wall)} (${backlog.made} new mirrors made meanwhile)`);
+    const f: FlipFigures = {
+      n,
+      downMs,
+      upMs,
+      downWrites: Math.max(...downs.map((d) => d.writes)),
+      upWrites: Math.max(...ups.map((u) => u.writes)),
+      rawMs,
+      rawConcurrency: concurrency,
+      downRatio: downMs / rawMs,
+      upRatio: upMs / rawMs,
+      backlogDownMs: backlog.wall,
+      backlogMade: backlog.made,
+    };
+    say(
+      `${size(n)}: down ${ms(downMs)}, up ${ms(upMs)}, ${n} raw updates ${ms(rawMs)} (${concurrency} in flight), medians of ${rounds}; down behind ${n} new exports ${ms(backlog.wall)} (${backlog.made} new mirrors made meanwhile)`,
+    );
     return f;
   });
 }
 
 /** The gateway dies (the prober's setAlive(false)) with `n` new exports queued: time until the `n` existing mirrors are all not ready. */
-async function behindBacklog(pair: Pair, m: Awaited<Parameters<Parameters<typeof withMirrors>[3]>[1]>, n: number): Promise<{ wall: number; made: number }> {
+async function behindBacklog(
+  pair: Pair,
+  m: Awaited<Parameters<Parameters<typeof withMirrors>[3]>[1]>,
+  n: number,
+): Promise<{ wall: number; made: number }> {
   const existing = new Set(m.mirrors);
   const down = new Set<string>();
   const off = m.ledger.on((kind, e) => {
     const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-    if (kind === "mirrorEndpoints" && existing.has(key) && e.type !== "DELETED" && notReadyAddresses(e.object) > 0 && readyAddresses(e.object) === 0) down.add(key);
+    if (
+      kind === "mirrorEndpoints" &&
+      existing.has(key) &&
+      e.type !== "DELETED" &&
+      notReadyAddresses(e.object) > 0 &&
+      readyAddresses(e.object) === 0
+    )
+      down.add(key);
   });
   const remote = m.controller.informers.remoteServices!;
   // The new exports reach the controller's cache (and its queue) through its informer.
-  const queued = until(() => remote.cache.size >= 2 * n, [(fire) => remote.on(fire)], `${n} new exports in the controller's cache`, 60_000 + n * 30);
+  const queued = until(
+    () => remote.cache.size >= 2 * n,
+    [(fire) => remote.on(fire)],
+    `${n} new exports in the controller's cache`,
+    60_000 + n * 30,
+  );
   seedExported(pair.east, n, NAMESPACES, n);
   await queued;
   const t = performance.now();
@@ -135,14 +168,33 @@ export const flip: Scenario = {
     const results: FlipFigures[] = [];
     const rounds = number("rounds", flags.rounds!);
     const latency = Number(flags.latency);
-    if (!Number.isInteger(latency) || latency < 0) throw new Error(`--latency: must be a whole number of ms (0: none), got ${JSON.stringify(flags.latency)}`);
+    if (!Number.isInteger(latency) || latency < 0)
+      throw new Error(`--latency: must be a whole number of ms (0: none), got ${JSON.stringify(flags.latency)}`);
     for (const n of numbers("sizes", flags.sizes!)) results.push(await measure(n, rounds, latency));
     const worst = Math.max(...results.flatMap((r) => [r.downRatio, r.upRatio]));
     return {
       tables: [
         {
-          headers: ["mirrors", "dead → all not ready", "alive → all ready", "Endpoints writes (down, up)", `${"N"} raw Endpoints updates`, "down / raw", "up / raw", "dead behind N new exports (new mirrors made meanwhile)"],
-          rows: results.map((r) => [size(r.n), ms(r.downMs), ms(r.upMs), `${r.downWrites}, ${r.upWrites}`, `${ms(r.rawMs)} (${r.rawConcurrency} in flight)`, ratio(r.downRatio), ratio(r.upRatio), `${ms(r.backlogDownMs)} (${r.backlogMade})`]),
+          headers: [
+            "mirrors",
+            "dead → all not ready",
+            "alive → all ready",
+            "Endpoints writes (down, up)",
+            `${"N"} raw Endpoints updates`,
+            "down / raw",
+            "up / raw",
+            "dead behind N new exports (new mirrors made meanwhile)",
+          ],
+          rows: results.map((r) => [
+            size(r.n),
+            ms(r.downMs),
+            ms(r.upMs),
+            `${r.downWrites}, ${r.upWrites}`,
+            `${ms(r.rawMs)} (${r.rawConcurrency} in flight)`,
+            ratio(r.downRatio),
+            ratio(r.upRatio),
+            `${ms(r.backlogDownMs)} (${r.backlogMade})`,
+          ]),
         },
       ],
       targets: [{ name: "gateway flip / raw updates (worst)", want: "≤ 1.25", got: ratio(worst), met: worst <= 1.25 }],

@@ -28,7 +28,7 @@ export const idle: Scenario = {
     const n = number("mirrors", flags.mirrors!);
     const k = number("periods", flags.periods!);
     const periodMs = number("period-ms", flags["period-ms"]!);
-    return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, { endpointRefreshPeriod: periodMs }, async (pair, m) => {
+    return withMirrors(n, { namespaces: NAMESPACES, probePeriod: "3s" }, { endpointRefreshPeriod: periodMs }, async (_pair, m) => {
       // The prober's first round writes status.gateway once: let it happen before the window.
       const prober = m.controller.probe!;
       await m.until(() => prober.health().lastProbeTime !== undefined, "the first probe", 30_000);
@@ -46,7 +46,8 @@ export const idle: Scenario = {
       const cpu = cpuMs() - cpu0;
       // One refresh by hand, timed from its start until every requeued key has run.
       const drains: number[] = [];
-      for (let i = 0; i < 3; i++) drains.push((await measured(async () => (await m.controller.refresh(), await m.controller.drain()))).wallMs);
+      for (let i = 0; i < 3; i++)
+        drains.push((await measured(async () => (await m.controller.refresh(), await m.controller.drain()))).wallMs);
       await m.settle();
       const writes = diff(m.ledger.snapshot(), before);
       // The leader renews its Lease whatever the controller does: counted apart.
@@ -55,8 +56,26 @@ export const idle: Scenario = {
       return {
         tables: [
           {
-            headers: ["mirrors", "periods", "writes (Lease renewals apart)", "Lease renewals", "CPU per period", "CPU share", "one refresh until its keys have run"],
-            rows: [[size(n), String(k), String(resyncWrites), String(writes.lease), ms(perPeriod), `${((cpu / wallMs) * 100).toFixed(1)} %`, ms(median(drains))]],
+            headers: [
+              "mirrors",
+              "periods",
+              "writes (Lease renewals apart)",
+              "Lease renewals",
+              "CPU per period",
+              "CPU share",
+              "one refresh until its keys have run",
+            ],
+            rows: [
+              [
+                size(n),
+                String(k),
+                String(resyncWrites),
+                String(writes.lease),
+                ms(perPeriod),
+                `${((cpu / wallMs) * 100).toFixed(1)} %`,
+                ms(median(drains)),
+              ],
+            ],
           },
         ],
         targets: [

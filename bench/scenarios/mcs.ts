@@ -22,14 +22,24 @@ async function measure(samples: number): Promise<{ visible: number[]; gone: numb
   const eastClient = await connectKubeconfigText(east.kubeconfig, "kubeconfig east", { name: "east" });
   const westClient = await connectKubeconfigText(west.kubeconfig, "kubeconfig west", { name: "west" });
   for (const c of [eastClient, westClient]) {
-    for (const crd of [renderLinkCrd("mc/bench"), ...renderMcsCrds("mc/bench")]) await c.create(resources.customResourceDefinition, crd as unknown as KubeObject);
-    for (const ns of [NAMESPACE, DEFAULT_NAMESPACE]) await c.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+    for (const crd of [renderLinkCrd("mc/bench"), ...renderMcsCrds("mc/bench")])
+      await c.create(resources.customResourceDefinition, crd as unknown as KubeObject);
+    for (const ns of [NAMESPACE, DEFAULT_NAMESPACE])
+      await c.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
   }
   const link = parseLink({
     apiVersion: LINK_API_VERSION,
     kind: "Link",
     metadata: { name: "east", namespace: DEFAULT_NAMESPACE },
-    spec: { targetClusterName: "east", targetClusterDomain: "cluster.local", clusterCredentialsSecret: "cluster-credentials-east", gatewayAddress: "192.0.2.1", gatewayPort: "4143", gatewayIdentity: "gw", selector: { matchLabels: { none: "true" } } },
+    spec: {
+      targetClusterName: "east",
+      targetClusterDomain: "cluster.local",
+      clusterCredentialsSecret: "cluster-credentials-east",
+      gatewayAddress: "192.0.2.1",
+      gatewayPort: "4143",
+      gatewayIdentity: "gw",
+      selector: { matchLabels: { none: "true" } },
+    },
   });
   const ctl = new MirrorController({ link, namespace: DEFAULT_NAMESPACE, local: westClient, remote: eastClient, log: quiet });
   ctl.start();
@@ -45,19 +55,29 @@ async function measure(samples: number): Promise<{ visible: number[]; gone: numb
       w.resolve();
     }
   });
-  const seen = (name: string, type: "ADDED" | "DELETED") => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no ${type} ServiceImport in 20 s (the suite's limit)`)), 20_000);
-    waiting.set(name, { type, resolve: () => (clearTimeout(timer), resolve()) });
-  });
+  const seen = (name: string, type: "ADDED" | "DELETED") =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name}: no ${type} ServiceImport in 20 s (the suite's limit)`)), 20_000);
+      waiting.set(name, { type, resolve: () => (clearTimeout(timer), resolve()) });
+    });
   const visible: number[] = [];
   const gone: number[] = [];
   try {
     for (let i = 0; i < samples; i++) {
       const name = `svc-${i}`;
-      await eastClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name, namespace: NAMESPACE }, spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] } } as KubeObject);
+      await eastClient.create(resources.service, {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: NAMESPACE },
+        spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+      } as KubeObject);
       const added = seen(name, "ADDED");
       let t = performance.now();
-      await eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name, namespace: NAMESPACE } });
+      await eastClient.create(mcsResources.serviceExport, {
+        apiVersion: mcsResources.serviceExport.apiVersion,
+        kind: "ServiceExport",
+        metadata: { name, namespace: NAMESPACE },
+      });
       await added;
       visible.push(performance.now() - t);
       const deleted = seen(name, "DELETED");
@@ -84,18 +104,31 @@ export const mcs: Scenario = {
   async run(flags) {
     const samples = number("samples", flags.samples!);
     const { visible, gone } = await measure(samples);
-    const row = (what: string, xs: number[]) => [what, String(xs.length), ms(quantile(xs, 0.5)), ms(quantile(xs, 0.99)), ms(Math.max(...xs))];
+    const row = (what: string, xs: number[]) => [
+      what,
+      String(xs.length),
+      ms(quantile(xs, 0.5)),
+      ms(quantile(xs, 0.99)),
+      ms(Math.max(...xs)),
+    ];
     const p99Visible = quantile(visible, 0.99);
     const p99Gone = quantile(gone, 0.99);
     say(`export → import visible p99 ${ms(p99Visible)}, unexport → import gone p99 ${ms(p99Gone)} (${samples} samples)`);
     return {
-      tables: [{ headers: ["", "samples", "p50", "p99", "max"], rows: [row("export → import visible", visible), row("unexport → import gone", gone)] }],
+      tables: [
+        {
+          headers: ["", "samples", "p50", "p99", "max"],
+          rows: [row("export → import visible", visible), row("unexport → import gone", gone)],
+        },
+      ],
       targets: [
         { name: "export → import visible, p99", want: "< 1 s", got: ms(p99Visible), met: p99Visible < 1000 },
         { name: "unexport → import gone, p99", want: "< 1 s", got: ms(p99Gone), met: p99Gone < 1000 },
       ],
       figures: { samples, visible, gone },
-      notes: ["In one process: both sandboxes and the Link's controller. Timed from the ServiceExport's create (delete) answer to west's store committing the ServiceImport (its deletion)."],
+      notes: [
+        "In one process: both sandboxes and the Link's controller. Timed from the ServiceExport's create (delete) answer to west's store committing the ServiceImport (its deletion).",
+      ],
     };
   },
 };

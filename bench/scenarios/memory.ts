@@ -34,7 +34,10 @@ async function waitReady(url: string, proc: { exitCode: number | null }, timeout
   const until = performance.now() + timeoutMs;
   while (performance.now() < until) {
     if (proc.exitCode !== null) throw new Error(`mc serve exited ${proc.exitCode}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await Bun.sleep(100);
   }
@@ -45,12 +48,27 @@ async function waitReady(url: string, proc: { exitCode: number | null }, timeout
 async function startServe(pair: Pair, command: string[], dir: string): Promise<ServeProcess> {
   const port = freePort();
   const memoryFile = join(dir, `memory-${port}.jsonl`);
-  const proc = Bun.spawn([...command, "serve", CLUSTER, "--namespace", NS, "--kubeconfig", pair.westKubeconfig, `--probe-address=127.0.0.1:${pair.gateway.port}`, `--admin-addr=127.0.0.1:${port}`, "--log-level=warn", "--identity=mc-bench"], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1", MC_BENCH_MEMORY_FILE: memoryFile },
-    stdout: "ignore",
-    stderr: "ignore",
-  });
+  const proc = Bun.spawn(
+    [
+      ...command,
+      "serve",
+      CLUSTER,
+      "--namespace",
+      NS,
+      "--kubeconfig",
+      pair.westKubeconfig,
+      `--probe-address=127.0.0.1:${pair.gateway.port}`,
+      `--admin-addr=127.0.0.1:${port}`,
+      "--log-level=warn",
+      "--identity=mc-bench",
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1", MC_BENCH_MEMORY_FILE: memoryFile },
+      stdout: "ignore",
+      stderr: "ignore",
+    },
+  );
   await waitReady(`http://127.0.0.1:${port}/ready`, proc);
   let lines = 0;
   return {
@@ -58,7 +76,9 @@ async function startServe(pair: Pair, command: string[], dir: string): Promise<S
     async sample(label, mirrors) {
       proc.kill("SIGUSR2");
       for (let i = 0; i < 200; i++) {
-        const text = await Bun.file(memoryFile).text().catch(() => "");
+        const text = await Bun.file(memoryFile)
+          .text()
+          .catch(() => "");
         const all = text.split("\n").filter(Boolean);
         if (all.length > lines) {
           const m = JSON.parse(all[lines]!) as { rss: number; heapUsed: number };
@@ -93,13 +113,20 @@ async function churnRound(pair: Pair, west: WestView, n: number, round: number):
   const value = `r${round}`;
   const carried = new Set<string>();
   const stop = west.ledger.on((kind, e) => {
-    if (kind === "mirrorService" && e.object.metadata.labels?.round === value) carried.add(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
+    if (kind === "mirrorService" && e.object.metadata.labels?.round === value)
+      carried.add(`${e.object.metadata.namespace}/${e.object.metadata.name}`);
   });
   try {
     for (let i = 0; i < n; i++) {
       const namespace = `ns-${i % NAMESPACES}`;
       const current = pair.east.api.get(services, namespace, `svc-${i}`);
-      pair.east.api.update(services, namespace, `svc-${i}`, { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, round: value } } }, { fieldManager: "mc-bench" });
+      pair.east.api.update(
+        services,
+        namespace,
+        `svc-${i}`,
+        { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, round: value } } },
+        { fieldManager: "mc-bench" },
+      );
     }
     // Every informer of east relists: its watches end and the history they would resume from is gone.
     pair.east.control.forgetHistory();
@@ -179,17 +206,31 @@ export const memory: Scenario = {
       tables: [
         {
           headers: ["when", "mirrors", "RSS", "heap (after GC)", "heap / mirror above idle", "RSS / mirror above idle"],
-          rows: samples.map((s) => [s.label, String(s.mirrors), mb(s.rss), mb(s.heapUsed), s.mirrors ? kb(perMirror(s)) : "", s.mirrors ? kb(rssPerMirror(s)) : ""]),
+          rows: samples.map((s) => [
+            s.label,
+            String(s.mirrors),
+            mb(s.rss),
+            mb(s.heapUsed),
+            s.mirrors ? kb(perMirror(s)) : "",
+            s.mirrors ? kb(rssPerMirror(s)) : "",
+          ]),
         },
       ],
       targets: [
         { name: `heap per mirror at ${size(largest.mirrors)}`, want: "≤ 10 KB", got: `${heapKb.toFixed(1)} KB`, met: heapKb <= 10 },
-        { name: `heap growth over ${rounds - 1} churn rounds after the first`, want: "flat (≤ 5 %)", got: Number.isFinite(growth) ? `${(growth * 100).toFixed(1)} %` : "–", met: Number.isFinite(growth) ? growth <= 0.05 : undefined },
+        {
+          name: `heap growth over ${rounds - 1} churn rounds after the first`,
+          want: "flat (≤ 5 %)",
+          got: Number.isFinite(growth) ? `${(growth * 100).toFixed(1)} %` : "–",
+          met: Number.isFinite(growth) ? growth <= 0.05 : undefined,
+        },
         { name: "mc serve idle RSS (bun cmd/mc.ts)", want: "stated", got: mb(idleSample.rss) },
         ...(binaryIdleRss !== undefined ? [{ name: "mc serve idle RSS (dist/mc)", want: "stated", got: mb(binaryIdleRss) }] : []),
       ],
       figures: { samples, binaryIdleRss, heapPerMirrorBytes: perMirror(largest), churnGrowth: growth },
-      notes: ["Heap is process.memoryUsage().heapUsed after Bun.gc(true), asked for with SIGUSR2 through bench/lib/memory-probe.ts (preloaded)."],
+      notes: [
+        "Heap is process.memoryUsage().heapUsed after Bun.gc(true), asked for with SIGUSR2 through bench/lib/memory-probe.ts (preloaded).",
+      ],
     };
   },
 };

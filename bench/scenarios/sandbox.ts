@@ -29,14 +29,31 @@ interface SizeFigures {
 function seed(sb: Sandbox, objects: number): void {
   const t = (kind: string) => sb.api.registry.findKind("v1", kind)!;
   const [namespaces, services, endpoints] = [t("Namespace"), t("Service"), t("Endpoints")];
-  for (let n = 0; n < NAMESPACES; n++) if (!sb.store.has(namespaces, undefined, `ns-${n}`)) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, {});
+  for (let n = 0; n < NAMESPACES; n++)
+    if (!sb.store.has(namespaces, undefined, `ns-${n}`))
+      sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: `ns-${n}` } }, {});
   const write = { fieldManager: "bench" };
   for (let i = 0; i < objects / 2; i++) {
     const namespace = `ns-${i % NAMESPACES}`;
     const name = `svc-${i}`;
     const labels = { app: name, "mirror.linkerd.io/exported": i % 2 === 0 ? "true" : "false" };
-    sb.api.create(services, namespace, { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80 }] } }, write);
-    sb.api.create(endpoints, namespace, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 80 }] }] }, write);
+    sb.api.create(
+      services,
+      namespace,
+      { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80 }] } },
+      write,
+    );
+    sb.api.create(
+      endpoints,
+      namespace,
+      {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name, namespace, labels },
+        subsets: [{ addresses: [{ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }], ports: [{ name: "http", port: 80 }] }],
+      },
+      write,
+    );
   }
 }
 
@@ -44,13 +61,36 @@ function seed(sb: Sandbox, objects: number): void {
 function seedRbac(sb: Sandbox, count: number): void {
   const t = (kind: string) => sb.api.registry.findKind("rbac.authorization.k8s.io/v1", kind)!;
   const roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "reader" };
-  sb.api.create(t("ClusterRole"), undefined, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "reader" }, rules: [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }] }, {});
+  sb.api.create(
+    t("ClusterRole"),
+    undefined,
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "reader" },
+      rules: [{ apiGroups: [""], resources: ["services"], verbs: ["list"] }],
+    },
+    {},
+  );
   for (let i = 0; i < count; i++) {
-    const subjects = [{ kind: "User", name: `user-${i}` }, { kind: "ServiceAccount", name: `sa-${i}`, namespace: `ns-${i % NAMESPACES}` }];
-    sb.api.create(t("ClusterRoleBinding"), undefined, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: `b-${i}` }, roleRef, subjects }, {});
+    const subjects = [
+      { kind: "User", name: `user-${i}` },
+      { kind: "ServiceAccount", name: `sa-${i}`, namespace: `ns-${i % NAMESPACES}` },
+    ];
+    sb.api.create(
+      t("ClusterRoleBinding"),
+      undefined,
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: `b-${i}` }, roleRef, subjects },
+      {},
+    );
   }
   const subjects = [{ kind: "ServiceAccount", name: "bench", namespace: "ns-0" }];
-  sb.api.create(t("ClusterRoleBinding"), undefined, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "zz-bench" }, roleRef, subjects }, {});
+  sb.api.create(
+    t("ClusterRoleBinding"),
+    undefined,
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "zz-bench" }, roleRef, subjects },
+    {},
+  );
 }
 
 async function timeGet(sb: Sandbox, path: string): Promise<number> {
@@ -74,7 +114,9 @@ async function fanout(sb: Sandbox): Promise<number> {
   for (let n = 0; n < NAMESPACES; n++) {
     const ac = new AbortController();
     aborts.push(ac);
-    const res = await fetch(`${sb.url}/api/v1/namespaces/ns-${n}/services?watch=true&resourceVersion=${sb.store.resourceVersion}`, { signal: ac.signal });
+    const res = await fetch(`${sb.url}/api/v1/namespaces/ns-${n}/services?watch=true&resourceVersion=${sb.store.resourceVersion}`, {
+      signal: ac.signal,
+    });
     const reader = res.body!.getReader();
     void (async () => {
       const decoder = new TextDecoder();
@@ -94,7 +136,13 @@ async function fanout(sb: Sandbox): Promise<number> {
     const done = new Promise<void>((resolve) => (seen = resolve));
     const { wallMs } = await measured(async () => {
       const current = sb.api.get(services, "ns-1", "svc-1");
-      sb.api.update(services, "ns-1", "svc-1", { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, run: String(r) } } }, { fieldManager: "bench" });
+      sb.api.update(
+        services,
+        "ns-1",
+        "svc-1",
+        { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, run: String(r) } } },
+        { fieldManager: "bench" },
+      );
       await done;
     });
     times.push(wallMs);
@@ -105,8 +153,16 @@ async function fanout(sb: Sandbox): Promise<number> {
 
 function accessReview(sb: Sandbox): number {
   const review = sb.api.registry.findKind("authorization.k8s.io/v1", "SelfSubjectAccessReview")!;
-  const user = { name: "system:serviceaccount:ns-0:bench", groups: ["system:serviceaccounts", "system:serviceaccounts:ns-0", "system:authenticated"] };
-  const body = (): KubeObject => ({ apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", metadata: {}, spec: { resourceAttributes: { verb: "list", resource: "services" } } });
+  const user = {
+    name: "system:serviceaccount:ns-0:bench",
+    groups: ["system:serviceaccounts", "system:serviceaccounts:ns-0", "system:authenticated"],
+  };
+  const body = (): KubeObject => ({
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "SelfSubjectAccessReview",
+    metadata: {},
+    spec: { resourceAttributes: { verb: "list", resource: "services" } },
+  });
   const times: number[] = [];
   for (let r = 0; r < 50; r++) {
     const t = performance.now();
@@ -134,7 +190,9 @@ async function measure(objects: number): Promise<SizeFigures> {
       fanoutMs: await fanout(sb),
       accessReviewMs: accessReview(sb),
     };
-    say(`${size(objects)}: seed ${f.seedCpuUsPerObject.toFixed(0)} µs CPU/object, list all ${ms(f.listAllMs)}, one label ${ms(f.listOneLabelMs)}`);
+    say(
+      `${size(objects)}: seed ${f.seedCpuUsPerObject.toFixed(0)} µs CPU/object, list all ${ms(f.listAllMs)}, one label ${ms(f.listOneLabelMs)}`,
+    );
     return f;
   } finally {
     await sb.stop();
@@ -160,13 +218,42 @@ export const sandbox: Scenario = {
     return {
       tables: [
         {
-          headers: ["objects", "seed CPU / object", "seed wall / object", "list all", "list 1 namespace", "list 1 label value", "list half by label", "1 write → its watch (100 watches)", "access review"],
-          rows: results.map((r) => [size(r.objects), us(r.seedCpuUsPerObject), us(r.seedWallUsPerObject), ms(r.listAllMs), ms(r.listNamespaceMs), ms(r.listOneLabelMs), ms(r.listHalfByLabelMs), ms(r.fanoutMs), ms(r.accessReviewMs)]),
+          headers: [
+            "objects",
+            "seed CPU / object",
+            "seed wall / object",
+            "list all",
+            "list 1 namespace",
+            "list 1 label value",
+            "list half by label",
+            "1 write → its watch (100 watches)",
+            "access review",
+          ],
+          rows: results.map((r) => [
+            size(r.objects),
+            us(r.seedCpuUsPerObject),
+            us(r.seedWallUsPerObject),
+            ms(r.listAllMs),
+            ms(r.listNamespaceMs),
+            ms(r.listOneLabelMs),
+            ms(r.listHalfByLabelMs),
+            ms(r.fanoutMs),
+            ms(r.accessReviewMs),
+          ]),
         },
       ],
       targets: [
-        { name: `seed cost per object, ${size(last.objects)} / ${size(first.objects)}`, want: "≤ 1.3", got: ratio(growth), met: growth <= 1.3 },
-        { name: `list of 1 label value, ${size(last.objects)} / ${size(first.objects)}`, want: "flat", got: ratio(last.listOneLabelMs / first.listOneLabelMs) },
+        {
+          name: `seed cost per object, ${size(last.objects)} / ${size(first.objects)}`,
+          want: "≤ 1.3",
+          got: ratio(growth),
+          met: growth <= 1.3,
+        },
+        {
+          name: `list of 1 label value, ${size(last.objects)} / ${size(first.objects)}`,
+          want: "flat",
+          got: ratio(last.listOneLabelMs / first.listOneLabelMs),
+        },
       ],
       figures: { sizes: results, seedGrowth: growth },
       notes: ["Lists are over HTTP (JSON); seeding and the review are in-process API calls. Medians of 5 (reviews: 50)."],

@@ -27,7 +27,10 @@ export const scale: Scenario = {
     links: { default: "100", description: "Links in west, all to the same east" },
     services: { default: "100", description: "exported Services in east (each Link mirrors all: links × services mirrors)" },
     addresses: { default: "20", description: "ready addresses in each exported Service's Endpoints" },
-    "rest-seconds": { default: "65", description: "how long the process is watched at rest (the default covers one 1m --endpoint-refresh-period of every Link)" },
+    "rest-seconds": {
+      default: "65",
+      description: "how long the process is watched at rest (the default covers one 1m --endpoint-refresh-period of every Link)",
+    },
   },
   async run(flags) {
     const links = number("links", flags.links!);
@@ -36,14 +39,28 @@ export const scale: Scenario = {
     const restMs = number("rest-seconds", flags["rest-seconds"]!) * 1000;
     const mirrors = links * services;
     const load = loadNow();
-    say(`load at start ${load}; ${links} Links × ${services} exported Services (${size(mirrors)} mirrors), ${addresses} addresses each (${size(mirrors * addresses)} target endpoints)`);
+    say(
+      `load at start ${load}; ${links} Links × ${services} exported Services (${size(mirrors)} mirrors), ${addresses} addresses each (${size(mirrors * addresses)} target endpoints)`,
+    );
     const dir = await mkdtemp(join(tmpdir(), "mc-bench-scale-"));
     const c = await startManyLinks(links, services, dir, addresses);
     const counter = mirrorCounter(c.west);
     try {
       const t0 = performance.now();
       const serving = await spawnUntil(
-        ["bun", MC, "--kubeconfig", c.westPath, "serve", "--all", "--namespace", DEFAULT_NAMESPACE, "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${c.gatewayPort}`],
+        [
+          "bun",
+          MC,
+          "--kubeconfig",
+          c.westPath,
+          "serve",
+          "--all",
+          "--namespace",
+          DEFAULT_NAMESPACE,
+          "--admin-addr",
+          "127.0.0.1:0",
+          `--probe-address=127.0.0.1:${c.gatewayPort}`,
+        ],
         /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
         // As mc install --shared-controller runs it: many Links' watches exceed Bun's default 256 concurrent requests.
         { env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
@@ -52,7 +69,8 @@ export const scale: Scenario = {
       try {
         const timeout = 120_000 + mirrors * 60;
         while (counter.total() < mirrors) {
-          if (serving.proc.exitCode !== null) throw new Error(`mc serve exited (${serving.proc.exitCode}) before mirroring: ${serving.stderr().slice(-2000)}`);
+          if (serving.proc.exitCode !== null)
+            throw new Error(`mc serve exited (${serving.proc.exitCode}) before mirroring: ${serving.stderr().slice(-2000)}`);
           if (performance.now() - t0 > timeout) throw new Error(`only ${counter.total()} of ${mirrors} mirrors after ${ms(timeout)}`);
           await Bun.sleep(200);
         }
@@ -60,7 +78,9 @@ export const scale: Scenario = {
         await settled(serving, timeout, mirrors);
         const settledMs = performance.now() - t0;
         const synced = sample(pid);
-        say(`${size(mirrors)} mirrors in ${ms(mirroredMs)}, settled in ${ms(settledMs)}; mc serve ${ms(synced.cpuMs)} CPU, RSS ${mb(synced.rssBytes)}, peak ${mb(synced.peakRssBytes)}`);
+        say(
+          `${size(mirrors)} mirrors in ${ms(mirroredMs)}, settled in ${ms(settledMs)}; mc serve ${ms(synced.cpuMs)} CPU, RSS ${mb(synced.rssBytes)}, peak ${mb(synced.peakRssBytes)}`,
+        );
         // At rest: CPU over the window, RSS sampled each second of it.
         const before = sample(pid);
         const w0 = performance.now();
@@ -76,15 +96,53 @@ export const scale: Scenario = {
         return {
           tables: [
             {
-              headers: ["Links", "mirrors", "target endpoints", "start → all mirrored (settled)", "CPU to settle", "RSS at rest", "peak RSS", "CPU at rest"],
-              rows: [[String(links), size(mirrors), size(mirrors * addresses), `${ms(mirroredMs)} (${ms(settledMs)})`, ms(synced.cpuMs), mb(restRss), mb(after.peakRssBytes), `${cores.toFixed(3)} cores`]],
+              headers: [
+                "Links",
+                "mirrors",
+                "target endpoints",
+                "start → all mirrored (settled)",
+                "CPU to settle",
+                "RSS at rest",
+                "peak RSS",
+                "CPU at rest",
+              ],
+              rows: [
+                [
+                  String(links),
+                  size(mirrors),
+                  size(mirrors * addresses),
+                  `${ms(mirroredMs)} (${ms(settledMs)})`,
+                  ms(synced.cpuMs),
+                  mb(restRss),
+                  mb(after.peakRssBytes),
+                  `${cores.toFixed(3)} cores`,
+                ],
+              ],
             },
           ],
           targets: [
             { name: `scale: RSS at rest, ${links} Links, ${size(mirrors)} mirrors`, want: "< 1 GiB", got: mb(restRss), met: restRss < GIB },
-            { name: `scale: CPU at rest, ${links} Links, ${size(mirrors)} mirrors`, want: "< 1 core", got: `${cores.toFixed(3)} cores`, met: cores < 1 },
+            {
+              name: `scale: CPU at rest, ${links} Links, ${size(mirrors)} mirrors`,
+              want: "< 1 core",
+              got: `${cores.toFixed(3)} cores`,
+              met: cores < 1,
+            },
           ],
-          figures: { links, services, addresses, mirrors, loadAtStart: load, mirroredMs, settledMs, settleCpuMs: synced.cpuMs, restMs, restRssBytes: restRss, peakRssBytes: after.peakRssBytes, restCores: cores },
+          figures: {
+            links,
+            services,
+            addresses,
+            mirrors,
+            loadAtStart: load,
+            mirroredMs,
+            settledMs,
+            settleCpuMs: synced.cpuMs,
+            restMs,
+            restRssBytes: restRss,
+            peakRssBytes: after.peakRssBytes,
+            restCores: cores,
+          },
           notes: [
             `Load average at start: ${load} (1, 5, 15 min). Figures measured on a loaded machine are not results.`,
             "mc serve --all runs as its own process; both sandboxes run in the bench process. Every Link targets the same east, so each Link's caches hold all of east's Services and Endpoints: the process holds links × services × addresses target endpoints.",

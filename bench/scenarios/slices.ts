@@ -45,7 +45,13 @@ async function measure(n: number, form: Form): Promise<FormFigures> {
       const nsType = pair.east.api.registry.findKind("v1", "Namespace")!;
       for (let i = 0; i < NAMESPACES / 2; i++) {
         const ns = pair.east.api.get(nsType, undefined, `ns-${i}`);
-        pair.east.api.update(nsType, undefined, `ns-${i}`, { ...ns, metadata: { ...ns.metadata, labels: { half: "yes" } } }, { fieldManager: "mc-bench" });
+        pair.east.api.update(
+          nsType,
+          undefined,
+          `ns-${i}`,
+          { ...ns, metadata: { ...ns.metadata, labels: { half: "yes" } } },
+          { fieldManager: "mc-bench" },
+        );
       }
     }
     seedExported(pair.east, n, NAMESPACES);
@@ -66,7 +72,17 @@ async function measure(n: number, form: Form): Promise<FormFigures> {
         const eps = (e.object as unknown as Slice).endpoints ?? [];
         if (e.type === "DELETED") of.delete(meta.name ?? "");
         // true: every endpoint ready; false: every one not ready; null: none, or some of each.
-        else of.set(meta.name ?? "", eps.length === 0 ? null : eps.every((x) => x.conditions?.ready === true) ? true : eps.every((x) => x.conditions?.ready !== true) ? false : null);
+        else
+          of.set(
+            meta.name ?? "",
+            eps.length === 0
+              ? null
+              : eps.every((x) => x.conditions?.ready === true)
+                ? true
+                : eps.every((x) => x.conditions?.ready !== true)
+                  ? false
+                  : null,
+          );
         sliceState.set(`${meta.namespace}/${service}`, of);
       }
       for (const f of fires) f();
@@ -80,7 +96,11 @@ async function measure(n: number, form: Form): Promise<FormFigures> {
       for (const of of sliceState.values()) if (of.size === 0 || [...of.values()].some((r) => r !== ready)) return false;
       return true;
     };
-    const m = await startMirroring(pair, { mirrorEndpointSlices: slices, ...(form.includes("named") && { mirrorNameTemplate: "{cluster}-{service}" }), ...(scoped && { namespaceSelector: HALF }) });
+    const m = await startMirroring(pair, {
+      mirrorEndpointSlices: slices,
+      ...(form.includes("named") && { mirrorNameTemplate: "{cluster}-{service}" }),
+      ...(scoped && { namespaceSelector: HALF }),
+    });
     try {
       await until(all(true), [on], `${mirrored} mirrors with ready slices`, 60_000 + n * 30);
       await m.settle();
@@ -96,8 +116,18 @@ async function measure(n: number, form: Form): Promise<FormFigures> {
       };
       const down = await flip(false);
       const up = await flip(true);
-      const f: FormFigures = { form, n: mirrored, syncWrites: syncWrites / mirrored, unselectedWrites: unselected, downWrites: down.writes / mirrored, upWrites: up.writes / mirrored, downMs: down.wall };
-      say(`${size(n)} with ${f.form}: ${f.syncWrites.toFixed(2)} writes/mirror to sync, ${f.downWrites.toFixed(2)} per flip down (${ms(down.wall)} until every slice was not ready), ${f.upWrites.toFixed(2)} per flip up`);
+      const f: FormFigures = {
+        form,
+        n: mirrored,
+        syncWrites: syncWrites / mirrored,
+        unselectedWrites: unselected,
+        downWrites: down.writes / mirrored,
+        upWrites: up.writes / mirrored,
+        downMs: down.wall,
+      };
+      say(
+        `${size(n)} with ${f.form}: ${f.syncWrites.toFixed(2)} writes/mirror to sync, ${f.downWrites.toFixed(2)} per flip down (${ms(down.wall)} until every slice was not ready), ${f.upWrites.toFixed(2)} per flip up`,
+      );
       return f;
     } finally {
       off();
@@ -117,7 +147,12 @@ export const slices: Scenario = {
   },
   async run(flags) {
     const results: FormFigures[] = [];
-    const forms: Form[] = ["endpoints", "slices", "endpoints, named {cluster}-{service}", "endpoints, --namespace-selector (half the namespaces)"];
+    const forms: Form[] = [
+      "endpoints",
+      "slices",
+      "endpoints, named {cluster}-{service}",
+      "endpoints, --namespace-selector (half the namespaces)",
+    ];
     for (const n of numbers("sizes", flags.sizes!)) for (const form of forms) results.push(await measure(n, form));
     const sliced = results.filter((r) => r.form === "slices");
     const worst = Math.max(...sliced.flatMap((r) => [r.downWrites, r.upWrites]));
@@ -126,23 +161,48 @@ export const slices: Scenario = {
     return {
       tables: [
         {
-          headers: ["mirrors", "form", "writes/mirror: sync", "writes/mirror: flip down", "writes/mirror: flip up", "flip down → every slice not ready", "writes outside the selection"],
-          rows: results.map((r) => [size(r.n), r.form, r.syncWrites.toFixed(2), r.downWrites.toFixed(2), r.upWrites.toFixed(2), ms(r.downMs), String(r.unselectedWrites)]),
+          headers: [
+            "mirrors",
+            "form",
+            "writes/mirror: sync",
+            "writes/mirror: flip down",
+            "writes/mirror: flip up",
+            "flip down → every slice not ready",
+            "writes outside the selection",
+          ],
+          rows: results.map((r) => [
+            size(r.n),
+            r.form,
+            r.syncWrites.toFixed(2),
+            r.downWrites.toFixed(2),
+            r.upWrites.toFixed(2),
+            ms(r.downMs),
+            String(r.unselectedWrites),
+          ]),
         },
       ],
       targets: [
-        { name: "writes per mirror per change, with slices", want: "1", got: worst.toFixed(2), met: sliced.every((r) => Math.abs(r.downWrites - 1) < 1e-9 && Math.abs(r.upWrites - 1) < 1e-9) },
+        {
+          name: "writes per mirror per change, with slices",
+          want: "1",
+          got: worst.toFixed(2),
+          met: sliced.every((r) => Math.abs(r.downWrites - 1) < 1e-9 && Math.abs(r.upWrites - 1) < 1e-9),
+        },
         {
           name: "writes per mirror to sync, named by a template",
           want: "as Linkerd's names",
           got: named.map((r) => r.syncWrites.toFixed(2)).join(", "),
-          met: named.every((r, i) => Math.abs(r.syncWrites - plain[i]!.syncWrites) < 1e-9 && Math.abs(r.downWrites - plain[i]!.downWrites) < 1e-9),
+          met: named.every(
+            (r, i) => Math.abs(r.syncWrites - plain[i]!.syncWrites) < 1e-9 && Math.abs(r.downWrites - plain[i]!.downWrites) < 1e-9,
+          ),
         },
         {
           name: "writes to namespaces --namespace-selector leaves out",
           want: "0",
           got: String(Math.max(...results.filter((r) => r.form.includes("namespace-selector")).map((r) => r.unselectedWrites))),
-          met: results.filter((r) => r.form.includes("namespace-selector")).every((r) => r.unselectedWrites === 0 && Math.abs(r.syncWrites - plain[0]!.syncWrites) < 1e-9),
+          met: results
+            .filter((r) => r.form.includes("namespace-selector"))
+            .every((r) => r.unselectedWrites === 0 && Math.abs(r.syncWrites - plain[0]!.syncWrites) < 1e-9),
         },
       ],
       figures: { sizes: results },

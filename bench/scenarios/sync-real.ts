@@ -50,15 +50,20 @@ async function serviceWrites(c: TestCluster): Promise<number> {
 
 async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
 }
 
 /** A mirror as the controller wrote it, ready to be created again under `namespace`. */
 function asWritten(o: KubeObject, namespace: string): KubeObject {
   const { name, labels, annotations } = o.metadata;
-  const copy = { ...(o as Record<string, unknown>), metadata: { name, namespace, labels, annotations } } as KubeObject & { spec?: Record<string, unknown>; status?: unknown };
+  const copy = { ...(o as Record<string, unknown>), metadata: { name, namespace, labels, annotations } } as KubeObject & {
+    spec?: Record<string, unknown>;
+    status?: unknown;
+  };
   delete copy.status;
   if (copy.spec) {
     const { clusterIP: _ip, clusterIPs: _ips, ...spec } = copy.spec;
@@ -68,9 +73,13 @@ function asWritten(o: KubeObject, namespace: string): KubeObject {
 }
 
 const createNamespaces = (c: TestCluster, names: string[]) =>
-  c.kubectl(["apply", "-f", "-"], names.map((name) => JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } })).join("\n"));
+  c.kubectl(
+    ["apply", "-f", "-"],
+    names.map((name) => JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } })).join("\n"),
+  );
 
-const create = (client: KubeClient, o: KubeObject) => client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
+const create = (client: KubeClient, o: KubeObject) =>
+  client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
 
 export async function measureReal(n: number): Promise<RealSyncFigures> {
   const b = await startBackend("real");
@@ -80,10 +89,14 @@ export async function measureReal(n: number): Promise<RealSyncFigures> {
     await T.link(b);
     const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `ns-${i}`);
     for (const c of [b.east, b.west]) await createNamespaces(c, namespaces);
-    await pool(Array.from({ length: n }, (_, i) => i), 32, async (i) => {
-      await b.east.client.create(resources.service, eastService(i, NAMESPACES));
-      await b.east.client.create(resources.endpoints, eastEndpoints(i, NAMESPACES));
-    });
+    await pool(
+      Array.from({ length: n }, (_, i) => i),
+      32,
+      async (i) => {
+        await b.east.client.create(resources.service, eastService(i, NAMESPACES));
+        await b.east.client.create(resources.endpoints, eastEndpoints(i, NAMESPACES));
+      },
+    );
     say(`${size(n)}: east seeded`);
     const kubeconfig = await T.controllerKubeconfig(b, dir);
     const timeout = 120_000 + n * 60;
@@ -107,7 +120,9 @@ export async function measureReal(n: number): Promise<RealSyncFigures> {
       await Promise.all([svcs.informer.stop(), eps.informer.stop()]);
     }
     const writes = (await serviceWrites(b.west)) - writesBefore;
-    say(`${size(n)}: mc serve (its own process) mirrored in ${ms(mirrorMs)} (${perSecond(n, mirrorMs).toFixed(0)}/s), ${(writes / n).toFixed(2)} writes/mirror`);
+    say(
+      `${size(n)}: mc serve (its own process) mirrored in ${ms(mirrorMs)} (${perSecond(n, mirrorMs).toFixed(0)}/s), ${(writes / n).toFixed(2)} writes/mirror`,
+    );
 
     // The limit, into fresh namespaces of west: the concurrency search first (which also warms up), then all 2N.
     await createNamespaces(b.west, ["limit-search", "limit"]);
@@ -128,7 +143,9 @@ export async function measureReal(n: number): Promise<RealSyncFigures> {
       limitMirrorsPerSecond: perSecond(n, limitMs),
       ratio: limitMs / mirrorMs,
     };
-    say(`${size(n)}: plain client wrote ${ordered.length} objects in ${ms(limitMs)} at ${concurrency} in flight; controller / limit ${ratio(f.ratio)}`);
+    say(
+      `${size(n)}: plain client wrote ${ordered.length} objects in ${ms(limitMs)} at ${concurrency} in flight; controller / limit ${ratio(f.ratio)}`,
+    );
     return f;
   } finally {
     await b.stop();

@@ -57,7 +57,9 @@ async function measure(n: number): Promise<SyncFigures> {
   } finally {
     await pair.stop();
   }
-  say(`${size(n)}: controller mirrored in ${ms(mirrorMs)} (${perSecond(n, mirrorMs).toFixed(0)}/s), ${((writes.mirrorService + writes.mirrorEndpoints) / n).toFixed(2)} writes/mirror`);
+  say(
+    `${size(n)}: controller mirrored in ${ms(mirrorMs)} (${perSecond(n, mirrorMs).toFixed(0)}/s), ${((writes.mirrorService + writes.mirrorEndpoints) / n).toFixed(2)} writes/mirror`,
+  );
   if (objects.length !== 2 * n) throw new Error(`west held ${objects.length} mirror objects, want ${2 * n}`);
 
   // The limit. The concurrency search (renamed copies, on its own sandbox) also warms the process.
@@ -69,7 +71,9 @@ async function measure(n: number): Promise<SyncFigures> {
   let concurrency: number;
   try {
     const client = await connect({ kubeconfig: search.kubeconfig });
-    ({ concurrency } = await bestConcurrency(SAMPLE, 0, (i) => createThrough(client, renamed(`s${i >= objects.length ? Math.floor(i / objects.length) : ""}`, i))));
+    ({ concurrency } = await bestConcurrency(SAMPLE, 0, (i) =>
+      createThrough(client, renamed(`s${i >= objects.length ? Math.floor(i / objects.length) : ""}`, i)),
+    ));
   } finally {
     await search.stop();
   }
@@ -100,7 +104,9 @@ async function measure(n: number): Promise<SyncFigures> {
     cpuUsPerMirror: (controllerCpu / n) * 1000,
     limitCpuUsPerMirror: (limitCpu / n) * 1000,
   };
-  say(`${size(n)}: plain client wrote ${objects.length} objects in ${ms(limitMs)} at ${concurrency} in flight (${f.limitMirrorsPerSecond.toFixed(0)} mirrors/s); controller / limit ${ratio(f.ratio)}`);
+  say(
+    `${size(n)}: plain client wrote ${objects.length} objects in ${ms(limitMs)} at ${concurrency} in flight (${f.limitMirrorsPerSecond.toFixed(0)} mirrors/s); controller / limit ${ratio(f.ratio)}`,
+  );
   return f;
 }
 
@@ -111,7 +117,10 @@ export const sync: Scenario = {
   flags: {
     sizes: { default: "1000,10000", description: "exported Services (each mirror = a Service and its Endpoints)" },
     large: { default: "false", description: "also 50,000 (--large)" },
-    backend: { default: "sandbox", description: "sandbox, or real: two real clusters (bun run kube:build; root), mc serve as its own process, default size 1000" },
+    backend: {
+      default: "sandbox",
+      description: "sandbox, or real: two real clusters (bun run kube:build; root), mc serve as its own process, default size 1000",
+    },
   },
   resultName: (flags) => (flags.backend === "real" ? "sync-real" : "sync"),
   async run(flags) {
@@ -126,7 +135,17 @@ export const sync: Scenario = {
     return {
       tables: [
         {
-          headers: ["mirrors", "caches synced", "start → all mirrored", "mirrors/s", "writes/mirror", "limit (plain client)", "limit mirrors/s", "controller / limit", "CPU/mirror: controller, limit"],
+          headers: [
+            "mirrors",
+            "caches synced",
+            "start → all mirrored",
+            "mirrors/s",
+            "writes/mirror",
+            "limit (plain client)",
+            "limit mirrors/s",
+            "controller / limit",
+            "CPU/mirror: controller, limit",
+          ],
           rows: results.map((r) => [
             size(r.n),
             ms(r.syncedMs),
@@ -142,7 +161,12 @@ export const sync: Scenario = {
       ],
       targets: [
         { name: `controller / limit at ${size(at.n)}`, want: "≥ 0.8", got: ratio(at.ratio), met: at.ratio >= 0.8 },
-        { name: "writes per mirror", want: "2", got: worstWrites.toFixed(2), met: results.every((r) => Math.abs(r.writesPerMirror - 2) < 1e-9) },
+        {
+          name: "writes per mirror",
+          want: "2",
+          got: worstWrites.toFixed(2),
+          met: results.every((r) => Math.abs(r.writesPerMirror - 2) < 1e-9),
+        },
         { name: `CPU per mirror, limit / controller at ${size(at.n)}`, want: "", got: ratio(at.limitCpuUsPerMirror / at.cpuUsPerMirror) },
       ],
       figures: { sizes: results },
@@ -162,8 +186,24 @@ async function runReal(sizes: number[]) {
   return {
     tables: [
       {
-        headers: ["mirrors", "start → all mirrored", "mirrors/s", "writes/mirror", "limit (plain client)", "limit mirrors/s", "controller / limit"],
-        rows: results.map((r) => [size(r.n), ms(r.mirrorMs), r.mirrorsPerSecond.toFixed(0), r.writesPerMirror.toFixed(2), `${ms(r.limitMs)} (${r.limitConcurrency} in flight)`, r.limitMirrorsPerSecond.toFixed(0), ratio(r.ratio)]),
+        headers: [
+          "mirrors",
+          "start → all mirrored",
+          "mirrors/s",
+          "writes/mirror",
+          "limit (plain client)",
+          "limit mirrors/s",
+          "controller / limit",
+        ],
+        rows: results.map((r) => [
+          size(r.n),
+          ms(r.mirrorMs),
+          r.mirrorsPerSecond.toFixed(0),
+          r.writesPerMirror.toFixed(2),
+          `${ms(r.limitMs)} (${r.limitConcurrency} in flight)`,
+          r.limitMirrorsPerSecond.toFixed(0),
+          ratio(r.ratio),
+        ]),
       },
     ],
     targets: [

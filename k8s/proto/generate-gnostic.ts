@@ -18,9 +18,11 @@ import descriptorJson from "protobufjs/google/protobuf/descriptor.json";
 const OUT = import.meta.dir;
 const kubectl = realpathSync(process.argv[2] ?? Bun.which("kubectl") ?? "kubectl");
 const bin = readFileSync(kubectl);
-const kubectlVersion: string = JSON.parse(Bun.spawnSync([kubectl, "version", "--client", "-o", "json"]).stdout.toString()).clientVersion.gitVersion;
+const kubectlVersion: string = JSON.parse(Bun.spawnSync([kubectl, "version", "--client", "-o", "json"]).stdout.toString()).clientVersion
+  .gitVersion;
 /** A Go module's version, from the binary's build info (`dep\tgithub.com/google/gnostic-models\tv0.6.8\t…`). */
-const moduleVersion = (path: string) => new RegExp(`\\t${path.replaceAll(".", "\\.")}\\t(v[\\w.+-]+)`).exec(bin.toString("latin1"))?.[1] ?? "unknown";
+const moduleVersion = (path: string) =>
+  new RegExp(`\\t${path.replaceAll(".", "\\.")}\\t(v[\\w.+-]+)`).exec(bin.toString("latin1"))?.[1] ?? "unknown";
 
 const APACHE_GOOGLE = `// Copyright 2020 Google LLC. All Rights Reserved.
 //
@@ -75,7 +77,8 @@ const FILES = [
 
 // ---- 1. raw FileDescriptorProtos ------------------------------------------------------------
 const varint = (o: number): [number, number] => {
-  let v = 0, mul = 1;
+  let v = 0,
+    mul = 1;
   for (;;) {
     const b = bin[o++]!;
     v += (b & 0x7f) * mul;
@@ -86,7 +89,8 @@ const varint = (o: number): [number, number] => {
 };
 /** The end of a FileDescriptorProto starting at `start`: length-delimited fields 1..12 in order, syntax (12) last. */
 function descriptorEnd(start: number): number | undefined {
-  let o = start, last = 0;
+  let o = start,
+    last = 0;
   while (o < bin.length) {
     const [tag, o2] = varint(o);
     const field = tag >>> 3;
@@ -112,17 +116,58 @@ function rawDescriptor(file: string): Buffer {
 
 const descRoot = protobuf.Root.fromJSON(descriptorJson as protobuf.INamespace);
 const FileDescriptorProto = descRoot.lookupType("google.protobuf.FileDescriptorProto");
-interface FieldD { name: string; number: number; label: number; type: number; typeName?: string; oneofIndex?: number; proto3Optional?: boolean }
-interface MsgD { name: string; field?: FieldD[]; nestedType?: MsgD[]; enumType?: unknown[]; oneofDecl?: { name: string }[] }
-interface FileD { name: string; package: string; dependency?: string[]; messageType?: MsgD[]; enumType?: unknown[]; service?: unknown[]; extension?: unknown[]; syntax?: string; options?: Record<string, string | boolean> }
+interface FieldD {
+  name: string;
+  number: number;
+  label: number;
+  type: number;
+  typeName?: string;
+  oneofIndex?: number;
+  proto3Optional?: boolean;
+}
+interface MsgD {
+  name: string;
+  field?: FieldD[];
+  nestedType?: MsgD[];
+  enumType?: unknown[];
+  oneofDecl?: { name: string }[];
+}
+interface FileD {
+  name: string;
+  package: string;
+  dependency?: string[];
+  messageType?: MsgD[];
+  enumType?: unknown[];
+  service?: unknown[];
+  extension?: unknown[];
+  syntax?: string;
+  options?: Record<string, string | boolean>;
+}
 
 // ---- 2. .proto text ---------------------------------------------------------------------------
-const SCALAR: Record<number, string> = { 1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64", 7: "fixed32", 8: "bool", 9: "string", 12: "bytes", 13: "uint32", 15: "sfixed32", 16: "sfixed64", 17: "sint32", 18: "sint64" };
+const SCALAR: Record<number, string> = {
+  1: "double",
+  2: "float",
+  3: "int64",
+  4: "uint64",
+  5: "int32",
+  6: "fixed64",
+  7: "fixed32",
+  8: "bool",
+  9: "string",
+  12: "bytes",
+  13: "uint32",
+  15: "sfixed32",
+  16: "sfixed64",
+  17: "sint32",
+  18: "sint64",
+};
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 function protoText(fd: FileD, header: string, module: string): string {
   if (fd.syntax !== "proto3") throw new Error(`${fd.name}: syntax ${fd.syntax}`);
-  if (fd.enumType?.length || fd.service?.length || fd.extension?.length) throw new Error(`${fd.name} has enums, services or extensions: extend this script`);
+  if (fd.enumType?.length || fd.service?.length || fd.extension?.length)
+    throw new Error(`${fd.name} has enums, services or extensions: extend this script`);
   const typeRef = (f: FieldD) => {
     if (!f.typeName) {
       const s = SCALAR[f.type];
@@ -141,7 +186,10 @@ function protoText(fd: FileD, header: string, module: string): string {
     const out: string[] = [];
     const done = new Set<number>();
     for (const f of fields) {
-      if (f.oneofIndex === undefined) { out.push(line(f, "  ")); continue; }
+      if (f.oneofIndex === undefined) {
+        out.push(line(f, "  "));
+        continue;
+      }
       if (done.has(f.oneofIndex)) continue;
       done.add(f.oneofIndex);
       const members = fields.filter((g) => g.oneofIndex === f.oneofIndex).map((g) => line(g, "    "));
@@ -149,7 +197,9 @@ function protoText(fd: FileD, header: string, module: string): string {
     }
     return `message ${m.name} {\n${out.join("\n")}\n}\n`;
   });
-  const options = Object.entries(fd.options ?? {}).map(([k, v]) => `option ${snake(k)} = ${typeof v === "string" ? JSON.stringify(v) : v};`);
+  const options = Object.entries(fd.options ?? {}).map(
+    ([k, v]) => `option ${snake(k)} = ${typeof v === "string" ? JSON.stringify(v) : v};`,
+  );
   const imports = (fd.dependency ?? []).map((d) => `import "${d}";\n`).join("");
   return `${header}
 //
@@ -173,7 +223,11 @@ for (const { file, header, module } of FILES) {
   if (fd.name !== file) throw new Error(`descriptor of ${fd.name}, not ${file}`);
   const text = protoText(fd, header, module);
   protobuf.parse(text, root, { keepCase: true });
-  notices[file] = text.slice(0, text.indexOf("\nsyntax =")).trimEnd().split("\n").map((l) => l.replace(/^\/\/ ?/, ""));
+  notices[file] = text
+    .slice(0, text.indexOf("\nsyntax ="))
+    .trimEnd()
+    .split("\n")
+    .map((l) => l.replace(/^\/\/ ?/, ""));
   console.log(`${file}: ${(fd.messageType ?? []).length} messages; ${module} ${moduleVersion(module)}`);
 }
 root.resolveAll(); // every type reference resolves

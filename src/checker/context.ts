@@ -33,7 +33,11 @@ export function createCheckContext(o: ContextOptions): CheckContext {
     now: o.now ?? Date.now,
     connectRemote:
       o.connectRemote ??
-      ((link) => connectFromSecret(o.local, link.namespace, link.clusterCredentialsSecret, { name: link.targetClusterName, timeoutMs: o.timeoutMs })),
+      ((link) =>
+        connectFromSecret(o.local, link.namespace, link.clusterCredentialsSecret, {
+          name: link.targetClusterName,
+          timeoutMs: o.timeoutMs,
+        })),
     links: [],
     remotes: new Map(),
   };

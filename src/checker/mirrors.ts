@@ -8,7 +8,13 @@ import { DEFAULT_MIRROR_NAME_TEMPLATE, localNamespace, mirrorNameOf, mirrorTarge
 import { isFederatedService, isHeadless } from "../model/service.ts";
 
 export interface ObjectLike {
-  metadata: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+  };
 }
 
 export interface EndpointsLike extends ObjectLike {
@@ -47,7 +53,11 @@ export interface SliceLike extends ObjectLike {
  * Mirrors with no address at all (ready or not) in either form: their Endpoints, or the
  * EndpointSlices mc wrote for them (`slices`: those labelled managed-by mc).
  */
-export function mirrorsWithoutEndpoints(services: readonly ObjectLike[], endpoints: readonly EndpointsLike[], slices: readonly SliceLike[] = []): string[] {
+export function mirrorsWithoutEndpoints(
+  services: readonly ObjectLike[],
+  endpoints: readonly EndpointsLike[],
+  slices: readonly SliceLike[] = [],
+): string[] {
   const byKey = new Map(endpoints.map((e) => [key(e), e]));
   const sliced = new Set(
     slices
@@ -119,7 +129,9 @@ function skippedTargets(link: Link): Set<string> {
   const out = new Set<string>();
   for (const entry of link.status.mirrorServices ?? []) {
     const e = entry as { remoteRef?: { namespace?: string; name?: string }; conditions?: Array<{ reason?: string; localRef?: unknown }> };
-    const deliberate = (e.conditions ?? []).some((c) => c.reason === "MissingNamespace" || c.reason === "InvalidService" || c.localRef !== undefined);
+    const deliberate = (e.conditions ?? []).some(
+      (c) => c.reason === "MissingNamespace" || c.reason === "InvalidService" || c.localRef !== undefined,
+    );
     if (deliberate && e.remoteRef) out.add(`${e.remoteRef.namespace ?? ""}/${e.remoteRef.name ?? ""}`);
   }
   return out;
@@ -173,7 +185,12 @@ function mirrorKeyOf(naming: Naming, t: ObjectLike, c: string): string {
  * annotation) is taken by a local Service that is not our mirror of them — a plain Service,
  * another Link's mirror, or this Link's mirror of another target — as `ns/<name> (target)`.
  */
-export function blockedMirrorNames(link: Link, targets: readonly ObjectLike[], local: readonly ObjectLike[], naming: Naming = DEFAULT_NAMING): string[] {
+export function blockedMirrorNames(
+  link: Link,
+  targets: readonly ObjectLike[],
+  local: readonly ObjectLike[],
+  naming: Naming = DEFAULT_NAMING,
+): string[] {
   const c = link.targetClusterName;
   const byKey = new Map(local.map((s) => [key(s), s]));
   const out: string[] = [];

@@ -52,18 +52,29 @@ export function gatewayVerdict(link: Link, nowMs: number): Verdict & { probed: b
   const c = link.targetClusterName;
   if (!link.gateway || !link.probe) return { ok: true, probed: false, line: `${c}: no gateway to probe (a gateway-less link)` };
   const gw = link.status.gateway;
-  if (!gw?.lastProbeTime) return { ok: false, probed: true, line: `${c}: no gateway status yet (the controller writes it after its first probe)` };
+  if (!gw?.lastProbeTime)
+    return { ok: false, probed: true, line: `${c}: no gateway status yet (the controller writes it after its first probe)` };
   // The same rule as `mc gateways`: older than max(3 × probe period, 30 s) says nothing about now.
   if (isStale(gw, link.probe.periodMs, nowMs)) {
     const probedMs = Date.parse(gw.lastProbeTime);
     const limit = staleAfterMs(link.probe.periodMs);
-    const age = Number.isFinite(probedMs) ? `${formatDuration(roundSeconds(nowMs - probedMs))} ago` : `at ${JSON.stringify(gw.lastProbeTime)}`;
-    return { ok: false, probed: true, line: `${c}: gateway status is stale: last probe ${age}, more than ${formatDuration(limit)} (is the controller running?)` };
+    const age = Number.isFinite(probedMs)
+      ? `${formatDuration(roundSeconds(nowMs - probedMs))} ago`
+      : `at ${JSON.stringify(gw.lastProbeTime)}`;
+    return {
+      ok: false,
+      probed: true,
+      line: `${c}: gateway status is stale: last probe ${age}, more than ${formatDuration(limit)} (is the controller running?)`,
+    };
   }
   if (gw.alive !== true) {
     const failures = gw.consecutiveFailures ?? 0;
     const since = gw.lastTransitionTime ? ` since ${gw.lastTransitionTime}` : "";
-    return { ok: false, probed: true, line: `${c}: gateway ${link.gateway.addresses.join(",")} is not alive${since} (${failures} failed probes in a row)` };
+    return {
+      ok: false,
+      probed: true,
+      line: `${c}: gateway ${link.gateway.addresses.join(",")} is not alive${since} (${failures} failed probes in a row)`,
+    };
   }
   return { ok: true, probed: true, line: `${c}: gateway alive` };
 }

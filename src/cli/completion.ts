@@ -39,6 +39,7 @@ export interface CompletionTree {
 export function completionScript(shell: Shell, name: string): string {
   let text = captureLog(() => script(shell, name, name));
   // tab's bash script offers `json` where the word is `--output=j`: offer `--output=json` there.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash syntax, not a template
   if (shell === "bash") text = text.replace('COMPREPLY=( $(compgen -W "${completions[*]}" -- "$cur") )', BASH_EQUALS);
   return text;
 }
@@ -58,7 +59,10 @@ export async function complete(tree: CompletionTree, words: string[], sources: C
   const wanted = new Set<Suggest>();
   const first = answer(tree, command, args, words, { wanted });
   if (wanted.size === 0) return first;
-  const [links, contexts] = await Promise.all([wanted.has("links") ? sources.links(scope) : [], wanted.has("contexts") ? sources.contexts(scope) : []]);
+  const [links, contexts] = await Promise.all([
+    wanted.has("links") ? sources.links(scope) : [],
+    wanted.has("contexts") ? sources.contexts(scope) : [],
+  ]);
   return answer(tree, command, args, words, { wanted, names: { links, contexts } });
 }
 
@@ -85,7 +89,11 @@ function answer(tree: CompletionTree, command: string | undefined, args: ArgsDef
         continue;
       }
       // A handler (even one offering nothing) makes tab read the next word as this flag's value.
-      const handler = def.suggest ? suggest(def.suggest) : name === "context" ? suggest("contexts") : (complete: (v: string, d: string) => void) => def.choices?.forEach((c) => complete(c, ""));
+      const handler = def.suggest
+        ? suggest(def.suggest)
+        : name === "context"
+          ? suggest("contexts")
+          : (complete: (v: string, d: string) => void) => def.choices?.forEach((c) => complete(c, ""));
       target.option(name, words, handler, alias);
     }
   };
@@ -116,7 +124,12 @@ function commandOf(words: string[], commands: Readonly<Record<string, string>>):
 /** --kubeconfig, --context and -n/--namespace as the words give them. */
 function scopeOf(words: string[]): CompletionScope {
   const scope: CompletionScope = {};
-  const keys: Record<string, keyof CompletionScope> = { "--kubeconfig": "kubeconfig", "--context": "context", "--namespace": "namespace", "-n": "namespace" };
+  const keys: Record<string, keyof CompletionScope> = {
+    "--kubeconfig": "kubeconfig",
+    "--context": "context",
+    "--namespace": "namespace",
+    "-n": "namespace",
+  };
   for (let i = 0; i < words.length - 1; i++) {
     const w = words[i]!;
     const eq = w.indexOf("=");

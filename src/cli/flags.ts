@@ -138,7 +138,9 @@ function citty(row: FlagRow): HelpArg {
 
 /** The options of a picklist schema (`V.oneOf`), bare or as the first step of a pipe. */
 function picklistOptions(schema: Schema | undefined): readonly string[] | undefined {
-  const s = schema as { type?: string; options?: readonly string[]; pipe?: Array<{ type?: string; options?: readonly string[] }> } | undefined;
+  const s = schema as
+    | { type?: string; options?: readonly string[]; pipe?: Array<{ type?: string; options?: readonly string[] }> }
+    | undefined;
   if (s?.type === "picklist") return s.options;
   const first = s?.pipe?.[0];
   return first?.type === "picklist" ? first.options : undefined;

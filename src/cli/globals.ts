@@ -11,7 +11,12 @@ export interface Globals {
 
 /** For usage text only: parsing is done by `extractGlobals`. */
 export const GLOBAL_ARGS = {
-  kubeconfig: { type: "string", valueHint: "FILE", description: "Path to the kubeconfig file", defaultText: "$KUBECONFIG or ~/.kube/config" },
+  kubeconfig: {
+    type: "string",
+    valueHint: "FILE",
+    description: "Path to the kubeconfig file",
+    defaultText: "$KUBECONFIG or ~/.kube/config",
+  },
   context: { type: "string", valueHint: "NAME", description: "Name of the kubeconfig context to use" },
   verbose: { type: "boolean", alias: "v", description: "Print debug logs and stack traces" },
 } as const;

@@ -19,7 +19,13 @@ export const linkerdNamespaceFlag = (description = "Namespace of Linkerd's contr
 
 /** `-o/--output`, one of `choices`; the first is the default. */
 export const outputFlag = <const C extends readonly [string, ...string[]]>(choices: C) =>
-  ({ type: "string", alias: "o", default: choices[0], description: `Output format: ${choices.join(" or ")}`, schema: V.oneOf<C[number]>(choices) }) as const;
+  ({
+    type: "string",
+    alias: "o",
+    default: choices[0],
+    description: `Output format: ${choices.join(" or ")}`,
+    schema: V.oneOf<C[number]>(choices),
+  }) as const;
 
 /** The output of commands that print manifests: `-o yaml|json`. */
 export const MANIFEST_OUTPUT = outputFlag(OUTPUT_FORMATS);
@@ -53,6 +59,7 @@ export const REMOTE_ACCESS_FLAGS = {
   "remote-discovery-access": {
     type: "boolean",
     default: false,
-    description: "Also grant the reads Linkerd's destination controller makes for remote discovery (pods, replicasets, jobs, EndpointSlices, Servers)",
+    description:
+      "Also grant the reads Linkerd's destination controller makes for remote discovery (pods, replicasets, jobs, EndpointSlices, Servers)",
   },
 } as const;

@@ -45,7 +45,8 @@ const MIRRORING: Record<string, Setting> = Object.fromEntries(
       s.flag,
       {
         schema: (s.row.type === "boolean" ? bool : s.row.schema) as v.GenericSchema<string, unknown>,
-        set: (c: InstallController, x: unknown) => void (c.controller.settings = { ...c.controller.settings, [field as keyof MirrorSettings]: x }),
+        set: (c: InstallController, x: unknown) =>
+          void (c.controller.settings = { ...c.controller.settings, [field as keyof MirrorSettings]: x }),
       },
     ]),
 );
@@ -58,17 +59,26 @@ const SET_EXAMPLE = "e.g. --controller-set east.log-level=debug,north.ha=true";
 
 /** The controllers for `names`, each from `defaults` and then its entries of `set` (`LINK.SETTING=VALUE,…`). */
 export function installControllers(names: readonly string[], set: string, defaults: ControllerOptions): InstallController[] {
-  const controllers = names.map((clusterName): InstallController => ({ clusterName, controller: structuredClone(defaults), probePort: DEFAULT_PROBE_PORT }));
-  for (const entry of set.split(",").map((e) => e.trim()).filter(Boolean)) {
+  const controllers = names.map(
+    (clusterName): InstallController => ({ clusterName, controller: structuredClone(defaults), probePort: DEFAULT_PROBE_PORT }),
+  );
+  for (const entry of set
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const m = /^([^.=]+)\.([^=]+)=(.*)$/s.exec(entry);
     if (!m) throw new UserError(`--controller-set: each entry is LINK.SETTING=VALUE, ${SET_EXAMPLE}; got ${JSON.stringify(entry)}`);
     const [, link, setting, value] = m as unknown as [string, string, string, string];
     const controller = controllers.find((c) => c.clusterName === link);
-    if (!controller) throw new UserError(`--controller-set: ${JSON.stringify(link)} is not in --controllers (${names.join(",") || "empty"}); add it there, or fix the name`);
+    if (!controller)
+      throw new UserError(
+        `--controller-set: ${JSON.stringify(link)} is not in --controllers (${names.join(",") || "empty"}); add it there, or fix the name`,
+      );
     const row = SETTINGS[setting];
     if (!row) throw new UserError(`--controller-set: ${link}.${setting}: no such setting; one of ${CONTROLLER_SETTINGS.join(", ")}`);
     const parsed = v.safeParse(row.schema, value);
-    if (!parsed.success) throw new UserError(`--controller-set: ${link}.${setting}: ${parsed.issues[0].message}, got ${JSON.stringify(value)}`);
+    if (!parsed.success)
+      throw new UserError(`--controller-set: ${link}.${setting}: ${parsed.issues[0].message}, got ${JSON.stringify(value)}`);
     row.set(controller, parsed.output);
   }
   return controllers;

@@ -22,7 +22,11 @@ const aliasesOf = (def: ArgsDef[string]): string[] => ("alias" in def && def.ali
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Finds the command argv names, and the argv that belongs to it. */
-async function findCommand(root: AnyCommand, argv: string[], listed?: readonly string[]): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
+async function findCommand(
+  root: AnyCommand,
+  argv: string[],
+  listed?: readonly string[],
+): Promise<{ cmd: AnyCommand; parents: AnyCommand[]; args: string[] }> {
   let cmd = root;
   const parents: AnyCommand[] = [];
   let args = argv;
@@ -32,7 +36,8 @@ async function findCommand(root: AnyCommand, argv: string[], listed?: readonly s
     if (!subs || index !== 0) return { cmd, parents, args };
     const name = args[0]!;
     const sub = subs[name];
-    if (!sub) throw new UserError(`unknown command "${name}" for "mc" (commands: ${(listed ?? Object.keys(subs)).join(", ")}; see mc --help)`);
+    if (!sub)
+      throw new UserError(`unknown command "${name}" for "mc" (commands: ${(listed ?? Object.keys(subs)).join(", ")}; see mc --help)`);
     parents.push(cmd);
     cmd = (await resolve(sub)) as AnyCommand;
     args = args.slice(1);
@@ -80,12 +85,18 @@ async function normalizeFlags(cmd: AnyCommand, args: string[]): Promise<string[]
     const long = /^--([^=]+)=(.*)$/s.exec(arg);
     if (long && booleans.has(long[1]!)) {
       const value = long[2]!;
-      if (!TRUE_WORDS.has(value) && !FALSE_WORDS.has(value)) throw new UserError(`--${long[1]}: must be true or false, got ${JSON.stringify(value)}`);
+      if (!TRUE_WORDS.has(value) && !FALSE_WORDS.has(value))
+        throw new UserError(`--${long[1]}: must be true or false, got ${JSON.stringify(value)}`);
       out.push(`--${long[1]}=${TRUE_WORDS.has(value)}`);
       continue;
     }
     const next = args[i + 1];
-    if (/^--?[^=-][^=]*$/.test(arg) && booleans.has(arg.replace(/^--?/, "")) && next !== undefined && (TRUE_WORDS.has(next) || FALSE_WORDS.has(next))) {
+    if (
+      /^--?[^=-][^=]*$/.test(arg) &&
+      booleans.has(arg.replace(/^--?/, "")) &&
+      next !== undefined &&
+      (TRUE_WORDS.has(next) || FALSE_WORDS.has(next))
+    ) {
       throw new UserError(`unexpected argument ${JSON.stringify(next)}: boolean flags take their value after =, e.g. ${arg}=${next}`);
     }
     const short = /^-([A-Za-z])(=?)(.+)$/s.exec(arg);
@@ -127,7 +138,9 @@ async function usage(root: AnyCommand, cmd: AnyCommand, parents: AnyCommand[], t
 /** The root's visible subcommands and their one lines, loading each (without cmd/help.ts's groups). */
 async function loadedSummaries(root: AnyCommand): Promise<Array<readonly [string, string]>> {
   const subs = Object.entries((await resolve(root.subCommands)) ?? {});
-  const metas = await Promise.all(subs.map(async ([name, sub]) => [name, await resolve(((await resolve(sub)) as AnyCommand).meta)] as const));
+  const metas = await Promise.all(
+    subs.map(async ([name, sub]) => [name, await resolve(((await resolve(sub)) as AnyCommand).meta)] as const),
+  );
   return metas.filter(([, m]) => !m?.hidden).map(([name, m]) => [name, m?.description ?? ""] as const);
 }
 
@@ -141,7 +154,12 @@ export type Output = (text: string) => unknown;
  * takes help and the version: cmd/mc.ts passes Bun's stdout, so `mc --help` never makes Node's
  * process.stdout stream (about half its start-up).
  */
-export async function runCli<T extends ArgsDef>(top: CommandDef<T>, argv: string[], text: HelpText = {}, out: Output = (t) => process.stdout.write(t)): Promise<number> {
+export async function runCli<T extends ArgsDef>(
+  top: CommandDef<T>,
+  argv: string[],
+  text: HelpText = {},
+  out: Output = (t) => process.stdout.write(t),
+): Promise<number> {
   const root = top as unknown as AnyCommand;
   let verbose = false;
   try {

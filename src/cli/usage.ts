@@ -72,7 +72,9 @@ export function renderUsage(u: UsageInput): string {
   const globals = (Object.entries(u.globals) as Array<[string, HelpArg]>).filter(([name]) => !(name in u.args));
   if (globals.length > 0) out.push("", "Global options:", ...globals.flatMap(([name, def]) => flagEntry(name, def, width)));
   const args = positionals.map(([name, def]) => (def.required === false ? `[${name.toUpperCase()}]` : name.toUpperCase()));
-  const usage = u.groups ? `${u.path} <command> [options]` : [u.path, ...args, flags.length > 0 ? "[options]" : ""].filter(Boolean).join(" ");
+  const usage = u.groups
+    ? `${u.path} <command> [options]`
+    : [u.path, ...args, flags.length > 0 ? "[options]" : ""].filter(Boolean).join(" ");
   out.push("", "Usage:", `  ${usage}`);
   if (u.groups) out.push("", `Use "${u.path} <command> --help" for more information about a command.`);
   return `${out.join("\n")}\n`;
@@ -83,11 +85,11 @@ function flagSpelling(name: string, def: HelpArg): string {
   const aliases = "alias" in def && def.alias !== undefined ? [def.alias].flat() : [];
   const short = aliases.map((a) => `-${a}, `).join("");
   if (def.type === "boolean") return `${short}--${name}${def.default === true ? `, --no-${name}` : ""}`;
-  return `${short}--${name}=${valueOf(name, def)}`;
+  return `${short}--${name}=${valueWord(name, def)}`;
 }
 
 /** The VALUE of `--flag=VALUE`: the row's hint, its choices when they are few, else the last word of its name. */
-function valueOf(name: string, def: HelpArg): string {
+function valueWord(name: string, def: HelpArg): string {
   if (def.valueHint) return def.valueHint;
   const choices = def.choices?.join("|");
   if (choices && choices.length <= 24) return choices;
@@ -100,7 +102,9 @@ function flagEntry(name: string, def: HelpArg, width: number): string[] {
 
 /** A flag's words and its default, `(default …)`: a boolean's only when true, an empty string's never. */
 function flagWords(def: HelpArg): string {
-  const d = def.defaultText ?? (def.type === "boolean" ? (def.default === true ? "true" : undefined) : def.default === "" ? undefined : def.default?.toString());
+  const d =
+    def.defaultText ??
+    (def.type === "boolean" ? (def.default === true ? "true" : undefined) : def.default === "" ? undefined : def.default?.toString());
   return [def.description ?? "", d === undefined ? "" : `(default ${d})`].filter(Boolean).join(" ");
 }
 

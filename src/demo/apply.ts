@@ -3,7 +3,11 @@
 import type { Sandbox } from "../sandbox/index.ts";
 import type { KubeObject } from "../sandbox/types.ts";
 
-export function applyObjects<T extends { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>(sb: Pick<Sandbox, "api" | "store">, objects: readonly T[], fieldManager = "sandbox-apply"): void {
+export function applyObjects<T extends { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>(
+  sb: Pick<Sandbox, "api" | "store">,
+  objects: readonly T[],
+  fieldManager = "sandbox-apply",
+): void {
   for (const obj of objects) {
     const type = sb.api.registry.findKind(obj.apiVersion, obj.kind);
     if (!type) throw new Error(`sandbox serves no ${obj.apiVersion} ${obj.kind} (apply its CRD first)`);

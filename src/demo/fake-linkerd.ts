@@ -19,7 +19,9 @@ export interface FakeLinkerdOptions {
 export const FAKE_ANCHORS = "-----BEGIN CERTIFICATE-----\nMIIBfake-trust-anchor-for-tests\n-----END CERTIFICATE-----\n";
 
 /** What fakeLinkerd creates, as manifests (for a real test cluster, applied with kubectl): the CRDs, the namespace, linkerd-config. */
-export function fakeLinkerdObjects(o: FakeLinkerdOptions = {}): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
+export function fakeLinkerdObjects(
+  o: FakeLinkerdOptions = {},
+): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
   const ns = o.linkerdNamespace ?? "linkerd";
   const crds = YAML.parseAllDocuments(policyCrds as string).map((d) => d.toJS());
   const namespace = { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } };
@@ -54,7 +56,8 @@ export function fakeLinkerd(sb: Pick<Sandbox, "api" | "store">, o: FakeLinkerdOp
     if (!sb.store.get(crds, undefined, crd.metadata.name)) sb.api.create(crds, undefined, crd, write);
   }
   const namespaces = type("", "v1", "namespaces");
-  if (!sb.store.get(namespaces, undefined, ns)) sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }, write);
+  if (!sb.store.get(namespaces, undefined, ns))
+    sb.api.create(namespaces, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }, write);
   if (o.withoutConfig) return;
   applyObjects(sb, [linkerdConfig(ns, o)], "fake-linkerd");
 }

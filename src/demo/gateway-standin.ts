@@ -34,7 +34,8 @@ export function probeTarget(svc: GatewayServiceLike): ProbeTarget | undefined {
   const port = svc.spec?.ports?.find((p) => p.name === PROBE_PORT_NAME);
   const path = svc.metadata.annotations?.[PROBE_PATH] || "/ready";
   const type = svc.spec?.type ?? "ClusterIP";
-  if (type === "LoadBalancer") return ingressAddresses(svc).length > 0 && port?.port ? { hostname: "127.0.0.1", port: port.port, path } : undefined;
+  if (type === "LoadBalancer")
+    return ingressAddresses(svc).length > 0 && port?.port ? { hostname: "127.0.0.1", port: port.port, path } : undefined;
   if (type === "NodePort") return port?.nodePort ? { hostname: "127.0.0.1", port: port.nodePort, path } : undefined;
   return undefined;
 }
@@ -42,7 +43,11 @@ export function probeTarget(svc: GatewayServiceLike): ProbeTarget | undefined {
 const label = (t: ProbeTarget) => `${t.hostname.includes(":") ? `[${t.hostname}]` : t.hostname}:${t.port}${t.path}`;
 
 /** `kubeconfig`: the sandbox's (admin) kubeconfig text; `cluster` names it in logs. */
-export async function startGatewayStandIn(kubeconfig: string, cluster: string, log: Logger = logger(`gateway:${cluster}`)): Promise<GatewayStandIn> {
+export async function startGatewayStandIn(
+  kubeconfig: string,
+  cluster: string,
+  log: Logger = logger(`gateway:${cluster}`),
+): Promise<GatewayStandIn> {
   const client = await connectKubeconfigText(kubeconfig, `sandbox ${cluster}`);
   const informer = new Informer<KubeObject & GatewayServiceLike>({
     client,
@@ -72,7 +77,9 @@ export async function startGatewayStandIn(kubeconfig: string, cluster: string, l
       log.info(`gateway probe answered at ${key} (point mc serve at it: --probe-address ${target.hostname}:${target.port})`);
       set(key);
     } catch (err) {
-      log.warn(`gateway probe cannot listen at ${key} (${(err as { code?: string }).code ?? "error"}: another sandbox's gateway there?): probes of ${cluster}'s gateway will fail`);
+      log.warn(
+        `gateway probe cannot listen at ${key} (${(err as { code?: string }).code ?? "error"}: another sandbox's gateway there?): probes of ${cluster}'s gateway will fail`,
+      );
       set("");
     }
   };

@@ -40,13 +40,17 @@ async function readIfExists(file: string, flag: string): Promise<string | undefi
     return await readFile(file, "utf8");
   } catch (err) {
     if (code(err) === "ENOENT") return undefined;
-    throw new UserError(`${flag}: cannot read ${file} (${code(err) ?? "error"}): pass a readable PEM file, or a path that does not exist yet to have one generated there`);
+    throw new UserError(
+      `${flag}: cannot read ${file} (${code(err) ?? "error"}): pass a readable PEM file, or a path that does not exist yet to have one generated there`,
+    );
   }
 }
 
 function checked(pem: string, file: string, flag: string): string {
   if (anchorSet(pem).size === 0) {
-    throw new UserError(`${flag}: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there`);
+    throw new UserError(
+      `${flag}: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there`,
+    );
   }
   return pem;
 }

@@ -34,7 +34,9 @@ export interface Demo {
 const NS = N.DEFAULT_NAMESPACE;
 const WAIT_MS = 15_000;
 
-type Endpoints = KubeObject & { subsets?: { addresses?: { ip: string }[]; notReadyAddresses?: { ip: string }[]; ports?: { port: number }[] }[] };
+type Endpoints = KubeObject & {
+  subsets?: { addresses?: { ip: string }[]; notReadyAddresses?: { ip: string }[]; ports?: { port: number }[] }[];
+};
 const readyCount = (ep: Endpoints | undefined) => (ep?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
 const notReadyCount = (ep: Endpoints | undefined) => (ep?.subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
 
@@ -67,16 +69,26 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
       spec: {
         replicas: 2,
         selector: { matchLabels: { app: name } },
-        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: "nginx", ports: [{ name: "http", containerPort: 8080 }] }] } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name, image: "nginx", ports: [{ name: "http", containerPort: 8080 }] }] },
+        },
       },
     },
-    { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: "http" }] } },
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "default", labels },
+      spec: { selector: { app: name }, ports: [{ name: "http", port: 80, targetPort: "http" }] },
+    },
   ];
   applyObjects(east, [...app("web", { app: "web", [L.EXPORTED]: "true" }), ...app("db", { app: "db" })], "mc-demo");
   const eastClient = await connect({ kubeconfig: eastPath });
   const webEndpoints = await eastClient.get<Endpoints>(resources.endpoints, "default", "web");
   say(`3. east runs default/web (exported: ${L.EXPORTED}=true) and default/db (not exported), 2 pods each`);
-  say(`     east's endpoints controller lists web's pods: ${(webEndpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => `${a.ip}:${s.ports?.[0]?.port}`)).join(", ")}`);
+  say(
+    `     east's endpoints controller lists web's pods: ${(webEndpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => `${a.ip}:${s.ports?.[0]?.port}`)).join(", ")}`,
+  );
 
   const gateway = await startDemoGateway();
   const bundle = await buildLinkBundle(defaultLinkOptions("east", eastPath));
@@ -108,58 +120,111 @@ export async function runDemo(say: (line: string) => void): Promise<Demo> {
   };
   try {
     say(`5. mc serve east is running (admin ${serving.admin.url}); it watches east and writes to west`);
-    const mirror = await waitForObject<KubeObject & { spec?: { clusterIP?: string } }>(westClient, resources.service, "default", N.mirrorName("web", "east"), (o) => !!o, {
-      what: "the mirror default/web-east",
+    const mirror = await waitForObject<KubeObject & { spec?: { clusterIP?: string } }>(
+      westClient,
+      resources.service,
+      "default",
+      N.mirrorName("web", "east"),
+      (o) => !!o,
+      {
+        what: "the mirror default/web-east",
+        timeoutMs: WAIT_MS,
+      },
+    );
+    const ep = await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, {
+      what: "ready endpoints of web-east",
       timeoutMs: WAIT_MS,
     });
-    const ep = await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, { what: "ready endpoints of web-east", timeoutMs: WAIT_MS });
     const addr = ep?.subsets?.[0];
-    say(`   ✓ west has default/web-east (ClusterIP ${mirror?.spec?.clusterIP}) → ${addr?.addresses?.[0]?.ip}:${addr?.ports?.[0]?.port} (east's gateway), ready`);
+    say(
+      `   ✓ west has default/web-east (ClusterIP ${mirror?.spec?.clusterIP}) → ${addr?.addresses?.[0]?.ip}:${addr?.ports?.[0]?.port} (east's gateway), ready`,
+    );
     const db = await westClient.list(resources.service, { namespace: "default", fieldSelector: "metadata.name=db-east" });
     say(`   ✓ default/db is not exported, so west has no db-east (${db.items.length} found)`);
 
     await waitForGateway(westClient, (alive) => alive === true);
     say(`6. mc gateways (west):`);
-    for (const line of (await gatewaysOutput({ client: westClient, namespace: NS, output: "table" })).trimEnd().split("\n")) say(`     ${line}`);
+    for (const line of (await gatewaysOutput({ client: westClient, namespace: NS, output: "table" })).trimEnd().split("\n"))
+      say(`     ${line}`);
 
     await gateway.stop();
     say(`7. east's gateway stops answering its probe...`);
-    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => notReadyCount(o) > 0 && readyCount(o) === 0, {
-      what: "web-east endpoints to become not ready",
-      timeoutMs: WAIT_MS,
-    });
+    await waitForObject<Endpoints>(
+      westClient,
+      resources.endpoints,
+      "default",
+      "web-east",
+      (o) => notReadyCount(o) > 0 && readyCount(o) === 0,
+      {
+        what: "web-east endpoints to become not ready",
+        timeoutMs: WAIT_MS,
+      },
+    );
     await waitForGateway(westClient, (alive) => alive === false);
     say(`   ✓ after 2 failed probes west's web-east endpoints are not ready, and mc gateways says ALIVE False`);
 
     await gateway.start();
-    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, { what: "web-east endpoints to be ready again", timeoutMs: WAIT_MS });
+    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, {
+      what: "web-east endpoints to be ready again",
+      timeoutMs: WAIT_MS,
+    });
     await waitForGateway(westClient, (alive) => alive === true);
     say(`8. the gateway is back: web-east is ready again and mc gateways says ALIVE True`);
 
     const pods = (await eastClient.list(resources.pod, { namespace: "default", labelSelector: "app=web" })).items;
     for (const pod of pods) east.api.kubelet.setPodReady("default", pod.metadata.name!, false);
-    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => !!o && (o.subsets ?? []).length === 0, { what: "web-east to have no endpoints", timeoutMs: WAIT_MS });
+    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => !!o && (o.subsets ?? []).length === 0, {
+      what: "web-east to have no endpoints",
+      timeoutMs: WAIT_MS,
+    });
     say(`9. east's web pods fail their readiness probes: web-east has no endpoints, so calls fail fast`);
     for (const pod of pods) east.api.kubelet.setPodReady("default", pod.metadata.name!, true);
-    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, { what: "web-east endpoints to be back", timeoutMs: WAIT_MS });
+    await waitForObject<Endpoints>(westClient, resources.endpoints, "default", "web-east", (o) => readyCount(o) > 0, {
+      what: "web-east endpoints to be back",
+      timeoutMs: WAIT_MS,
+    });
     say(`   ...and once one is ready again, web-east points at the gateway again`);
 
     await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: null } } });
-    await waitForObject(westClient, resources.service, "default", "web-east", (o) => o === undefined, { what: "web-east to be removed", timeoutMs: WAIT_MS });
-    say(`10. east stops exporting web: west's web-east is gone`);
-    await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: "true" } } });
-    await waitForObject(westClient, resources.service, "default", "web-east", (o) => !!o, { what: "web-east to come back", timeoutMs: WAIT_MS });
-    say(`   ...and exporting it again brings it back`);
-
-    await eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "default" } });
-    say(`11. east also exports web the Multi-Cluster Services way: a ServiceExport default/web`);
-    const imp = await waitForObject<ServiceImportObject & KubeObject>(westClient, mcsResources.serviceImport, "default", "web", (o) => (o?.spec.ips ?? []).length > 0 && (o?.status?.clusters ?? []).length > 0, {
-      what: "the ServiceImport default/web",
+    await waitForObject(westClient, resources.service, "default", "web-east", (o) => o === undefined, {
+      what: "web-east to be removed",
       timeoutMs: WAIT_MS,
     });
-    const slices = (await westClient.list<KubeObject & { endpoints?: Array<{ addresses: string[] }>; ports?: Array<{ port: number }> }>(resources.endpointSlice, { namespace: "default", labelSelector: `${LABEL_SERVICE_NAME}=web` })).items;
+    say(`10. east stops exporting web: west's web-east is gone`);
+    await eastClient.patch(resources.service, "default", "web", { metadata: { labels: { [L.EXPORTED]: "true" } } });
+    await waitForObject(westClient, resources.service, "default", "web-east", (o) => !!o, {
+      what: "web-east to come back",
+      timeoutMs: WAIT_MS,
+    });
+    say(`   ...and exporting it again brings it back`);
+
+    await eastClient.create(mcsResources.serviceExport, {
+      apiVersion: mcsResources.serviceExport.apiVersion,
+      kind: "ServiceExport",
+      metadata: { name: "web", namespace: "default" },
+    });
+    say(`11. east also exports web the Multi-Cluster Services way: a ServiceExport default/web`);
+    const imp = await waitForObject<ServiceImportObject & KubeObject>(
+      westClient,
+      mcsResources.serviceImport,
+      "default",
+      "web",
+      (o) => (o?.spec.ips ?? []).length > 0 && (o?.status?.clusters ?? []).length > 0,
+      {
+        what: "the ServiceImport default/web",
+        timeoutMs: WAIT_MS,
+      },
+    );
+    const slices = (
+      await westClient.list<KubeObject & { endpoints?: Array<{ addresses: string[] }>; ports?: Array<{ port: number }> }>(
+        resources.endpointSlice,
+        { namespace: "default", labelSelector: `${LABEL_SERVICE_NAME}=web` },
+      )
+    ).items;
     const at = slices.flatMap((x) => (x.endpoints ?? []).map((e) => `${e.addresses[0]}:${x.ports?.[0]?.port}`));
-    say(`   ✓ west has ServiceImport default/web (same name, ${imp?.spec.type} ${imp?.spec.ips?.join(",")}, from ${imp?.status?.clusters?.map((c) => c.cluster).join(", ")}), its EndpointSlice at ${at.join(", ")} (east's gateway)`);
+    say(
+      `   ✓ west has ServiceImport default/web (same name, ${imp?.spec.type} ${imp?.spec.ips?.join(",")}, from ${imp?.status?.clusters?.map((c) => c.cluster).join(", ")}), its EndpointSlice at ${at.join(", ")} (east's gateway)`,
+    );
     say(`Done in ${((performance.now() - started) / 1000).toFixed(1)}s.`);
   } catch (err) {
     await stop();
@@ -175,8 +240,15 @@ function summary(objects: readonly Manifest[]): string {
 }
 
 async function waitForGateway(west: KubeClient, pred: (alive: boolean | undefined) => boolean): Promise<void> {
-  await waitForObject<KubeObject & { status?: { gateway?: { alive?: boolean } } }>(west, linkResource, NS, "east", (o) => pred(o?.status?.gateway?.alive), {
-    what: "the Link's gateway status",
-    timeoutMs: WAIT_MS,
-  });
+  await waitForObject<KubeObject & { status?: { gateway?: { alive?: boolean } } }>(
+    west,
+    linkResource,
+    NS,
+    "east",
+    (o) => pred(o?.status?.gateway?.alive),
+    {
+      what: "the Link's gateway status",
+      timeoutMs: WAIT_MS,
+    },
+  );
 }

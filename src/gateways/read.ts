@@ -31,7 +31,11 @@ export interface GatewaysSnapshot {
 
 const LINK_FIX = "link a target with `mc --context <target> link --cluster-name <name> | kubectl apply -f -`";
 
-export async function readGatewaysSnapshot(client: KubeClient, q: GatewaysQuery, log: Logger = logger("gateways")): Promise<GatewaysSnapshot> {
+export async function readGatewaysSnapshot(
+  client: KubeClient,
+  q: GatewaysQuery,
+  log: Logger = logger("gateways"),
+): Promise<GatewaysSnapshot> {
   const read = await listLinks(client, q.namespace, log);
   const all = read.links;
   const mine = (cluster: string) => q.clusterName === undefined || cluster === q.clusterName;
@@ -41,7 +45,9 @@ export async function readGatewaysSnapshot(client: KubeClient, q: GatewaysQuery,
     if (q.clusterName !== undefined) {
       const found = [...all.map((l) => l.targetClusterName), ...read.invalid.map((l) => l.clusterName)].sort();
       const others = found.length > 0 ? `Links there are for ${found.join(", ")}` : "there are no Links there";
-      throw new UserError(`no Link for cluster ${q.clusterName} in namespace ${q.namespace} on ${client.cluster} (${others}): check --cluster-name, or ${LINK_FIX}`);
+      throw new UserError(
+        `no Link for cluster ${q.clusterName} in namespace ${q.namespace} on ${client.cluster} (${others}): check --cluster-name, or ${LINK_FIX}`,
+      );
     }
     await requireNamespace(client, q.namespace);
     throw new UserError(`no Links in namespace ${q.namespace} on ${client.cluster}: ${LINK_FIX}`);
@@ -56,7 +62,9 @@ async function listLinks(client: KubeClient, namespace: string, log: Logger): Pr
     items = (await client.list(linkResource, { namespace })).items;
   } catch (err) {
     if (isNotFound(err)) {
-      throw new UserError(`the Link resource (links.multicluster.linkerd.io) is not installed on ${client.cluster}: install the extension with \`mc install | kubectl apply -f -\``);
+      throw new UserError(
+        `the Link resource (links.multicluster.linkerd.io) is not installed on ${client.cluster}: install the extension with \`mc install | kubectl apply -f -\``,
+      );
     }
     throw err;
   }
@@ -89,7 +97,12 @@ async function requireNamespace(client: KubeClient, namespace: string): Promise<
 }
 
 async function countMirrors(client: KubeClient, clusterName: string | undefined): Promise<Map<string, number>> {
-  const selector = [`${MIRRORED_SERVICE}=true`, `!${MIRRORED_GATEWAY}`, `!${HEADLESS_MIRROR_SVC_NAME}`, ...(clusterName ? [`${CLUSTER_NAME}=${clusterName}`] : [`${CLUSTER_NAME}`])];
+  const selector = [
+    `${MIRRORED_SERVICE}=true`,
+    `!${MIRRORED_GATEWAY}`,
+    `!${HEADLESS_MIRROR_SVC_NAME}`,
+    ...(clusterName ? [`${CLUSTER_NAME}=${clusterName}`] : [`${CLUSTER_NAME}`]),
+  ];
   const counts = new Map<string, number>();
   const { items } = await client.list(resources.service, { labelSelector: selector.join(",") });
   for (const svc of items) {
@@ -106,7 +119,11 @@ async function countMirrors(client: KubeClient, clusterName: string | undefined)
 
 /** mc's MCS EndpointSlices (one per import and exporting cluster); none where the kind or the read is refused. */
 async function mcsSlices(client: KubeClient, clusterName: string | undefined): Promise<KubeObject[]> {
-  const selector = [`${LABEL_MANAGED_BY}=${MANAGED_BY_MC}`, LABEL_SERVICE_NAME, clusterName ? `${LABEL_SOURCE_CLUSTER}=${clusterName}` : LABEL_SOURCE_CLUSTER].join(",");
+  const selector = [
+    `${LABEL_MANAGED_BY}=${MANAGED_BY_MC}`,
+    LABEL_SERVICE_NAME,
+    clusterName ? `${LABEL_SOURCE_CLUSTER}=${clusterName}` : LABEL_SOURCE_CLUSTER,
+  ].join(",");
   try {
     return (await client.list(resources.endpointSlice, { labelSelector: selector })).items;
   } catch (err) {

@@ -33,7 +33,14 @@ export function aliveCell(row: GatewayRow): string {
 export function tableCells(row: GatewayRow): string[] {
   const shown = !row.stale && row.alive;
   const latency = (v: string | null) => (shown && v !== null ? v : "-");
-  return [row.clusterName, aliveCell(row), String(row.numberOfServices), latency(row.latency.p50), latency(row.latency.p95), latency(row.latency.p99)];
+  return [
+    row.clusterName,
+    aliveCell(row),
+    String(row.numberOfServices),
+    latency(row.latency.p50),
+    latency(row.latency.p95),
+    latency(row.latency.p99),
+  ];
 }
 
 /** Each column's width: Linkerd's minimum, grown to the header, the values and `at least`. */

@@ -41,7 +41,12 @@ function gatewayRow(link: Link, numberOfServices: number, now: number): GatewayR
  * Linkerd skips clusters whose gateway_enabled is not 1), and one per Link that does not parse
  * (nothing is mirrored for it), sorted by cluster name.
  */
-export function gatewayRows(links: readonly Link[], serviceCounts: ReadonlyMap<string, number>, now: number, invalid: readonly InvalidLink[] = []): GatewayRow[] {
+export function gatewayRows(
+  links: readonly Link[],
+  serviceCounts: ReadonlyMap<string, number>,
+  now: number,
+  invalid: readonly InvalidLink[] = [],
+): GatewayRow[] {
   const invalidRow = (l: InvalidLink): GatewayRow => ({
     clusterName: l.clusterName,
     alive: false,
@@ -52,7 +57,9 @@ export function gatewayRows(links: readonly Link[], serviceCounts: ReadonlyMap<s
     problem: l.problem,
   });
   return [
-    ...links.filter((l) => l.probe !== null).map((l) => ({ key: `${l.targetClusterName}\u0000${l.name}`, row: gatewayRow(l, serviceCounts.get(l.targetClusterName) ?? 0, now) })),
+    ...links
+      .filter((l) => l.probe !== null)
+      .map((l) => ({ key: `${l.targetClusterName}\u0000${l.name}`, row: gatewayRow(l, serviceCounts.get(l.targetClusterName) ?? 0, now) })),
     ...invalid.map((l) => ({ key: `${l.clusterName}\u0000`, row: invalidRow(l) })),
   ]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))

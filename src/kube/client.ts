@@ -114,7 +114,12 @@ export class KubeClient {
   limited(limits: ClientLimits): KubeClient {
     if (!(limits.qps > 0)) return this;
     const t = this.transport;
-    const limited: Transport = { server: t.server, fetchOptions: () => t.fetchOptions(), invalidate: () => t.invalidate?.(), limiter: tokenBucket(limits) };
+    const limited: Transport = {
+      server: t.server,
+      fetchOptions: () => t.fetchOptions(),
+      invalidate: () => t.invalidate?.(),
+      limiter: tokenBucket(limits),
+    };
     return new KubeClient(this.cluster, this.namespace, limited, this.timeoutMs, this.access);
   }
 
@@ -141,9 +146,18 @@ export class KubeClient {
       resourceVersionMatch: opts.resourceVersion ? opts.resourceVersionMatch : undefined,
     };
     const list = await this.call<{ items?: T[] | null; metadata?: { resourceVersion?: string; continue?: string } }>(
-      "list", "GET", res, namespace, undefined, { ...opts, query },
+      "list",
+      "GET",
+      res,
+      namespace,
+      undefined,
+      { ...opts, query },
     );
-    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? "", continue: list.metadata?.continue || undefined };
+    return {
+      items: list.items ?? [],
+      resourceVersion: list.metadata?.resourceVersion ?? "",
+      continue: list.metadata?.continue || undefined,
+    };
   }
 
   create<T extends KubeObject>(res: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
@@ -162,7 +176,13 @@ export class KubeClient {
     });
   }
 
-  patch<T = KubeObject>(res: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: PatchOptions = {}): Promise<T> {
+  patch<T = KubeObject>(
+    res: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patch: unknown,
+    opts: PatchOptions = {},
+  ): Promise<T> {
     const type = opts.type ?? "merge";
     const query = { ...writeQuery(opts), force: type === "apply" && opts.force ? true : undefined };
     return this.call<T>("patch", "PATCH", res, this.ns(res, namespace), name, {
@@ -184,7 +204,11 @@ export class KubeClient {
             gracePeriodSeconds: opts.gracePeriodSeconds,
           }
         : undefined;
-    await this.call("delete", "DELETE", res, this.ns(res, namespace), name, { ...opts, body, query: { dryRun: opts.dryRun ? "All" : undefined } });
+    await this.call("delete", "DELETE", res, this.ns(res, namespace), name, {
+      ...opts,
+      body,
+      query: { dryRun: opts.dryRun ? "All" : undefined },
+    });
   }
 
   /** Opens one watch stream; the informer supervises it. Events are parsed lines of the stream. */
@@ -286,7 +310,13 @@ function writeQuery(opts: WriteOptions): Query {
 function requireName(obj: KubeObject, verb: KubeVerb, res: ResourceType, cluster: string): string {
   const name = obj.metadata.name;
   if (name) return name;
-  throw kubeError({ verb, target: describeTarget({ plural: res.plural, cluster }), code: 0, reason: "Unknown", detail: "object has no metadata.name" });
+  throw kubeError({
+    verb,
+    target: describeTarget({ plural: res.plural, cluster }),
+    code: 0,
+    reason: "Unknown",
+    detail: "object has no metadata.name",
+  });
 }
 
 /** Splits a watch body into JSON lines; blank lines (keep-alives) are skipped, a garbled line ends the stream with an error. */

@@ -112,7 +112,10 @@ interface LoadedKubeconfig {
 }
 
 /** Reads the kubeconfig kubectl would use; undefined when there is none (then in-cluster applies). */
-export function loadKubeconfig(opts: Pick<ConnectOptions, "kubeconfig">, env: Record<string, string | undefined>): LoadedKubeconfig | undefined {
+export function loadKubeconfig(
+  opts: Pick<ConnectOptions, "kubeconfig">,
+  env: Record<string, string | undefined>,
+): LoadedKubeconfig | undefined {
   if (opts.kubeconfig) {
     const path = resolve(opts.kubeconfig);
     return { config: readKubeconfigFile(path, `kubeconfig ${opts.kubeconfig}`), source: `kubeconfig ${opts.kubeconfig}` };
@@ -136,12 +139,21 @@ function readKubeconfigFile(path: string, source: string): Kubeconfig {
   return parseKubeconfig(readText(path, source), source, dirname(path));
 }
 
-async function connectSelected(sel: SelectedContext, source: string, opts: Pick<ConnectOptions, "namespace" | "name" | "timeoutMs">): Promise<KubeClient> {
+async function connectSelected(
+  sel: SelectedContext,
+  source: string,
+  opts: Pick<ConnectOptions, "namespace" | "name" | "timeoutMs">,
+): Promise<KubeClient> {
   const { cluster, user } = toClientNode(sel, source);
   const name = opts.name ?? sel.context;
   const namespace = opts.namespace || sel.namespace;
   if (isNativeUser(cluster, user, TOKEN_FILE_PROVIDER)) {
-    return new KubeClient(name, namespace, nativeTransport(cluster, user, readTokenFile, () => tokenCache.clear()), opts.timeoutMs);
+    return new KubeClient(
+      name,
+      namespace,
+      nativeTransport(cluster, user, readTokenFile, () => tokenCache.clear()),
+      opts.timeoutMs,
+    );
   }
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
@@ -159,10 +171,19 @@ function toClientNode(sel: SelectedContext, source: string): { cluster: Cluster;
   const userWhere = `${source}: user "${sel.userName ?? ""}"`;
   if (c["certificate-authority"]) {
     checkFile(c["certificate-authority"], `${clusterWhere} certificate-authority`);
-    checkCertificate(readText(c["certificate-authority"], `${clusterWhere} certificate-authority ${c["certificate-authority"]}`), `${clusterWhere} certificate-authority ${c["certificate-authority"]}`, "the file");
+    checkCertificate(
+      readText(c["certificate-authority"], `${clusterWhere} certificate-authority ${c["certificate-authority"]}`),
+      `${clusterWhere} certificate-authority ${c["certificate-authority"]}`,
+      "the file",
+    );
   }
   checkBase64(c["certificate-authority-data"], `${clusterWhere} certificate-authority-data`);
-  if (c["certificate-authority-data"]) checkCertificate(Buffer.from(c["certificate-authority-data"], "base64").toString("latin1"), `${clusterWhere} certificate-authority-data`, "base64 of");
+  if (c["certificate-authority-data"])
+    checkCertificate(
+      Buffer.from(c["certificate-authority-data"], "base64").toString("latin1"),
+      `${clusterWhere} certificate-authority-data`,
+      "base64 of",
+    );
   if (u["client-certificate"]) checkFile(u["client-certificate"], `${userWhere} client-certificate`);
   if (u["client-key"]) checkFile(u["client-key"], `${userWhere} client-key`);
   if (u.tokenFile) checkFile(u.tokenFile, `${userWhere} tokenFile`);
@@ -306,8 +327,16 @@ function checkCertificate(text: string, what: string, form: "the file" | "base64
     }
   };
   if (blocks.length > 0 && blocks.every(parses)) return;
-  const held = blocks.length > 0 ? "holds a certificate block that does not parse" : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text) ? "holds a private key, not a certificate" : "is not a certificate";
-  const fix = form === "the file" ? "point it at the cluster's CA certificate (PEM)" : "set it to the cluster's CA certificate, base64 of its PEM (kubectl config view --raw shows it), or re-run mc link for a Link's credentials";
+  const held =
+    blocks.length > 0
+      ? "holds a certificate block that does not parse"
+      : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)
+        ? "holds a private key, not a certificate"
+        : "is not a certificate";
+  const fix =
+    form === "the file"
+      ? "point it at the cluster's CA certificate (PEM)"
+      : "set it to the cluster's CA certificate, base64 of its PEM (kubectl config view --raw shows it), or re-run mc link for a Link's credentials";
   throw new UserError(`${what} ${held}: ${fix}`);
 }
 

@@ -248,12 +248,22 @@ export class Informer<T extends KubeObject = KubeObject> {
   private async serverReached(): Promise<boolean> {
     const { client, resource, namespace, labelSelector, fieldSelector } = this.opts;
     try {
-      await client.list<T>(resource, { namespace, labelSelector, fieldSelector, limit: 1, resourceVersion: this.rv, resourceVersionMatch: "NotOlderThan", signal: this.stopper.signal });
+      await client.list<T>(resource, {
+        namespace,
+        labelSelector,
+        fieldSelector,
+        limit: 1,
+        resourceVersion: this.rv,
+        resourceVersionMatch: "NotOlderThan",
+        signal: this.stopper.signal,
+      });
       return true;
     } catch (err) {
       const error = toKubeError(err, "list", this.what);
       if (!isTooLargeResourceVersion(error)) throw error;
-      this.log.warn(`${this.what}: the server has not reached resourceVersion ${this.rv}, the last one seen (its history went backwards, as after an etcd restore); relisting`);
+      this.log.warn(
+        `${this.what}: the server has not reached resourceVersion ${this.rv}, the last one seen (its history went backwards, as after an etcd restore); relisting`,
+      );
       this.historyReset = true;
       return false;
     }
@@ -272,7 +282,9 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     const wentBack = this.rv !== "" && (this.historyReset || isOlder(list.resourceVersion, this.rv));
     if (this.rv && isOlder(list.resourceVersion, this.rv) && !this.historyReset) {
-      this.log.warn(`${this.what}: listed at resourceVersion ${list.resourceVersion}, older than ${this.rv} already seen (the server's history went backwards); taking the list as the truth`);
+      this.log.warn(
+        `${this.what}: listed at resourceVersion ${list.resourceVersion}, older than ${this.rv} already seen (the server's history went backwards); taking the list as the truth`,
+      );
     }
     this.historyReset = false;
     this.resuming = false;
@@ -283,7 +295,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     for (const [key, obj] of next) {
       const before = old.get(key);
       if (!before) this.emit({ type: "added", key, object: obj });
-      else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit({ type: "updated", key, object: obj, old: before });
+      else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        this.emit({ type: "updated", key, object: obj, old: before });
     }
     for (const [key, gone] of old) if (!next.has(key)) this.emit({ type: "deleted", key, object: gone });
     if (wentBack) this.setStatus({ state: "reset", before, resourceVersion: this.rv });
@@ -371,7 +384,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           }
           const rv = event.object?.metadata?.resourceVersion;
           if (rv && this.rv && isOlder(rv, this.rv)) {
-            this.log.warn(`${this.what}: event at resourceVersion ${rv}, older than ${this.rv} already seen (the server's history went backwards); relisting`);
+            this.log.warn(
+              `${this.what}: event at resourceVersion ${rv}, older than ${this.rv} already seen (the server's history went backwards); relisting`,
+            );
             this.historyReset = true;
             wentBack = true;
             break;

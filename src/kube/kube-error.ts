@@ -146,7 +146,8 @@ const CONNECTION_FAILURES: { codes: readonly string[]; say: (server: string, hos
   },
   {
     codes: ["ERR_TLS_CERT_ALTNAME_INVALID", "HOSTNAME_MISMATCH", "ERR_TLS_CERT_ALTNAME_FORMAT"],
-    say: (s, h) => `the certificate of ${s} is not valid for ${h}; use an address the certificate names, or set tls-server-name in the kubeconfig`,
+    say: (s, h) =>
+      `the certificate of ${s} is not valid for ${h}; use an address the certificate names, or set tls-server-name in the kubeconfig`,
   },
   {
     codes: ["ENOTFOUND", "EAI_AGAIN", "DNSException"],
@@ -155,11 +156,13 @@ const CONNECTION_FAILURES: { codes: readonly string[]; say: (server: string, hos
   {
     // What a restarting or stopping API server (or a proxy in front of it) does to open connections.
     codes: ["ECONNRESET", "ConnectionClosed", "EPIPE"],
-    say: (s) => `the connection to ${s} was closed before an answer (the server, or a proxy in front of it, closed it: restarting or stopping?)`,
+    say: (s) =>
+      `the connection to ${s} was closed before an answer (the server, or a proxy in front of it, closed it: restarting or stopping?)`,
   },
   {
     codes: ["ERR_SSL_WRONG_VERSION_NUMBER", "EPROTO"],
-    say: (s) => `the connection to ${s} failed before an answer; is it a Kubernetes API server, and does it speak ${s.startsWith("https:") ? "https" : "http"} as the kubeconfig says?`,
+    say: (s) =>
+      `the connection to ${s} failed before an answer; is it a Kubernetes API server, and does it speak ${s.startsWith("https:") ? "https" : "http"} as the kubeconfig says?`,
   },
   {
     codes: ["ETIMEDOUT", "ConnectionTimeout", "ETIMEOUT"],
@@ -283,7 +286,7 @@ export function toKubeError(err: unknown, verb: KubeVerb, target: string, server
     // ECONNREFUSED, ECONNRESET, ConnectionClosed, SELF_SIGNED_CERT_IN_CHAIN, …
     return kubeError({ verb, target, code: 0, reason: "Unreachable", detail: e.code, server });
   }
-  const message = err instanceof Error ? err.message.split("\n")[0] ?? "" : String(err);
+  const message = err instanceof Error ? (err.message.split("\n")[0] ?? "") : String(err);
   return kubeError({ verb, target, code: 0, reason: "Unknown", detail: shortDetail(message, 160) || undefined });
 }
 

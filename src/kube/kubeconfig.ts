@@ -81,7 +81,8 @@ export function parseKubeconfig(text: string, source: string, dir?: string): Kub
   if (!parsed.success) {
     const issue = parsed.issues[0];
     // "<path> must be …", not "<path>: …": a path ending in `token:` would read as a secret to redact().
-    const what = issue.received === "undefined" ? "is missing" : issue.expected ? `must be ${describeExpected(issue.expected)}` : "is invalid";
+    const what =
+      issue.received === "undefined" ? "is missing" : issue.expected ? `must be ${describeExpected(issue.expected)}` : "is invalid";
     throw new UserError(`${source}: ${issuePath(issue)} ${what}`);
   }
   const out = parsed.output;

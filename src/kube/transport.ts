@@ -146,7 +146,11 @@ async function send(t: Transport, req: RawRequest, signal: AbortSignal) {
   for (const [k, val] of Object.entries(req.query ?? {})) if (val !== undefined) url.searchParams.set(k, String(val));
   const init: Record<string, unknown> = {
     method: req.method,
-    headers: { Accept: "application/json", ...headers, ...(req.body !== undefined ? { "Content-Type": req.contentType ?? "application/json" } : {}) },
+    headers: {
+      Accept: "application/json",
+      ...headers,
+      ...(req.body !== undefined ? { "Content-Type": req.contentType ?? "application/json" } : {}),
+    },
     body: req.body === undefined ? undefined : typeof req.body === "string" ? req.body : JSON.stringify(req.body),
     agent,
     signal,
@@ -178,7 +182,8 @@ function abortAfter(ms: number, outer: AbortSignal | undefined, server: string, 
     },
     explain(err: unknown, req: RawRequest) {
       outer?.removeEventListener("abort", onOuter);
-      if (timedOut) return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Timeout", detail: `no answer from ${server} in ${ms}ms` });
+      if (timedOut)
+        return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Timeout", detail: `no answer from ${server} in ${ms}ms` });
       if (controller.signal.aborted && !(err instanceof KubeError)) {
         return kubeError({ verb: req.verb, target: req.target, code: 0, reason: "Aborted" });
       }

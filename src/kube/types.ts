@@ -38,4 +38,3 @@ export function objectKey(obj: { metadata: { namespace?: string; name?: string }
   const { namespace, name } = obj.metadata;
   return namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
 }
-

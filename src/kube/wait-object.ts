@@ -6,7 +6,12 @@ import { isNotFound } from "./kube-error.ts";
 import type { KubeObject, ResourceType } from "./types.ts";
 
 /** The object `namespace/name` of `res`, read and watched through a field selector on its name. */
-function followObject<T extends KubeObject = KubeObject>(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string): Followable<T> {
+function followObject<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  res: ResourceType,
+  namespace: string | undefined,
+  name: string,
+): Followable<T> {
   const fieldSelector = `metadata.name=${name}`;
   return {
     async read() {
@@ -36,7 +41,12 @@ export function waitForObject<T extends KubeObject = KubeObject>(
 }
 
 /** The object, or undefined when it does not exist. */
-export async function getIfExists<T extends KubeObject = KubeObject>(client: KubeClient, res: ResourceType, namespace: string | undefined, name: string): Promise<T | undefined> {
+export async function getIfExists<T extends KubeObject = KubeObject>(
+  client: KubeClient,
+  res: ResourceType,
+  namespace: string | undefined,
+  name: string,
+): Promise<T | undefined> {
   try {
     return await client.get<T>(res, namespace, name);
   } catch (err) {

@@ -33,7 +33,12 @@ export function createWriter(client: KubeClient, opts: WriterOptions = {}): Writ
   const dryRun = opts.dryRun ?? false;
   const log = opts.log ?? logger(`write:${client.cluster}`);
   const named = (res: ResourceType, namespace: string | undefined, name: string | undefined) =>
-    describeTarget({ plural: res.plural, cluster: client.cluster, namespace: res.namespaced ? (namespace ?? client.namespace) : undefined, name });
+    describeTarget({
+      plural: res.plural,
+      cluster: client.cluster,
+      namespace: res.namespaced ? (namespace ?? client.namespace) : undefined,
+      name,
+    });
   const write = { fieldManager, dryRun };
 
   return {

@@ -55,8 +55,11 @@ export function endpointIpProblems(text: string): string[] {
   const v4 = isV4Mapped(b);
   const [a0 = 0, a1 = 0, a2 = 0] = v4 ? b.slice(12) : [];
   if (v4 ? b.slice(12).every((x) => x === 0) : b.every((x) => x === 0)) problems.push(`may not be unspecified (${text})`);
-  if (v4 ? a0 === 127 : b.slice(0, 15).every((x) => x === 0) && b[15] === 1) problems.push("may not be in the loopback range (127.0.0.0/8, ::1/128)");
-  if (v4 ? a0 === 169 && a1 === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) problems.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
-  if (v4 ? a0 === 224 && a1 === 0 && a2 === 0 : b[0] === 0xff && (b[1]! & 0x0f) === 0x02) problems.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
+  if (v4 ? a0 === 127 : b.slice(0, 15).every((x) => x === 0) && b[15] === 1)
+    problems.push("may not be in the loopback range (127.0.0.0/8, ::1/128)");
+  if (v4 ? a0 === 169 && a1 === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80)
+    problems.push("may not be in the link-local range (169.254.0.0/16, fe80::/10)");
+  if (v4 ? a0 === 224 && a1 === 0 && a2 === 0 : b[0] === 0xff && (b[1]! & 0x0f) === 0x02)
+    problems.push("may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)");
   return problems;
 }

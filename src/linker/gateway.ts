@@ -70,7 +70,8 @@ function portOf(svc: GatewayServiceLike, name: string, type: string, where: stri
 /** The probe-period annotation: whole seconds (`"3"`, what mc install writes) or a Go duration, 1s to 1h. */
 function probePeriodMs(value: string | undefined, where: string): number {
   const fix = `want seconds ("3") or a Go duration ("3s") of at least ${formatDuration(MIN_PROBE_PERIOD_MS)} and at most ${shortDuration(MAX_PROBE_PERIOD_MS)}; fix the annotation or re-run mc install --gateway-probe-seconds`;
-  if (value === undefined || value === "") throw new UserError(`${where} has no ${PROBE_PERIOD} annotation: re-run mc install on the target`);
+  if (value === undefined || value === "")
+    throw new UserError(`${where} has no ${PROBE_PERIOD} annotation: re-run mc install on the target`);
   const within = (ms: number) => ms >= MIN_PROBE_PERIOD_MS && ms <= MAX_PROBE_PERIOD_MS;
   if (/^\d+$/.test(value) && within(Number(value) * 1000)) return Number(value) * 1000;
   try {

@@ -6,7 +6,13 @@ import { connect, isNotFound, resources } from "../kube/index.ts";
 import { renderAllow, renderInstall, type InstallOptions } from "../manifests/install.ts";
 import type { Manifest } from "../manifests/meta.ts";
 import type { RemoteAccessOptions } from "../manifests/remote-access.ts";
-import { DEFAULT_LINKERD_NAMESPACE, DEFAULT_NAMESPACE, DEFAULT_REMOTE_ACCESS_SA, DEFAULT_TRUST_DOMAIN, defaultImage } from "../model/names.ts";
+import {
+  DEFAULT_LINKERD_NAMESPACE,
+  DEFAULT_NAMESPACE,
+  DEFAULT_REMOTE_ACCESS_SA,
+  DEFAULT_TRUST_DOMAIN,
+  defaultImage,
+} from "../model/names.ts";
 import { readLinkerdConfig } from "./target.ts";
 
 interface ClusterAccess {

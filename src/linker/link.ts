@@ -41,7 +41,11 @@ export async function buildLinkBundle(o: LinkOptions): Promise<Manifest[]> {
     namespace: o.namespace,
     linkerdNamespace: o.linkerdNamespace,
     serviceAccount: o.serviceAccount,
-    gateway: o.gateway && { name: o.gateway.name, namespace: o.gateway.namespace, overrides: { addresses: o.gateway.addresses, port: o.gateway.port } },
+    gateway: o.gateway && {
+      name: o.gateway.name,
+      namespace: o.gateway.namespace,
+      overrides: { addresses: o.gateway.addresses, port: o.gateway.port },
+    },
   });
   const kubeconfig = remoteKubeconfig({
     contextName: selected.context,
@@ -73,6 +77,8 @@ function caFileData(path: string | null | undefined, source: string, cluster: st
   try {
     return readFileSync(path).toString("base64");
   } catch {
-    throw new UserError(`${source}: cluster "${cluster}" certificate-authority ${path} cannot be read; fix the path or use certificate-authority-data`);
+    throw new UserError(
+      `${source}: cluster "${cluster}" certificate-authority ${path} cannot be read; fix the path or use certificate-authority-data`,
+    );
   }
 }

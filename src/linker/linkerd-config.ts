@@ -20,7 +20,9 @@ interface ConfigMapLike {
 export function parseLinkerdConfig(cm: ConfigMapLike, where: string): LinkerdConfig {
   const text = cm.data?.values;
   if (text === undefined) {
-    throw new UserError(`${where} has no data.values; it is not a Linkerd 2.10+ linkerd-config (upgrade Linkerd's control plane, or pass --linkerd-namespace)`);
+    throw new UserError(
+      `${where} has no data.values; it is not a Linkerd 2.10+ linkerd-config (upgrade Linkerd's control plane, or pass --linkerd-namespace)`,
+    );
   }
   let values: unknown;
   try {
@@ -32,8 +34,12 @@ export function parseLinkerdConfig(cm: ConfigMapLike, where: string): LinkerdCon
   const clusterDomain = stringField(v.clusterDomain, "clusterDomain", where) ?? DEFAULT_CLUSTER_DOMAIN;
   const trustDomain = stringField(v.identityTrustDomain, "identityTrustDomain", where) ?? DEFAULT_TRUST_DOMAIN;
   const trustAnchorsPem = stringField(v.identityTrustAnchorsPEM, "identityTrustAnchorsPEM", where) ?? "";
-  for (const [key, value] of [["clusterDomain", clusterDomain], ["identityTrustDomain", trustDomain]] as const) {
-    if (!isDns1123Subdomain(value)) throw new UserError(`${where}: data.values ${key} must be a DNS domain such as cluster.local, got ${JSON.stringify(value)}`);
+  for (const [key, value] of [
+    ["clusterDomain", clusterDomain],
+    ["identityTrustDomain", trustDomain],
+  ] as const) {
+    if (!isDns1123Subdomain(value))
+      throw new UserError(`${where}: data.values ${key} must be a DNS domain such as cluster.local, got ${JSON.stringify(value)}`);
   }
   return { clusterDomain, trustDomain, trustAnchorsPem };
 }

@@ -77,10 +77,16 @@ export function linkObjects(o: LinkObjectsOptions): LinkObject[] {
   }));
   const probe = rendered.find((m) => m.kind === "Service");
   if (probe) {
-    out.push({ part: "controller", manifest: { apiVersion: "v1", kind: "Endpoints", metadata: { ...probe.metadata, name: probeGatewayName(o.clusterName) } } });
+    out.push({
+      part: "controller",
+      manifest: { apiVersion: "v1", kind: "Endpoints", metadata: { ...probe.metadata, name: probeGatewayName(o.clusterName) } },
+    });
   }
   // Linkerd keeps the Lease with --only-controller: a controller deployed another way takes it over.
-  out.push({ part: "link", manifest: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: leaseName(o.clusterName), namespace: o.namespace } } });
+  out.push({
+    part: "link",
+    manifest: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: leaseName(o.clusterName), namespace: o.namespace } },
+  });
   return out;
 }
 
@@ -124,6 +130,11 @@ export function pluralOf(kind: string): string {
 }
 
 /** The resource type of a rendered object (shaped like src/kube's ResourceType), its scope taken from whether it has a namespace. */
-export function resourceOf(m: { apiVersion: string; kind: string; namespaced: boolean }): { apiVersion: string; kind: string; plural: string; namespaced: boolean } {
+export function resourceOf(m: { apiVersion: string; kind: string; namespaced: boolean }): {
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+} {
   return { apiVersion: m.apiVersion, kind: m.kind, plural: pluralOf(m.kind), namespaced: m.namespaced };
 }

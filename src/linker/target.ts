@@ -51,7 +51,10 @@ export async function readLinkerdConfig(client: KubeClient, linkerdNamespace: st
 async function readServiceAccountToken(client: KubeClient, namespace: string, serviceAccount: string): Promise<string> {
   const sa = `ServiceAccount ${namespace}/${serviceAccount} on ${client.cluster}`;
   const [, secrets] = await Promise.all([
-    orExplain(client.get(resources.serviceAccount, namespace, serviceAccount), `${sa} not found: run mc install (or mc allow --service-account-name ${serviceAccount}) on ${client.cluster} first`),
+    orExplain(
+      client.get(resources.serviceAccount, namespace, serviceAccount),
+      `${sa} not found: run mc install (or mc allow --service-account-name ${serviceAccount}) on ${client.cluster} first`,
+    ),
     client.list<KubeObject & { type?: string; data?: Record<string, string> | null }>(resources.secret, { namespace }),
   ]);
   return tokenFromSecrets(secrets.items, serviceAccount, { namespace, cluster: client.cluster });
@@ -64,7 +67,11 @@ interface TokenSecretLike {
 }
 
 /** Picks the ServiceAccount's token Secret (the one mc install renders first) and decodes its token. */
-export function tokenFromSecrets(secrets: readonly TokenSecretLike[], serviceAccount: string, at: { namespace: string; cluster: string }): string {
+export function tokenFromSecrets(
+  secrets: readonly TokenSecretLike[],
+  serviceAccount: string,
+  at: { namespace: string; cluster: string },
+): string {
   const sa = `ServiceAccount ${at.namespace}/${serviceAccount} on ${at.cluster}`;
   const bound = secrets
     .filter((s) => s.type === SERVICE_ACCOUNT_TOKEN_SECRET_TYPE && s.metadata.annotations?.[SERVICE_ACCOUNT_NAME] === serviceAccount)

@@ -10,7 +10,9 @@ import { refOf, renderedKinds, resourceOf, type ObjectRef } from "./owned.ts";
 export async function planUninstall(client: KubeClient): Promise<ObjectRef[]> {
   const links = await listOrEmpty(client, linkResource);
   if (links.length > 0) {
-    const names = links.map((l) => `${(l.spec as { targetClusterName?: string } | undefined)?.targetClusterName || l.metadata.name}`).sort();
+    const names = links
+      .map((l) => `${(l.spec as { targetClusterName?: string } | undefined)?.targetClusterName || l.metadata.name}`)
+      .sort();
     throw new UserError(
       `Links still exist on ${client.cluster}; unlink these clusters first: ${names.join(", ")} (mc unlink --cluster-name <name> | kubectl delete -f -)`,
     );
@@ -22,10 +24,17 @@ export async function planUninstall(client: KubeClient): Promise<ObjectRef[]> {
     }),
   );
   const found = lists.flat();
-  if (found.length === 0) throw new UserError(`no resources labelled ${EXTENSION}=${EXTENSION_NAME} found to uninstall on ${client.cluster}`);
+  if (found.length === 0)
+    throw new UserError(`no resources labelled ${EXTENSION}=${EXTENSION_NAME} found to uninstall on ${client.cluster}`);
   const rank = (x: { ref: ObjectRef; namespaced: boolean }) => (x.namespaced ? 0 : x.ref.kind === "CustomResourceDefinition" ? 2 : 1);
   return found
-    .sort((a, b) => rank(a) - rank(b) || a.ref.kind.localeCompare(b.ref.kind) || (a.ref.namespace ?? "").localeCompare(b.ref.namespace ?? "") || a.ref.name.localeCompare(b.ref.name))
+    .sort(
+      (a, b) =>
+        rank(a) - rank(b) ||
+        a.ref.kind.localeCompare(b.ref.kind) ||
+        (a.ref.namespace ?? "").localeCompare(b.ref.namespace ?? "") ||
+        a.ref.name.localeCompare(b.ref.name),
+    )
     .map((x) => x.ref);
 }
 

@@ -40,7 +40,22 @@ export interface UnlinkPlan {
 }
 
 /** Deletion order: stop the controller, delete the Link, then what they used; Endpoints before their Service. */
-const ORDER = ["Deployment", "PodDisruptionBudget", "Link", "ServiceImport", "Endpoints", "EndpointSlice", "Service", "Lease", "ClusterRoleBinding", "RoleBinding", "ClusterRole", "Role", "ServiceAccount", "Secret"];
+const ORDER = [
+  "Deployment",
+  "PodDisruptionBudget",
+  "Link",
+  "ServiceImport",
+  "Endpoints",
+  "EndpointSlice",
+  "Service",
+  "Lease",
+  "ClusterRoleBinding",
+  "RoleBinding",
+  "ClusterRole",
+  "Role",
+  "ServiceAccount",
+  "Secret",
+];
 
 export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<UnlinkPlan> {
   const link = await requireLink(client, o);
@@ -93,7 +108,12 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
       add(slice, resources.endpointSlice);
       const name = slice.metadata.labels?.[LABEL_SERVICE_NAME] ?? "";
       const ns = slice.metadata.namespace ?? "";
-      const others = mcs.filter((x) => x.metadata.namespace === ns && x.metadata.labels?.[LABEL_SERVICE_NAME] === name && x.metadata.labels?.[LABEL_SOURCE_CLUSTER] !== c);
+      const others = mcs.filter(
+        (x) =>
+          x.metadata.namespace === ns &&
+          x.metadata.labels?.[LABEL_SERVICE_NAME] === name &&
+          x.metadata.labels?.[LABEL_SOURCE_CLUSTER] !== c,
+      );
       if (others.length > 0) {
         membersLeft.push(`ServiceImport ${ns}/${name} keeps its other exporting clusters; their controllers merge it again without ${c}`);
         continue;
@@ -108,10 +128,18 @@ export async function planUnlink(client: KubeClient, o: UnlinkOptions): Promise<
     for (const svc of federated.items) {
       const verdict = federatedVerdict(svc, c);
       if (verdict === "delete") add(svc, resources.service);
-      else if (verdict === "keep") membersLeft.push(`${svc.metadata.namespace}/${svc.metadata.name} keeps its other members; their controllers drop ${c}'s once the Link is deleted`);
+      else if (verdict === "keep")
+        membersLeft.push(
+          `${svc.metadata.namespace}/${svc.metadata.name} keeps its other members; their controllers drop ${c}'s once the Link is deleted`,
+        );
     }
   }
-  return { objects: sortForDeletion([...found.values()]), leftAlone: leftAlone.sort(), membersLeft: membersLeft.sort(), installed: await installedController(client, o) };
+  return {
+    objects: sortForDeletion([...found.values()]),
+    leftAlone: leftAlone.sort(),
+    membersLeft: membersLeft.sort(),
+    installed: await installedController(client, o),
+  };
 }
 
 /** mc's EndpointSlices with these labels; none when they cannot be listed (a cluster or a user without them). */
@@ -129,7 +157,9 @@ async function installedController(client: KubeClient, o: UnlinkOptions): Promis
   const c = o.clusterName;
   const dep = await getOrUndefined(client.get<KubeObject>(resources.deployment, o.namespace, installControllerName(c)));
   if (dep?.metadata.labels?.[L.COMPONENT] !== L.COMPONENT_CONTROLLER) return [];
-  const then = o.onlyController ? "it serves the Link once mc link's controller is deleted" : `it waits for a Link ${c} again; drop ${c} from mc install --controllers to remove it`;
+  const then = o.onlyController
+    ? "it serves the Link once mc link's controller is deleted"
+    : `it waits for a Link ${c} again; drop ${c} from mc install --controllers to remove it`;
   return [`Deployment ${o.namespace}/${installControllerName(c)} is the install's (mc install --controllers), left alone: ${then}`];
 }
 
@@ -191,6 +221,12 @@ async function getOrUndefined<T>(read: Promise<T>): Promise<T | undefined> {
 }
 
 /** Stub manifests (apiVersion, kind, name, namespace) for `kubectl delete -f -`. */
-export function toStubs(refs: readonly ObjectRef[]): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
-  return refs.map((r) => ({ apiVersion: r.apiVersion, kind: r.kind, metadata: { name: r.name, ...(r.namespace !== undefined && { namespace: r.namespace }) } }));
+export function toStubs(
+  refs: readonly ObjectRef[],
+): { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }[] {
+  return refs.map((r) => ({
+    apiVersion: r.apiVersion,
+    kind: r.kind,
+    metadata: { name: r.name, ...(r.namespace !== undefined && { namespace: r.namespace }) },
+  }));
 }

@@ -66,7 +66,14 @@ export function renderGateway(gw: GatewayOptions, c: Context): Manifest[] {
             ...(gw.ha && { affinity: antiAffinity(pods) }),
             automountServiceAccountToken: false,
             // The pause container only holds the pod for the proxy (sized by Linkerd's own annotations): it needs next to nothing.
-            containers: [{ name: "pause", image: PAUSE_IMAGE, securityContext: restrictedContainer(LINKERD_UID), resources: structuredClone(PAUSE_RESOURCES) }],
+            containers: [
+              {
+                name: "pause",
+                image: PAUSE_IMAGE,
+                securityContext: restrictedContainer(LINKERD_UID),
+                resources: structuredClone(PAUSE_RESOURCES),
+              },
+            ],
             securityContext: { seccompProfile: { type: "RuntimeDefault" } },
             serviceAccountName: GATEWAY_NAME,
           },
@@ -80,7 +87,12 @@ export function renderGateway(gw: GatewayOptions, c: Context): Manifest[] {
     {
       ...meta({ [L.COMPONENT]: L.COMPONENT_GATEWAY }),
       annotations: {
-        [L.GATEWAY_IDENTITY]: gatewayIdentity({ gateway: GATEWAY_NAME, namespace: ns, linkerdNamespace: c.linkerdNamespace, trustDomain: c.trustDomain }),
+        [L.GATEWAY_IDENTITY]: gatewayIdentity({
+          gateway: GATEWAY_NAME,
+          namespace: ns,
+          linkerdNamespace: c.linkerdNamespace,
+          trustDomain: c.trustDomain,
+        }),
         [L.PROBE_PERIOD]: String(gw.probeSeconds),
         [L.PROBE_PATH]: PROBE_PATH,
         [L.MULTICLUSTER_GATEWAY]: "true",
@@ -101,9 +113,11 @@ export function renderGateway(gw: GatewayOptions, c: Context): Manifest[] {
   );
   const out = [deployment, service, object("v1", "ServiceAccount", meta())];
   if (gw.ha) {
-    out.push(object("policy/v1", "PodDisruptionBudget", meta({ [L.COMPONENT]: L.COMPONENT_GATEWAY }), {
-      spec: { maxUnavailable: 1, selector: { matchLabels: pods } },
-    }));
+    out.push(
+      object("policy/v1", "PodDisruptionBudget", meta({ [L.COMPONENT]: L.COMPONENT_GATEWAY }), {
+        spec: { maxUnavailable: 1, selector: { matchLabels: pods } },
+      }),
+    );
   }
   return [...out, ...renderGatewayPolicy(c)];
 }
@@ -126,6 +140,8 @@ function renderGatewayPolicy(c: Context): Manifest[] {
     }),
     object(`${POLICY}/v1alpha1`, "MeshTLSAuthentication", meta("any-meshed"), { spec: { identities: ["*"] } }),
     // Narrow these to the source clusters' CIDRs where the provider keeps source IPs.
-    object(`${POLICY}/v1alpha1`, "NetworkAuthentication", meta("source-cluster"), { spec: { networks: [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }] } }),
+    object(`${POLICY}/v1alpha1`, "NetworkAuthentication", meta("source-cluster"), {
+      spec: { networks: [{ cidr: "0.0.0.0/0" }, { cidr: "::/0" }] },
+    }),
   ];
 }

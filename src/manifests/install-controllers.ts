@@ -13,7 +13,14 @@ import {
   PROBE_PORT_NAME,
 } from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, writesSlices, type ControllerOptions } from "./service-mirror.ts";
+import {
+  controllerArgs,
+  controllerWorkload,
+  createsNamespaces,
+  localAccessRules,
+  writesSlices,
+  type ControllerOptions,
+} from "./service-mirror.ts";
 
 // The controllers an install renders, one per Link it will serve (`mc install --controllers
 // east,north`), as Linkerd 2.18's chart renders `controllers[]` (templates/controller/*.yaml and
@@ -35,9 +42,17 @@ const RBAC = "rbac.authorization.k8s.io/v1";
 
 /** The local rights every controller needs, once for all (the chart's controller-clusterrole.yaml): namespaces create when one of them creates namespaces, EndpointSlices when one writes them. */
 function renderAccessRole(version: string, controllers: readonly InstallController[]): Manifest {
-  return object(RBAC, "ClusterRole", { name: INSTALL_CONTROLLER_ACCESS_NAME, labels: { [L.COMPONENT]: L.COMPONENT_CONTROLLER }, version }, {
-    rules: localAccessRules({ namespaceCreation: controllers.some((c) => createsNamespaces(c.controller)), endpointSlices: controllers.some((c) => writesSlices(c.controller)) }),
-  });
+  return object(
+    RBAC,
+    "ClusterRole",
+    { name: INSTALL_CONTROLLER_ACCESS_NAME, labels: { [L.COMPONENT]: L.COMPONENT_CONTROLLER }, version },
+    {
+      rules: localAccessRules({
+        namespaceCreation: controllers.some((c) => createsNamespaces(c.controller)),
+        endpointSlices: controllers.some((c) => writesSlices(c.controller)),
+      }),
+    },
+  );
 }
 
 export function renderInstallControllers(o: { controllers: readonly InstallController[]; namespace: string; version: string }): Manifest[] {
@@ -52,7 +67,10 @@ function renderOne(o: InstallController, ns: string, version: string): Manifest[
   const meta = (n: string, namespaced = true) => ({ name: n, ...(namespaced && { namespace: ns }), labels, version });
   const subjects = [{ kind: "ServiceAccount", name, namespace: ns }];
   const probeService = o.probePort !== null ? installProbeName(c) : undefined;
-  const args = [...controllerArgs(ns, { ...o.controller, settings: { ...o.controller.settings, ...(probeService && { probeService }) } }), c];
+  const args = [
+    ...controllerArgs(ns, { ...o.controller, settings: { ...o.controller.settings, ...(probeService && { probeService }) } }),
+    c,
+  ];
   const out: Manifest[] = [
     object(RBAC, "ClusterRoleBinding", meta(installControllerAccessName(c), false), {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: INSTALL_CONTROLLER_ACCESS_NAME },
@@ -72,13 +90,24 @@ function renderOne(o: InstallController, ns: string, version: string): Manifest[
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: installControllerCredsName(c) },
       subjects,
     }),
-    ...controllerWorkload({ meta: { name, namespace: ns, labels, version }, pods: labels, args, controller: o.controller, portName: INSTALL_CONTROLLER_ADMIN_PORT_NAME }),
+    ...controllerWorkload({
+      meta: { name, namespace: ns, labels, version },
+      pods: labels,
+      args,
+      controller: o.controller,
+      portName: INSTALL_CONTROLLER_ADMIN_PORT_NAME,
+    }),
   ];
   if (o.probePort !== null) {
     out.push(
-      object("v1", "Service", { name: installProbeName(c), namespace: ns, labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c }, version }, {
-        spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
-      }),
+      object(
+        "v1",
+        "Service",
+        { name: installProbeName(c), namespace: ns, labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c }, version },
+        {
+          spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
+        },
+      ),
     );
   }
   return out;

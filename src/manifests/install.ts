@@ -50,7 +50,9 @@ export function renderInstall(o: InstallOptions): Manifest[] {
   return [
     renderNamespace(o.namespace),
     ...(o.gateway ? renderGateway(o.gateway, context) : []),
-    ...o.remoteAccessAccounts.flatMap((serviceAccount) => renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version, access: o.remoteAccess })),
+    ...o.remoteAccessAccounts.flatMap((serviceAccount) =>
+      renderRemoteAccess({ namespace: o.namespace, serviceAccount, version: o.version, access: o.remoteAccess }),
+    ),
     renderLinkCrd(createdBy(o.version)),
     ...(o.mcs !== false ? renderMcsCrds(createdBy(o.version)) : []),
     ...(o.localMirror ? renderLocalMirror({ ...o.localMirror, namespace: o.namespace, version: o.version }) : []),

@@ -55,9 +55,18 @@ export function renderLinkBundle(o: LinkBundleOptions): Manifest[] {
     renderLink(o),
   ];
   if (o.controller === "shared") {
-    if (o.gateway) out.push(renderProbeService({ clusterName: c, namespace: o.namespace, probePort: o.gateway.probe.port, version: o.version }));
+    if (o.gateway)
+      out.push(renderProbeService({ clusterName: c, namespace: o.namespace, probePort: o.gateway.probe.port, version: o.version }));
   } else if (o.controller) {
-    out.push(...renderServiceMirror({ clusterName: c, namespace: o.namespace, probePort: o.gateway?.probe.port ?? null, controller: o.controller, version: o.version }));
+    out.push(
+      ...renderServiceMirror({
+        clusterName: c,
+        namespace: o.namespace,
+        probePort: o.gateway?.probe.port ?? null,
+        controller: o.controller,
+        version: o.version,
+      }),
+    );
   }
   return out;
 }

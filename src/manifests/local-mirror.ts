@@ -1,7 +1,13 @@
 // The local service mirror (docs/linkerd-compatibility.md#local-mirror, as Linkerd's chart renders it): the source cluster's own Services
 // joining their federated Services.
 import * as L from "../model/labels.ts";
-import { DEFAULT_FEDERATED_SERVICE_SELECTOR, LINK_GROUP, LOCAL_MIRROR_ACCESS_NAME, LOCAL_MIRROR_ADMIN_PORT_NAME, LOCAL_MIRROR_NAME } from "../model/names.ts";
+import {
+  DEFAULT_FEDERATED_SERVICE_SELECTOR,
+  LINK_GROUP,
+  LOCAL_MIRROR_ACCESS_NAME,
+  LOCAL_MIRROR_ADMIN_PORT_NAME,
+  LOCAL_MIRROR_NAME,
+} from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
 import { controllerArgs, controllerWorkload, LOCAL_MCS_RULES, type ControllerOptions } from "./service-mirror.ts";
 
@@ -51,6 +57,12 @@ export function renderLocalMirror(o: LocalMirrorOptions & { namespace: string; v
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: LOCAL_MIRROR_ACCESS_NAME },
       subjects: [{ kind: "ServiceAccount", name: LOCAL_MIRROR_NAME, namespace: o.namespace }],
     }),
-    ...controllerWorkload({ meta: { name: LOCAL_MIRROR_NAME, namespace: o.namespace, labels, version: o.version }, pods: labels, args, controller: o.controller, portName: LOCAL_MIRROR_ADMIN_PORT_NAME }),
+    ...controllerWorkload({
+      meta: { name: LOCAL_MIRROR_NAME, namespace: o.namespace, labels, version: o.version },
+      pods: labels,
+      args,
+      controller: o.controller,
+      portName: LOCAL_MIRROR_ADMIN_PORT_NAME,
+    }),
   ];
 }

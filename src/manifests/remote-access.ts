@@ -31,9 +31,14 @@ export function renderRemoteAccess(o: RemoteAccessOptions): Manifest[] {
       { name: tokenSecretName(sa), namespace: o.namespace, version: o.version, annotations: { [SERVICE_ACCOUNT_NAME]: sa } },
       { type: SERVICE_ACCOUNT_TOKEN_SECRET_TYPE },
     ),
-    object("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", { name: sa, version: o.version }, {
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: sa },
-      subjects: [subject],
-    }),
+    object(
+      "rbac.authorization.k8s.io/v1",
+      "ClusterRoleBinding",
+      { name: sa, version: o.version },
+      {
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: sa },
+        subjects: [subject],
+      },
+    ),
   ];
 }

@@ -53,15 +53,25 @@ export const LOCAL_MCS_RULES = [
  * `mc serve --mirror-endpoint-slices`: mirrors' EndpointSlices, as their Endpoints (mc only, so
  * rendered only for a controller with the setting: Linkerd's role stays Linkerd's).
  */
-const LOCAL_SLICE_RULES = [{ apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] }] as const;
+const LOCAL_SLICE_RULES = [
+  { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: ["list", "get", "watch", "create", "delete", "update"] },
+] as const;
 
 /**
  * The rules of the controller's ClusterRole in the source, as mc renders them (with
  * `namespaceCreation`, for a controller run with --enable-namespace-creation; with
  * `endpointSlices`, for one run with --mirror-endpoint-slices).
  */
-export const localAccessRules = (o: { namespaceCreation?: boolean; endpointSlices?: boolean } = {}): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
-  [...LOCAL_MIRROR_RULES, ...(o.endpointSlices ? LOCAL_SLICE_RULES : []), ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []), ...LOCAL_EVENT_RULES, ...LOCAL_MCS_RULES].map((r) => ({
+export const localAccessRules = (
+  o: { namespaceCreation?: boolean; endpointSlices?: boolean } = {},
+): Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> =>
+  [
+    ...LOCAL_MIRROR_RULES,
+    ...(o.endpointSlices ? LOCAL_SLICE_RULES : []),
+    ...(o.namespaceCreation ? NAMESPACE_CREATION_RULES : []),
+    ...LOCAL_EVENT_RULES,
+    ...LOCAL_MCS_RULES,
+  ].map((r) => ({
     apiGroups: [...r.apiGroups],
     resources: [...r.resources],
     verbs: [...r.verbs],
@@ -148,7 +158,13 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: readRemoteCredsName(c) },
       subjects,
     }),
-    ...controllerWorkload({ meta: { name, namespace: ns, labels, version: o.version }, pods, args: [...args, c], controller: ctl, portName: ADMIN_PORT_NAME }),
+    ...controllerWorkload({
+      meta: { name, namespace: ns, labels, version: o.version },
+      pods,
+      args: [...args, c],
+      controller: ctl,
+      portName: ADMIN_PORT_NAME,
+    }),
   ];
   if (o.probePort !== null) out.push(renderProbeService({ clusterName: c, namespace: ns, probePort: o.probePort, version: o.version }));
   return out;
@@ -157,14 +173,30 @@ export function renderServiceMirror(o: ServiceMirrorOptions): Manifest[] {
 /** The probe Service `probe-gateway-<c>` whose Endpoints the controller points at the target's gateway. */
 export function renderProbeService(o: { clusterName: string; namespace: string; probePort: number; version: string }): Manifest {
   const c = o.clusterName;
-  return object("v1", "Service", { name: probeGatewayName(c), namespace: o.namespace, labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c }, version: o.version }, {
-    spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
-  });
+  return object(
+    "v1",
+    "Service",
+    {
+      name: probeGatewayName(c),
+      namespace: o.namespace,
+      labels: { [L.MIRRORED_GATEWAY]: "true", [L.CLUSTER_NAME]: c },
+      version: o.version,
+    },
+    {
+      spec: { ports: [{ name: PROBE_PORT_NAME, port: o.probePort, protocol: "TCP" }] },
+    },
+  );
 }
 
 /** `mc serve`'s flags every controller Deployment passes: where and how it logs, then its mirroring settings (src/model/mirror-settings.ts). */
 export function controllerArgs(namespace: string, ctl: ControllerOptions): string[] {
-  return ["serve", `--namespace=${namespace}`, `--log-level=${ctl.logLevel}`, `--log-format=${ctl.logFormat}`, ...settingsArgs(ctl.settings ?? {})];
+  return [
+    "serve",
+    `--namespace=${namespace}`,
+    `--log-level=${ctl.logLevel}`,
+    `--log-format=${ctl.logFormat}`,
+    ...settingsArgs(ctl.settings ?? {}),
+  ];
 }
 
 /**

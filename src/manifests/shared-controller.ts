@@ -1,8 +1,23 @@
 // The one controller that serves every Link of the extension namespace (`mc install
 import * as L from "../model/labels.ts";
-import { ADMIN_PORT_NAME, LINK_GROUP, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV, SHARED_CONTROLLER_ACCESS_NAME, SHARED_CONTROLLER_LINKS_NAME, SHARED_CONTROLLER_NAME } from "../model/names.ts";
+import {
+  ADMIN_PORT_NAME,
+  LINK_GROUP,
+  MAX_HTTP_REQUESTS,
+  MAX_HTTP_REQUESTS_ENV,
+  SHARED_CONTROLLER_ACCESS_NAME,
+  SHARED_CONTROLLER_LINKS_NAME,
+  SHARED_CONTROLLER_NAME,
+} from "../model/names.ts";
 import { object, type Manifest } from "./meta.ts";
-import { controllerArgs, controllerWorkload, createsNamespaces, localAccessRules, writesSlices, type ControllerOptions } from "./service-mirror.ts";
+import {
+  controllerArgs,
+  controllerWorkload,
+  createsNamespaces,
+  localAccessRules,
+  writesSlices,
+  type ControllerOptions,
+} from "./service-mirror.ts";
 
 // --shared-controller`; mc only — Linkerd runs a controller per Link): `mc serve --all`, a
 // Lease per Link, so Links made with `mc link --controller=shared` need no Deployment of their

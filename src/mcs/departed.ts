@@ -12,7 +12,9 @@ import type { DepartedLinks } from "./importer.ts";
 export function sweepDepartedClusters(o: { client: KubeClient; links: DepartedLinks; log: Logger }): () => void {
   return o.links.onChange((cluster) => {
     if (!o.links.isGone(cluster)) return;
-    sweepCluster(o.client, cluster, () => o.links.isGone(cluster), o.log).catch((err) => o.log.warn(`MCS imports of ${cluster}, whose Link was deleted: ${formatError(err)} (mc check names what is left)`));
+    sweepCluster(o.client, cluster, () => o.links.isGone(cluster), o.log).catch((err) =>
+      o.log.warn(`MCS imports of ${cluster}, whose Link was deleted: ${formatError(err)} (mc check names what is left)`),
+    );
   });
 }
 
@@ -31,7 +33,9 @@ async function sweepCluster(client: KubeClient, cluster: string, stillGone: () =
   }
   if (slices.length) log.info(`cluster ${cluster} left with its Link: ${slices.length} MCS EndpointSlice(s) deleted`);
   for (const { namespace, name } of imports.values()) {
-    const left = (await client.list<KubeObject>(resources.endpointSlice, { namespace, labelSelector: `${mc},${LABEL_SERVICE_NAME}=${name}` })).items;
+    const left = (
+      await client.list<KubeObject>(resources.endpointSlice, { namespace, labelSelector: `${mc},${LABEL_SERVICE_NAME}=${name}` })
+    ).items;
     if (left.length > 0) continue; // the other clusters' importers merge it again
     let imp: KubeObject;
     try {
@@ -43,7 +47,10 @@ async function sweepCluster(client: KubeClient, cluster: string, stillGone: () =
     if (!imp.metadata.labels?.[LABEL_MC_IMPORT]) continue; // not mc's import
     await ignoreConflict(writer.delete(mcsResources.serviceImport, namespace, name, { preconditions: { uid: imp.metadata.uid } }));
     const derived = await client.get<KubeObject>(resources.service, namespace, derivedServiceName(name)).catch(() => undefined);
-    if (derived?.metadata.labels?.[LABEL_SERVICE_NAME] === name) await ignoreConflict(writer.delete(resources.service, namespace, derivedServiceName(name), { preconditions: { uid: derived.metadata.uid } }));
+    if (derived?.metadata.labels?.[LABEL_SERVICE_NAME] === name)
+      await ignoreConflict(
+        writer.delete(resources.service, namespace, derivedServiceName(name), { preconditions: { uid: derived.metadata.uid } }),
+      );
   }
 }
 

@@ -1,7 +1,17 @@
 // The objects an import is made of, as mc wants them: the ServiceImport, its derived Service
 // (ClusterIP, or headless for a Headless import; no selector, owned by the import) and one
 // EndpointSlice per exporting cluster, labelled as KEP-1645 says and managed by mc. Pure.
-import { MCS_API_VERSION, ANNOTATION_EXPORT, LABEL_K8S_SERVICE_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC, type McsPort, type ServiceImportObject } from "./api.ts";
+import {
+  MCS_API_VERSION,
+  ANNOTATION_EXPORT,
+  LABEL_K8S_SERVICE_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_SERVICE_NAME,
+  LABEL_SOURCE_CLUSTER,
+  MANAGED_BY_MC,
+  type McsPort,
+  type ServiceImportObject,
+} from "./api.ts";
 import type { ExportView, MergedImport } from "./merge.ts";
 
 /** On the ServiceImports mc keeps (it deletes only those). */
@@ -34,7 +44,13 @@ export const sliceName = (name: string, cluster: string): string => label(`${der
 export interface EndpointSliceObject {
   apiVersion: "discovery.k8s.io/v1";
   kind: "EndpointSlice";
-  metadata: { name: string; namespace: string; labels: Record<string, string>; annotations: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    annotations: Record<string, string>;
+    resourceVersion?: string;
+  };
   addressType: "IPv4" | "IPv6";
   endpoints: Array<{ addresses: string[]; hostname?: string; conditions: { ready: boolean; serving: boolean; terminating: boolean } }>;
   ports: Array<{ name?: string; protocol: string; port: number; appProtocol?: string }>;
@@ -75,7 +91,12 @@ export function desiredSlice(namespace: string, name: string, view: ExportView, 
         const hostname = eps.hostnames?.get(a);
         return { addresses: [a], ...(hostname ? { hostname } : {}), conditions: { ready, serving: ready, terminating: false } };
       }),
-    ports: view.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: eps.portOf(p), ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })),
+    ports: view.ports.map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      protocol: p.protocol,
+      port: eps.portOf(p),
+      ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+    })),
   };
 }
 
@@ -92,7 +113,12 @@ export function viewOfSlice(slice: { metadata: { annotations?: Record<string, st
 }
 
 /** The ServiceImport for a merged view; `ips`/`ipFamilies` from the derived Service once it has them. */
-export function desiredImport(namespace: string, name: string, m: MergedImport, derived: { clusterIPs?: string[]; ipFamilies?: string[] } | undefined): ServiceImportObject {
+export function desiredImport(
+  namespace: string,
+  name: string,
+  m: MergedImport,
+  derived: { clusterIPs?: string[]; ipFamilies?: string[] } | undefined,
+): ServiceImportObject {
   const ips = m.spec.type === "ClusterSetIP" ? (derived?.clusterIPs ?? []).filter((ip) => ip !== "None") : [];
   return {
     apiVersion: MCS_API_VERSION,
@@ -138,7 +164,12 @@ export function desiredDerived(namespace: string, name: string, m: MergedImport,
     spec: {
       type: "ClusterIP",
       ...(headless ? { clusterIP: "None" as const } : {}),
-      ports: m.spec.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })),
+      ports: m.spec.ports.map((p) => ({
+        ...(p.name ? { name: p.name } : {}),
+        protocol: p.protocol,
+        port: p.port,
+        ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+      })),
       ...(!headless && m.spec.sessionAffinity ? { sessionAffinity: m.spec.sessionAffinity } : {}),
       ...(!headless && m.spec.sessionAffinityConfig ? { sessionAffinityConfig: m.spec.sessionAffinityConfig } : {}),
       ...(m.spec.internalTrafficPolicy ? { internalTrafficPolicy: m.spec.internalTrafficPolicy } : {}),

@@ -1,10 +1,41 @@
 // The MCS importer for one exporting cluster: keeps in the source that cluster's share of each ServiceImport.
 import { formatError } from "../errors.ts";
-import { AccessTableError, createWriter, Informer, isAlreadyExists, isConflict, isNotFound, resources, type KubeClient, type KubeObject, type ResourceType, type Writer } from "../kube/index.ts";
+import {
+  AccessTableError,
+  createWriter,
+  Informer,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  resources,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+  type Writer,
+} from "../kube/index.ts";
 import type { Logger } from "../log.ts";
 import { systemClock, WorkQueue, type BackoffOptions, type Clock } from "../runtime/index.ts";
-import { LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, MANAGED_BY_MC, mcsResources, type McsPort, type ServiceExportObject, type ServiceImportObject } from "./api.ts";
-import { derivedServiceName, desiredDerived, desiredImport, desiredSlice, LABEL_MC_IMPORT, viewOfSlice, type DerivedServiceObject, type EndpointSliceObject, type SliceEndpoints } from "./desired.ts";
+import {
+  LABEL_MANAGED_BY,
+  LABEL_SERVICE_NAME,
+  LABEL_SOURCE_CLUSTER,
+  MANAGED_BY_MC,
+  mcsResources,
+  type McsPort,
+  type ServiceExportObject,
+  type ServiceImportObject,
+} from "./api.ts";
+import {
+  derivedServiceName,
+  desiredDerived,
+  desiredImport,
+  desiredSlice,
+  LABEL_MC_IMPORT,
+  viewOfSlice,
+  type DerivedServiceObject,
+  type EndpointSliceObject,
+  type SliceEndpoints,
+} from "./desired.ts";
 import { exportConditions, sameConditions } from "./export-status.ts";
 import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
 
@@ -68,16 +99,18 @@ export class McsImporter {
   private readonly writer: Writer;
   private readonly clock: Clock;
   private readonly queue: WorkQueue<string>;
-  private informers: {
-    exports: Informer<ServiceExportObject & Obj>;
-    /** The target's Services and (endpoints source) Endpoints: watched only once it exports something (lazily, so a Link whose target exports nothing costs no second watch of every Service). */
-    services?: Informer<ExportedService & Obj>;
-    imports: Informer<ServiceImportObject & Obj>;
-    slices: Informer<EndpointSliceObject & Obj>;
-    derived: Informer<DerivedServiceObject & Obj>;
-    namespaces: Informer<Obj & { status?: { phase?: string } }>;
-    endpoints?: Informer<Obj>;
-  } | undefined;
+  private informers:
+    | {
+        exports: Informer<ServiceExportObject & Obj>;
+        /** The target's Services and (endpoints source) Endpoints: watched only once it exports something (lazily, so a Link whose target exports nothing costs no second watch of every Service). */
+        services?: Informer<ExportedService & Obj>;
+        imports: Informer<ServiceImportObject & Obj>;
+        slices: Informer<EndpointSliceObject & Obj>;
+        derived: Informer<DerivedServiceObject & Obj>;
+        namespaces: Informer<Obj & { status?: { phase?: string } }>;
+        endpoints?: Informer<Obj>;
+      }
+    | undefined;
   private stopped = false;
   private cancelTimer: () => void = () => {};
   private unsubscribe: () => void = () => {};
@@ -129,9 +162,22 @@ export class McsImporter {
     const mcsSlices = `${LABEL_MANAGED_BY}=${MANAGED_BY_MC},${LABEL_SERVICE_NAME}`;
     this.informers = {
       exports: new Informer({ client: remote, resource: mcsResources.serviceExport, backoff, clock: this.clock }),
-      imports: new Informer({ client: local, resource: mcsResources.serviceImport, labelSelector: LABEL_MC_IMPORT, backoff, clock: this.clock }),
+      imports: new Informer({
+        client: local,
+        resource: mcsResources.serviceImport,
+        labelSelector: LABEL_MC_IMPORT,
+        backoff,
+        clock: this.clock,
+      }),
       slices: new Informer({ client: local, resource: resources.endpointSlice, labelSelector: mcsSlices, backoff, clock: this.clock }),
-      derived: new Informer({ client: local, resource: resources.service, labelSelector: LABEL_SERVICE_NAME, backoff, clock: this.clock, transform: slim }),
+      derived: new Informer({
+        client: local,
+        resource: resources.service,
+        labelSelector: LABEL_SERVICE_NAME,
+        backoff,
+        clock: this.clock,
+        transform: slim,
+      }),
       namespaces: new Informer({ client: local, resource: resources.namespace, backoff, clock: this.clock }),
     };
     const all = Object.values(this.informers) as unknown as Array<Informer<Obj>>;
@@ -174,7 +220,8 @@ export class McsImporter {
     const backoff = this.o.informerBackoff;
     const enqueue = (key: string) => this.queue.add(key);
     inf.services = new Informer({ client: remote, resource: resources.service, backoff, clock: this.clock, transform: slim });
-    if (this.o.source.kind === "endpoints") inf.endpoints = new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock });
+    if (this.o.source.kind === "endpoints")
+      inf.endpoints = new Informer({ client: remote, resource: resources.endpoints, backoff, clock: this.clock });
     const started = [inf.services, inf.endpoints].filter((i): i is Informer<Obj> => i !== undefined);
     for (const i of started) {
       i.onKey(enqueue);
@@ -204,7 +251,10 @@ export class McsImporter {
         return `${res.plural} in ${where}: ${formatError(err)}`;
       }
     };
-    return (await ask(this.o.remote, mcsResources.serviceExport, this.o.remote.cluster)) ?? (await ask(this.o.local, mcsResources.serviceImport, this.o.local.cluster));
+    return (
+      (await ask(this.o.remote, mcsResources.serviceExport, this.o.remote.cluster)) ??
+      (await ask(this.o.local, mcsResources.serviceImport, this.o.local.cluster))
+    );
   }
 
   private schedule(fn: () => void): void {
@@ -276,10 +326,20 @@ export class McsImporter {
     if (!this.targetsKnown) return;
     const judged = judgeExport(this.o.cluster, exp, inf.services?.cache.get(namespace, name));
     const imp = inf.imports.cache.get(namespace, name);
-    const imported = merged !== undefined && merged.clusters.includes(this.o.cluster) && imp !== undefined;
-    const conditions = exportConditions(exp, { judged, merged, imported, cluster: this.o.cluster }, new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"));
+    const imported = merged?.clusters.includes(this.o.cluster) === true && imp !== undefined;
+    const conditions = exportConditions(
+      exp,
+      { judged, merged, imported, cluster: this.o.cluster },
+      new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"),
+    );
     if (sameConditions(exp.status?.conditions, conditions)) return;
-    await this.o.local.patch(mcsResources.serviceExport, namespace, name, { status: { conditions } }, { type: "merge", subresource: "status" });
+    await this.o.local.patch(
+      mcsResources.serviceExport,
+      namespace,
+      name,
+      { status: { conditions } },
+      { type: "merge", subresource: "status" },
+    );
   }
 
   /** The import of `key` brought to what the slices say; returns the merge (undefined: no import). */
@@ -328,7 +388,12 @@ export class McsImporter {
       return undefined;
     }
     const derivedNow = inf.derived.cache.get(namespace, derivedServiceName(name));
-    const imp = await this.writeImport(namespace, name, desiredImport(namespace, name, merged, derivedNow?.spec as { clusterIPs?: string[]; ipFamilies?: string[] } | undefined), current);
+    const imp = await this.writeImport(
+      namespace,
+      name,
+      desiredImport(namespace, name, merged, derivedNow?.spec as { clusterIPs?: string[]; ipFamilies?: string[] } | undefined),
+      current,
+    );
 
     // 3. The derived Service (its ClusterIP becomes the import's ips).
     const derived = await this.writeDerived(desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""), derivedNow);
@@ -346,8 +411,12 @@ export class McsImporter {
   /** A departed cluster's slice, deleted as seen (one written since, by a Link made again, stays). */
   private async deleteDeparted(s: Obj): Promise<void> {
     try {
-      await this.writer.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name ?? "", { preconditions: { uid: s.metadata.uid } });
-      this.o.log.info(`MCS import ${s.metadata.namespace}/${s.metadata.labels?.[LABEL_SERVICE_NAME]}: cluster ${s.metadata.labels?.[LABEL_SOURCE_CLUSTER]} left with its Link; its EndpointSlice is deleted`);
+      await this.writer.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name ?? "", {
+        preconditions: { uid: s.metadata.uid },
+      });
+      this.o.log.info(
+        `MCS import ${s.metadata.namespace}/${s.metadata.labels?.[LABEL_SERVICE_NAME]}: cluster ${s.metadata.labels?.[LABEL_SOURCE_CLUSTER]} left with its Link; its EndpointSlice is deleted`,
+      );
     } catch (err) {
       if (!isConflict(err)) throw err;
     }
@@ -369,7 +438,13 @@ export class McsImporter {
     }
     // The exporting cluster's own endpoints, from its Service's Endpoints.
     const ep = this.informers?.endpoints?.cache.get(namespace, name) as
-      | { subsets?: Array<{ addresses?: Array<{ ip: string; hostname?: string }>; notReadyAddresses?: Array<{ ip: string; hostname?: string }>; ports?: Array<{ name?: string; port: number; protocol?: string }> }> }
+      | {
+          subsets?: Array<{
+            addresses?: Array<{ ip: string; hostname?: string }>;
+            notReadyAddresses?: Array<{ ip: string; hostname?: string }>;
+            ports?: Array<{ name?: string; port: number; protocol?: string }>;
+          }>;
+        }
       | undefined;
     const subsets = ep?.subsets ?? [];
     const ports = subsets.flatMap((s) => s.ports ?? []);
@@ -377,11 +452,20 @@ export class McsImporter {
       ready: [...new Set(subsets.flatMap((s) => (s.addresses ?? []).map((a) => a.ip)))],
       notReady: [...new Set(subsets.flatMap((s) => (s.notReadyAddresses ?? []).map((a) => a.ip)))],
       portOf: (p: McsPort) => ports.find((x) => (x.name ?? "") === (p.name ?? "") && (x.protocol ?? "TCP") === p.protocol)?.port ?? p.port,
-      hostnames: new Map(subsets.flatMap((x) => [...(x.addresses ?? []), ...(x.notReadyAddresses ?? [])]).flatMap((a) => (a.hostname ? [[a.ip, a.hostname] as const] : []))),
+      hostnames: new Map(
+        subsets
+          .flatMap((x) => [...(x.addresses ?? []), ...(x.notReadyAddresses ?? [])])
+          .flatMap((a) => (a.hostname ? [[a.ip, a.hostname] as const] : [])),
+      ),
     };
   }
 
-  private async writeSlice(namespace: string, name: string, view: ExportView, current: (EndpointSliceObject & Obj) | undefined): Promise<void> {
+  private async writeSlice(
+    namespace: string,
+    name: string,
+    view: ExportView,
+    current: (EndpointSliceObject & Obj) | undefined,
+  ): Promise<void> {
     const want = desiredSlice(namespace, name, view, this.endpointsFor(namespace, name));
     if (!current) {
       try {
@@ -405,14 +489,22 @@ export class McsImporter {
       await this.writer.create(resources.endpointSlice, want as unknown as Obj);
       return;
     }
-    await this.writer.update(resources.endpointSlice, { ...want, metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion } } as unknown as Obj);
+    await this.writer.update(resources.endpointSlice, {
+      ...want,
+      metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion },
+    } as unknown as Obj);
   }
 
   /** Creates or updates the import (spec, labels, annotations), re-read live on a conflict. */
-  private async writeImport(namespace: string, name: string, want: ServiceImportObject, current: (ServiceImportObject & Obj) | ServiceImportObject | undefined): Promise<ServiceImportObject> {
+  private async writeImport(
+    namespace: string,
+    name: string,
+    want: ServiceImportObject,
+    current: (ServiceImportObject & Obj) | ServiceImportObject | undefined,
+  ): Promise<ServiceImportObject> {
     if (!current) {
       try {
-        return await this.writer.create(mcsResources.serviceImport, want as unknown as Obj) as unknown as ServiceImportObject;
+        return (await this.writer.create(mcsResources.serviceImport, want as unknown as Obj)) as unknown as ServiceImportObject;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         current = await this.o.local.get<ServiceImportObject>(mcsResources.serviceImport, namespace, name);
@@ -425,7 +517,11 @@ export class McsImporter {
     for (let attempt = 0; ; attempt++) {
       if (sameAs(current)) return current;
       try {
-        return await this.writer.update(mcsResources.serviceImport, { ...want, metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion }, status: current.status } as unknown as Obj) as unknown as ServiceImportObject;
+        return (await this.writer.update(mcsResources.serviceImport, {
+          ...want,
+          metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion },
+          status: current.status,
+        } as unknown as Obj)) as unknown as ServiceImportObject;
       } catch (err) {
         // Gone meanwhile (another writer saw no exports): written again from scratch.
         if (isNotFound(err) && attempt < 2) return this.writeImport(namespace, name, want, undefined);
@@ -444,7 +540,7 @@ export class McsImporter {
     }
     if (!current) {
       try {
-        return await this.writer.create(resources.service, want as unknown as Obj) as unknown as DerivedServiceObject;
+        return (await this.writer.create(resources.service, want as unknown as Obj)) as unknown as DerivedServiceObject;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         current = await this.o.local.get<DerivedServiceObject & Obj>(resources.service, namespace, name);
@@ -452,7 +548,12 @@ export class McsImporter {
     }
     const c = current;
     const cur = c.spec as DerivedServiceObject["spec"] & Record<string, unknown>;
-    const ports = (cur.ports ?? []).map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) }));
+    const ports = (cur.ports ?? []).map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      protocol: p.protocol,
+      port: p.port,
+      ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+    }));
     const same =
       JSON.stringify(ports) === JSON.stringify(want.spec.ports) &&
       (want.spec.sessionAffinity ?? "None") === (cur.sessionAffinity ?? "None") &&
@@ -461,11 +562,20 @@ export class McsImporter {
       cur.trafficDistribution === want.spec.trafficDistribution &&
       JSON.stringify(c.metadata.ownerReferences?.map((r) => r.uid)) === JSON.stringify(want.metadata.ownerReferences.map((r) => r.uid));
     if (same) return c;
-    const spec = { ...cur, ports: want.spec.ports, sessionAffinity: want.spec.sessionAffinity ?? "None", sessionAffinityConfig: want.spec.sessionAffinityConfig, trafficDistribution: want.spec.trafficDistribution };
+    const spec = {
+      ...cur,
+      ports: want.spec.ports,
+      sessionAffinity: want.spec.sessionAffinity ?? "None",
+      sessionAffinityConfig: want.spec.sessionAffinityConfig,
+      trafficDistribution: want.spec.trafficDistribution,
+    };
     if (want.spec.internalTrafficPolicy) spec.internalTrafficPolicy = want.spec.internalTrafficPolicy;
     if (!want.spec.sessionAffinityConfig) delete spec.sessionAffinityConfig;
     if (!want.spec.trafficDistribution) delete spec.trafficDistribution;
-    return (await this.writer.update(resources.service, { ...c, metadata: { ...c.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences }, spec } as unknown as Obj)) as unknown as DerivedServiceObject;
+    return (await this.writer.update(resources.service, {
+      ...c,
+      metadata: { ...c.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences },
+      spec,
+    } as unknown as Obj)) as unknown as DerivedServiceObject;
   }
 }
-

@@ -2,7 +2,14 @@
 // ServiceImport as KEP-1645 says: the global properties from the oldest export (by the ServiceExport's creation, then cluster name), the
 // ports the union by name (a name used for different ports takes the oldest's), every disagreement a conflict. Pure.
 import type { ObjectMeta } from "../lib/kube-api.ts";
-import { REASONS, type ImportType, type McsPort, type ServiceExportObject, type ServiceImportSpec, type SessionAffinityConfig } from "./api.ts";
+import {
+  REASONS,
+  type ImportType,
+  type McsPort,
+  type ServiceExportObject,
+  type ServiceImportSpec,
+  type SessionAffinityConfig,
+} from "./api.ts";
 
 /** One cluster's export, as every writer of the import sees it. */
 export interface ExportView {
@@ -33,20 +40,33 @@ export interface ExportedService {
   };
 }
 
-export type ExportJudgement = { view: ExportView } | { invalid: { reason: typeof REASONS.noService | typeof REASONS.invalidServiceType; message: string } };
+export type ExportJudgement =
+  | { view: ExportView }
+  | { invalid: { reason: typeof REASONS.noService | typeof REASONS.invalidServiceType; message: string } };
 
 /** A cluster's view of its export, or why the export is not valid (its `Valid=False` reason). */
 export function judgeExport(cluster: string, exp: ServiceExportObject, svc: ExportedService | undefined): ExportJudgement {
   const { namespace, name } = exp.metadata;
   if (!svc) return { invalid: { reason: REASONS.noService, message: `Service ${namespace}/${name} not found` } };
   const spec = svc.spec ?? {};
-  if (spec.type === "ExternalName") return { invalid: { reason: REASONS.invalidServiceType, message: `Service type ExternalName is not supported; export a ClusterIP or headless Service` } };
+  if (spec.type === "ExternalName")
+    return {
+      invalid: {
+        reason: REASONS.invalidServiceType,
+        message: `Service type ExternalName is not supported; export a ClusterIP or headless Service`,
+      },
+    };
   return {
     view: {
       cluster,
       created: exp.metadata.creationTimestamp ?? "",
       type: spec.clusterIP === "None" ? "Headless" : "ClusterSetIP",
-      ports: (spec.ports ?? []).map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol ?? "TCP", port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })),
+      ports: (spec.ports ?? []).map((p) => ({
+        ...(p.name ? { name: p.name } : {}),
+        protocol: p.protocol ?? "TCP",
+        port: p.port,
+        ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+      })),
       sessionAffinity: spec.sessionAffinity ?? "None",
       ...(spec.sessionAffinityConfig ? { sessionAffinityConfig: spec.sessionAffinityConfig } : {}),
       ...(spec.internalTrafficPolicy ? { internalTrafficPolicy: spec.internalTrafficPolicy } : {}),
@@ -87,10 +107,12 @@ export interface MergedImport {
   conflicts: Conflict[];
 }
 
-const byAge = (a: ExportView, b: ExportView) => (a.created < b.created ? -1 : a.created > b.created ? 1 : a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0);
+const byAge = (a: ExportView, b: ExportView) =>
+  a.created < b.created ? -1 : a.created > b.created ? 1 : a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0;
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const portKey = (p: McsPort) => `${p.protocol}/${p.port}/${p.appProtocol ?? ""}`;
-const sortPorts = (ports: McsPort[]) => [...ports].sort((a, b) => (a.name ?? "").localeCompare(b.name ?? "") || a.port - b.port || a.protocol.localeCompare(b.protocol));
+const sortPorts = (ports: McsPort[]) =>
+  [...ports].sort((a, b) => (a.name ?? "").localeCompare(b.name ?? "") || a.port - b.port || a.protocol.localeCompare(b.protocol));
 
 /** The import the views make; undefined when there is none. */
 export function mergeViews(views: readonly ExportView[]): MergedImport | undefined {
@@ -118,8 +140,22 @@ export function mergeViews(views: readonly ExportView[]): MergedImport | undefin
   }
   const merged = sortPorts(ports);
   const portsOf = (v: ExportView) => sortPorts(v.ports).map((p) => `${p.name ?? ""}=${portKey(p)}`);
-  const disagreePorts = members.filter((v) => !same(portsOf(v), merged.map((p) => `${p.name ?? ""}=${portKey(p)}`))).map((v) => v.cluster);
-  if (disagreePorts.length > 0) conflicts.push({ reason: "PortConflict", what: "ports", used: merged.map((p) => `${p.name ? `${p.name}:` : ""}${p.port}/${p.protocol}`).join(","), disagree: disagreePorts });
+  const disagreePorts = members
+    .filter(
+      (v) =>
+        !same(
+          portsOf(v),
+          merged.map((p) => `${p.name ?? ""}=${portKey(p)}`),
+        ),
+    )
+    .map((v) => v.cluster);
+  if (disagreePorts.length > 0)
+    conflicts.push({
+      reason: "PortConflict",
+      what: "ports",
+      used: merged.map((p) => `${p.name ? `${p.name}:` : ""}${p.port}/${p.protocol}`).join(","),
+      disagree: disagreePorts,
+    });
   const among = (reason: ConflictReason, what: string, get: (v: ExportView) => unknown) => {
     const disagree = members.filter((v) => !same(get(v), get(oldest))).map((v) => v.cluster);
     if (disagree.length > 0) conflicts.push({ reason, what, used: JSON.stringify(get(oldest) ?? null), disagree });
@@ -158,6 +194,10 @@ export function conflictCondition(m: MergedImport): { status: "True" | "False"; 
   return {
     status: "True",
     reason: m.conflicts.map((c) => c.reason).join(","),
-    message: m.conflicts.map((c) => `${c.disagree.length}/${total} clusters disagree, using ${c.what} ${c.used} from the oldest export in cluster "${m.oldest}"`).join("; "),
+    message: m.conflicts
+      .map(
+        (c) => `${c.disagree.length}/${total} clusters disagree, using ${c.what} ${c.used} from the oldest export in cluster "${m.oldest}"`,
+      )
+      .join("; "),
   };
 }

@@ -19,7 +19,14 @@ function adoptableSelector(link: Pick<Link, "uid" | "targetClusterName">): strin
 }
 
 /** Relabels the mirrors of a deleted Link of this target name with this Link's uid; returns how many. */
-export async function adoptMirrors(o: { local: KubeClient; writer: Writer; link: Link; namespace: string; metrics: Metrics; log: Logger }): Promise<number> {
+export async function adoptMirrors(o: {
+  local: KubeClient;
+  writer: Writer;
+  link: Link;
+  namespace: string;
+  metrics: Metrics;
+  log: Logger;
+}): Promise<number> {
   const labelSelector = adoptableSelector(o.link);
   const uid = o.link.uid;
   if (!labelSelector || !uid) return 0;
@@ -45,6 +52,9 @@ export async function adoptMirrors(o: { local: KubeClient; writer: Writer; link:
     adopted++;
     from.add(old);
   }
-  if (adopted > 0) o.log.info(`adopted ${adopted} mirror object${adopted === 1 ? "" : "s"} of ${c} made by a Link that no longer exists (uid ${[...from].sort().join(", ")})`);
+  if (adopted > 0)
+    o.log.info(
+      `adopted ${adopted} mirror object${adopted === 1 ? "" : "s"} of ${c} made by a Link that no longer exists (uid ${[...from].sort().join(", ")})`,
+    );
   return adopted;
 }

@@ -139,8 +139,11 @@ export class MirrorController {
     this.hasSynced = true;
     this.w.propagation.start();
     const exported = this.w.selected.size;
-    if (this.link.selector && !this.link.gateway) this.w.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
-    this.w.log.info(`synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`);
+    if (this.link.selector && !this.link.gateway)
+      this.w.log.warn(`Link ${this.link.name} has a selector but no gateway address: nothing is mirrored`);
+    this.w.log.info(
+      `synced with ${this.cluster}: ${exported} exported service${exported === 1 ? "" : "s"}, gateway ${this.gatewayAddresses.join(", ") || "unresolved"}`,
+    );
     this.w.health.markSynced();
     this.enqueueAll();
     // Services the Link's status lists as failing are looked at again (their entry goes once they mirror or are gone).

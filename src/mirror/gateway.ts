@@ -71,7 +71,8 @@ export class GatewayAddresses {
   async refresh(): Promise<boolean> {
     const r = await resolveGatewayAddresses(this.entries, this.resolve);
     const failing = r.failures.length > 0;
-    if (failing && !this.failing) for (const f of r.failures) this.log.warn(`cannot resolve gateway address ${f.entry} of ${this.cluster}: ${f.error}`);
+    if (failing && !this.failing)
+      for (const f of r.failures) this.log.warn(`cannot resolve gateway address ${f.entry} of ${this.cluster}: ${f.error}`);
     if (!failing && this.failing) this.log.info(`gateway addresses of ${this.cluster} resolve again`);
     this.failing = failing;
     if (r.addresses.length === 0 && this.ips.length > 0) return false;

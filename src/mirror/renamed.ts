@@ -37,7 +37,9 @@ export async function sweepRenamed(o: { local: KubeClient; writer: Writer; link:
   }
   if (removed > 0) {
     const old = [...names].filter(Boolean).sort().join(", ");
-    o.log.info(`deleted ${removed} mirror object${removed === 1 ? "" : "s"} this Link made for ${old} before its target was renamed to ${c}`);
+    o.log.info(
+      `deleted ${removed} mirror object${removed === 1 ? "" : "s"} this Link made for ${old} before its target was renamed to ${c}`,
+    );
   }
   return removed;
 }

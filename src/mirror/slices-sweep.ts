@@ -33,7 +33,9 @@ export async function sweepSlices(d: SweepSlicesDeps): Promise<number> {
     ({ items } = await d.local.list<KubeObject>(resources.endpointSlice, { labelSelector }));
   } catch (err) {
     if (err instanceof KubeError && err.code === 403) {
-      d.log.debug(`cannot list EndpointSlices to remove those left by --mirror-endpoint-slices; if any are left: kubectl delete endpointslices -A -l ${labelSelector}`);
+      d.log.debug(
+        `cannot list EndpointSlices to remove those left by --mirror-endpoint-slices; if any are left: kubectl delete endpointslices -A -l ${labelSelector}`,
+      );
       return 0;
     }
     throw err;
@@ -52,7 +54,13 @@ export async function sweepSlices(d: SweepSlicesDeps): Promise<number> {
       d.metrics.apiWrites.inc({ target_cluster_name: d.cluster, verb: "delete" });
     }
   }
-  if (removed > 0) d.log.info(`deleted ${removed} EndpointSlice${removed === 1 ? "" : "s"} of mirrors now written as Endpoints (--mirror-endpoint-slices is off)`);
-  if (waiting.length > 0) throw new Error(`EndpointSlices of ${waiting.slice(0, 3).join(", ")}${waiting.length > 3 ? ` and ${waiting.length - 3} more` : ""} wait for their mirror's Endpoints`);
+  if (removed > 0)
+    d.log.info(
+      `deleted ${removed} EndpointSlice${removed === 1 ? "" : "s"} of mirrors now written as Endpoints (--mirror-endpoint-slices is off)`,
+    );
+  if (waiting.length > 0)
+    throw new Error(
+      `EndpointSlices of ${waiting.slice(0, 3).join(", ")}${waiting.length > 3 ? ` and ${waiting.length - 3} more` : ""} wait for their mirror's Endpoints`,
+    );
   return removed;
 }

@@ -154,7 +154,10 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const addresses = link.gateway ? new GatewayAddresses(link.gateway.addresses, opts.resolver ?? systemResolver, c, log) : undefined;
 
   // The target is only asked what the remote-access ClusterRole grants (src/model/access.ts): anything else is a bug, caught in tests.
-  const remote = opts.remote.restrictedTo(controllerAccess({ endpointSlices: settings.enableEndpointSlices, namespaces: settings.namespaceSelector !== "" }), "src/model/access.ts");
+  const remote = opts.remote.restrictedTo(
+    controllerAccess({ endpointSlices: settings.enableEndpointSlices, namespaces: settings.namespaceSelector !== "" }),
+    "src/model/access.ts",
+  );
   const informers = createSources({
     link,
     local: opts.local,
@@ -177,8 +180,25 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const federated = new FederatedOutcomes(clock, () => status.changed("federatedServices"));
   federated.seed(federatedFromStatus(link.status.federatedServices));
   const detachStatus = [
-    status.attach("mirrorServices", mirrorServicesPart({ current: link.status.mirrorServices, failures: () => ({ list: outcomes.failures(), total: outcomes.failureCount }), cap: opts.statusCap, log, written: counted })),
-    status.attach("federatedServices", federatedServicesPart({ current: link.status.federatedServices, entries: () => federated.all(), cap: opts.statusCap, written: counted })),
+    status.attach(
+      "mirrorServices",
+      mirrorServicesPart({
+        current: link.status.mirrorServices,
+        failures: () => ({ list: outcomes.failures(), total: outcomes.failureCount }),
+        cap: opts.statusCap,
+        log,
+        written: counted,
+      }),
+    ),
+    status.attach(
+      "federatedServices",
+      federatedServicesPart({
+        current: link.status.federatedServices,
+        entries: () => federated.all(),
+        cap: opts.statusCap,
+        written: counted,
+      }),
+    ),
   ];
   const queue = new WorkQueue<MirrorKey>((key) => hooks.reconcile(key), {
     requeueLimit: settings.eventRequeueLimit,
@@ -229,9 +249,22 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   if (members && opts.links) unsubscribe.push(opts.links.onChange(() => hooks.enqueueFederated()));
   const gatewayRef = { namespace: opts.namespace, name: probeService };
   // The views subscribed to the local informers first, so they know an echo before wireSources asks.
-  const propagation = new Propagation(() => clock.now(), (s) => metrics.propagation.observe({ target_cluster_name: c }, s));
+  const propagation = new Propagation(
+    () => clock.now(),
+    (s) => metrics.propagation.observe({ target_cluster_name: c }, s),
+  );
   unsubscribe.push(
-    ...wireSources(informers, c, gatewayRef, (k) => hooks.enqueue(k), metrics, (e) => views.some((v) => v.isEcho(e)), (k) => propagation.changed(k), claims, settings.namespaceMap),
+    ...wireSources(
+      informers,
+      c,
+      gatewayRef,
+      (k) => hooks.enqueue(k),
+      metrics,
+      (e) => views.some((v) => v.isEcho(e)),
+      (k) => propagation.changed(k),
+      claims,
+      settings.namespaceMap,
+    ),
   );
   for (const view of views) {
     const keysOf = view === (slices as LocalView<KubeObject> | undefined) ? keysOfSlice : keysOfLocal;
@@ -250,7 +283,12 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     probe && opts.proberFactory
       ? opts.proberFactory({
           link,
-          targets: () => (override ? [override] : settings.probeDirect ? hooks.gatewayAddresses().map((ip) => hostPort(ip, probe.port)) : [hostPort(probeService, probe.port)]),
+          targets: () =>
+            override
+              ? [override]
+              : settings.probeDirect
+                ? hooks.gatewayAddresses().map((ip) => hostPort(ip, probe.port))
+                : [hostPort(probeService, probe.port)],
           onLiveness: (alive) => hooks.setAlive(alive),
           writeStatus: async (gateway) => void ((await status.writeGateway(gateway)) && counted()),
           metrics,
@@ -289,5 +327,31 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
           informerBackoff: opts.informerBackoff,
         })
       : undefined;
-  return { settings, cluster: c, metrics, clock, log, writer, status, ownStatus: opts.status === undefined, addresses, informers, remoteSlices, views, outcomes, federated, queue, deps, federatedDeps, gatewayRef, health, propagation, selected, prober, special, mcs, unsubscribe };
+  return {
+    settings,
+    cluster: c,
+    metrics,
+    clock,
+    log,
+    writer,
+    status,
+    ownStatus: opts.status === undefined,
+    addresses,
+    informers,
+    remoteSlices,
+    views,
+    outcomes,
+    federated,
+    queue,
+    deps,
+    federatedDeps,
+    gatewayRef,
+    health,
+    propagation,
+    selected,
+    prober,
+    special,
+    mcs,
+    unsubscribe,
+  };
 }

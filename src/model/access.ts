@@ -70,7 +70,12 @@ export function remoteAccessRules(modes: TargetAccessModes = {}): AccessRule[] {
 
 /** What the controller's client for the target may do. */
 export function controllerAccess(modes: Pick<TargetAccessModes, "endpointSlices" | "namespaces"> = {}): AccessRule[] {
-  return [...TARGET_ACCESS.mirror, ...TARGET_ACCESS.mcs, ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : []), ...(modes.namespaces ? TARGET_ACCESS.namespaces : [])];
+  return [
+    ...TARGET_ACCESS.mirror,
+    ...TARGET_ACCESS.mcs,
+    ...(modes.endpointSlices ? TARGET_ACCESS.endpointSlices : []),
+    ...(modes.namespaces ? TARGET_ACCESS.namespaces : []),
+  ];
 }
 
 /** One (verb, resource) a rule list grants, for access reviews: `list endpoints`, `get configmaps linkerd-config`. */
@@ -85,7 +90,11 @@ export interface AccessAttributes {
 export function accessAttributes(rules: readonly AccessRule[]): AccessAttributes[] {
   return rules.flatMap((r) =>
     r.apiGroups.flatMap((group) =>
-      r.resources.flatMap((resource) => r.verbs.flatMap((verb) => (r.resourceNames?.length ? r.resourceNames.map((name) => ({ verb, group, resource, name })) : [{ verb, group, resource }]))),
+      r.resources.flatMap((resource) =>
+        r.verbs.flatMap((verb) =>
+          r.resourceNames?.length ? r.resourceNames.map((name) => ({ verb, group, resource, name })) : [{ verb, group, resource }],
+        ),
+      ),
     ),
   );
 }

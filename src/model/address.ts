@@ -28,5 +28,8 @@ export function parsePort(text: string): number | undefined {
 export function unusableGatewayAddress(address: string): string | undefined {
   if (isIP(address) === 0) return undefined;
   const [problem] = endpointIpProblems(address);
-  return problem && `${JSON.stringify(address)} ${problem}: Kubernetes refuses it in Endpoints, so no mirror could point at it; give an address other clusters reach the gateway at`;
+  return (
+    problem &&
+    `${JSON.stringify(address)} ${problem}: Kubernetes refuses it in Endpoints, so no mirror could point at it; give an address other clusters reach the gateway at`
+  );
 }

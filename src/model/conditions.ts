@@ -57,7 +57,12 @@ export function findCondition(conditions: readonly Condition[], type: LinkCondit
  * conditions not updated are kept as they are. In LINK_CONDITIONS order, then any others.
  * `transitions` are the updated conditions whose status or reason changed (each deserves an Event).
  */
-export function applyConditions(current: readonly Condition[], updates: ConditionUpdates, now: string, generation?: number): { conditions: Condition[]; transitions: Condition[] } {
+export function applyConditions(
+  current: readonly Condition[],
+  updates: ConditionUpdates,
+  now: string,
+  generation?: number,
+): { conditions: Condition[]; transitions: Condition[] } {
   const byType = new Map(current.map((c) => [c.type, c]));
   const transitions: Condition[] = [];
   for (const [type, state] of Object.entries(updates) as Array<[LinkConditionType, ConditionState]>) {
@@ -83,6 +88,7 @@ export function applyConditions(current: readonly Condition[], updates: Conditio
 
 /** Whether two lists say the same (times included). */
 export function sameConditions(a: readonly Condition[], b: readonly Condition[]): boolean {
-  const key = (l: readonly Condition[]) => JSON.stringify(l.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime, c.observedGeneration ?? null]));
+  const key = (l: readonly Condition[]) =>
+    JSON.stringify(l.map((c) => [c.type, c.status, c.reason, c.message, c.lastTransitionTime, c.observedGeneration ?? null]));
   return key(a) === key(b);
 }

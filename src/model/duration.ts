@@ -129,7 +129,9 @@ export function formatDuration(ms: number): string {
 
 /** A duration the way people write it, Go-parsable: 1h, 10m, 1h30m, 2.5s (formatDuration without the zero terms). */
 export function shortDuration(ms: number): string {
-  return formatDuration(ms).replace(/([hm])0s$/, "$1").replace(/h0m$/, "h");
+  return formatDuration(ms)
+    .replace(/([hm])0s$/, "$1")
+    .replace(/h0m$/, "h");
 }
 
 /** `value / unit` with the fraction's trailing zeros trimmed: 1500/1000 → "1.5". */

@@ -5,7 +5,14 @@ import { isAddress, parsePort, splitList, unusableGatewayAddress } from "./addre
 import { duration, formatDuration, shortDuration } from "./duration.ts";
 import { MAX_PROBE_PERIOD_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_PERIOD_MS, MIN_PROBE_TIMEOUT_MS } from "./limits.ts";
 import { DEFAULT_CLUSTER_DOMAIN, DEFAULT_LINKERD_NAMESPACE, isDns1123Label, LINK_GROUP, LINK_KIND, LINK_VERSIONS } from "./names.ts";
-import { fromSelectorObject, matchesLabels, SelectorError, toSelectorObject, type LabelSelector, type LabelSelectorObject } from "./selector.ts";
+import {
+  fromSelectorObject,
+  matchesLabels,
+  SelectorError,
+  toSelectorObject,
+  type LabelSelector,
+  type LabelSelectorObject,
+} from "./selector.ts";
 
 // The Link as mc uses it: one internal shape for every served version (v1alpha1..3), parsed
 // once with valibot — durations to milliseconds, ports to numbers, selectors parsed, CRD
@@ -75,7 +82,13 @@ export interface Link extends LinkSpec {
 }
 
 /** Spec fields `mc link` reads from the target (linkerd-config, the gateway Service) or derives from the cluster name. */
-type LinkFacts = "targetClusterName" | "targetClusterDomain" | "targetClusterLinkerdNamespace" | "clusterCredentialsSecret" | "gateway" | "probe";
+type LinkFacts =
+  | "targetClusterName"
+  | "targetClusterDomain"
+  | "targetClusterLinkerdNamespace"
+  | "clusterCredentialsSecret"
+  | "gateway"
+  | "probe";
 
 /** The rest of the spec — selectors, exclusions, and any field added to LinkSpec: what `mc link` takes from flags. */
 export type LinkSpecOptions = Omit<LinkSpec, LinkFacts>;
@@ -111,7 +124,16 @@ const optionalText = v.optional(v.string(`must be a string ${QUOTE}`), "");
 const goDuration = (example: string, min: number, tooSmall: string, max: number, tooLarge: string, emptyAs?: 0) =>
   v.pipe(
     v.string(`must be a string ${QUOTE}`),
-    duration({ message: `must be a Go duration such as "${example}"`, min, positive: true, tooSmall, max, tooLarge: `must be at most ${shortDuration(max)} (${tooLarge}), e.g. "${example}"`, bareNumber: "quoted", emptyAs }),
+    duration({
+      message: `must be a Go duration such as "${example}"`,
+      min,
+      positive: true,
+      tooSmall,
+      max,
+      tooLarge: `must be at most ${shortDuration(max)} (${tooLarge}), e.g. "${example}"`,
+      bareNumber: "quoted",
+      emptyAs,
+    }),
   );
 
 /** A port string → number; with `emptyAs`, "" gives that value instead (for fields checked later). */
@@ -165,16 +187,33 @@ const ProbeSchema = v.optional(
       path: optionalText,
       port: v.optional(port("4191", 0), ""),
       period: v.optional(
-        goDuration("3s", MIN_PROBE_PERIOD_MS, `must be at least ${formatDuration(MIN_PROBE_PERIOD_MS)} (shorter probes the gateway in a hot loop), e.g. "3s"`, MAX_PROBE_PERIOD_MS, "longer leaves a dead gateway unnoticed", 0),
+        goDuration(
+          "3s",
+          MIN_PROBE_PERIOD_MS,
+          `must be at least ${formatDuration(MIN_PROBE_PERIOD_MS)} (shorter probes the gateway in a hot loop), e.g. "3s"`,
+          MAX_PROBE_PERIOD_MS,
+          "longer leaves a dead gateway unnoticed",
+          0,
+        ),
         "",
       ),
       // CRD defaults: timeout 30s, failureThreshold "3".
       timeout: v.optional(
-        goDuration("30s", MIN_PROBE_TIMEOUT_MS, `must be at least ${formatDuration(MIN_PROBE_TIMEOUT_MS)}, e.g. "30s"`, MAX_PROBE_TIMEOUT_MS, "a probe that long tells nothing"),
+        goDuration(
+          "30s",
+          MIN_PROBE_TIMEOUT_MS,
+          `must be at least ${formatDuration(MIN_PROBE_TIMEOUT_MS)}, e.g. "30s"`,
+          MAX_PROBE_TIMEOUT_MS,
+          "a probe that long tells nothing",
+        ),
         formatDuration(DEFAULT_PROBE_TIMEOUT_MS),
       ),
       failureThreshold: v.optional(
-        v.pipe(v.string(`must be a string ${QUOTE}`), v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`), v.transform(Number)),
+        v.pipe(
+          v.string(`must be a string ${QUOTE}`),
+          v.regex(/^[1-9]\d{0,8}$/, `must be a positive whole number written as a string, e.g. "3"`),
+          v.transform(Number),
+        ),
         String(DEFAULT_PROBE_FAILURE_THRESHOLD),
       ),
     },
@@ -192,8 +231,14 @@ const SpecSchema = v.looseObject(
       v.nonEmpty("is required: the target cluster's name (mc link sets it from --cluster-name)"),
       v.check(isDns1123Label, "must be a DNS-1123 label (lowercase letters, digits, '-'; at most 63)"),
     ),
-    targetClusterDomain: v.pipe(text(DEFAULT_CLUSTER_DOMAIN), v.transform((s) => s || DEFAULT_CLUSTER_DOMAIN)),
-    targetClusterLinkerdNamespace: v.pipe(text(DEFAULT_LINKERD_NAMESPACE), v.transform((s) => s || DEFAULT_LINKERD_NAMESPACE)),
+    targetClusterDomain: v.pipe(
+      text(DEFAULT_CLUSTER_DOMAIN),
+      v.transform((s) => s || DEFAULT_CLUSTER_DOMAIN),
+    ),
+    targetClusterLinkerdNamespace: v.pipe(
+      text(DEFAULT_LINKERD_NAMESPACE),
+      v.transform((s) => s || DEFAULT_LINKERD_NAMESPACE),
+    ),
     clusterCredentialsSecret: v.pipe(
       text(""),
       v.nonEmpty("is required: the Secret with the target's kubeconfig, usually cluster-credentials-<cluster> (re-run mc link)"),
@@ -206,7 +251,12 @@ const SpecSchema = v.looseObject(
         const bad = list.find((a) => !isAddress(a));
         const unusable = list.map(unusableGatewayAddress).find((m) => m !== undefined);
         if (bad === undefined && unusable === undefined) return list;
-        addIssue({ message: bad !== undefined ? `must be comma-separated IPs or hostnames, e.g. "203.0.113.10,gw.example.com"; ${JSON.stringify(bad)} is neither` : unusable! });
+        addIssue({
+          message:
+            bad !== undefined
+              ? `must be comma-separated IPs or hostnames, e.g. "203.0.113.10,gw.example.com"; ${JSON.stringify(bad)} is neither`
+              : unusable!,
+        });
         return NEVER;
       }),
     ),
@@ -242,7 +292,10 @@ const LinkSchema = v.looseObject({
   ),
   spec: v.pipe(
     v.optional(v.unknown(), null),
-    v.check((x) => typeof x === "object" && x !== null && !Array.isArray(x), "is required: an object with the link's fields (re-run mc link)"),
+    v.check(
+      (x) => typeof x === "object" && x !== null && !Array.isArray(x),
+      "is required: an object with the link's fields (re-run mc link)",
+    ),
     SpecSchema,
   ),
   status: v.optional(v.looseObject({}), {}),
@@ -256,7 +309,10 @@ export function parseLink(obj: unknown): Link {
   const where = describe(obj);
   if (!result.success) {
     const issue = result.issues[0];
-    const field = (issue.path ?? []).map((p) => (typeof p.key === "number" ? `[${p.key}]` : `.${String(p.key)}`)).join("").replace(/^\./, "");
+    const field = (issue.path ?? [])
+      .map((p) => (typeof p.key === "number" ? `[${p.key}]` : `.${String(p.key)}`))
+      .join("")
+      .replace(/^\./, "");
     throw new LinkError(`${where}: ${field || "top level"}: ${issue.message}${got(issue.input)}`, field);
   }
   return toLink(result.output, where);
@@ -267,16 +323,22 @@ function toLink(p: Parsed, where: string): Link {
   const fail = (field: string, message: string) => new LinkError(`${where}: ${field}: ${message}`, field);
   let gateway: GatewaySpec | null = null;
   if (s.gatewayAddress.length > 0 || s.gatewayPort !== 0) {
-    if (s.gatewayAddress.length === 0) throw fail("spec.gatewayAddress", "is required when spec.gatewayPort is set: the gateway's IPs or hostnames (re-run mc link, or mc link --gateway-addresses)");
-    if (s.gatewayPort === 0) throw fail("spec.gatewayPort", "is required when spec.gatewayAddress is set: the gateway's mc-gateway port, e.g. \"4143\"");
+    if (s.gatewayAddress.length === 0)
+      throw fail(
+        "spec.gatewayAddress",
+        "is required when spec.gatewayPort is set: the gateway's IPs or hostnames (re-run mc link, or mc link --gateway-addresses)",
+      );
+    if (s.gatewayPort === 0)
+      throw fail("spec.gatewayPort", 'is required when spec.gatewayAddress is set: the gateway\'s mc-gateway port, e.g. "4143"');
     gateway = { addresses: s.gatewayAddress, port: s.gatewayPort, identity: s.gatewayIdentity };
   }
   let probe: ProbeSpec | null = null;
   const ps = s.probeSpec;
   if (ps.path !== "") {
     if (!ps.path.startsWith("/")) throw fail("spec.probeSpec.path", `must start with "/", e.g. "/ready"${got(ps.path)}`);
-    if (ps.port === 0) throw fail("spec.probeSpec.port", "is required when spec.probeSpec.path is set: the gateway's mc-probe port, e.g. \"4191\"");
-    if (ps.period === 0) throw fail("spec.probeSpec.period", "is required when spec.probeSpec.path is set: a Go duration, e.g. \"3s\"");
+    if (ps.port === 0)
+      throw fail("spec.probeSpec.port", 'is required when spec.probeSpec.path is set: the gateway\'s mc-probe port, e.g. "4191"');
+    if (ps.period === 0) throw fail("spec.probeSpec.period", 'is required when spec.probeSpec.path is set: a Go duration, e.g. "3s"');
     probe = { path: ps.path, port: ps.port, periodMs: ps.period, timeoutMs: ps.timeout, failureThreshold: ps.failureThreshold };
   }
   const m = p.metadata;
@@ -344,13 +406,19 @@ export function toLinkSpecObject(s: LinkSpec): Record<string, unknown> {
 /** A Link's selectors and exclusions (LinkSpecOptions): the spec without what `mc link` reads or derives. */
 export function linkSpecOptions(link: Link): LinkSpecOptions {
   const { apiVersion, name, namespace, uid, resourceVersion, generation, creationTimestamp, annotations, status, ...spec } = link;
-  const { targetClusterName, targetClusterDomain, targetClusterLinkerdNamespace, clusterCredentialsSecret, gateway, probe, ...options } = spec;
+  const { targetClusterName, targetClusterDomain, targetClusterLinkerdNamespace, clusterCredentialsSecret, gateway, probe, ...options } =
+    spec;
   return options;
 }
 
 /** The options of a Link that sets none: every selector selects nothing, nothing is excluded (the CRD's defaults). */
 export function noLinkSpecOptions(): LinkSpecOptions {
-  const bare = { apiVersion: `${LINK_GROUP}/v1alpha3`, kind: LINK_KIND, metadata: { name: "x" }, spec: { targetClusterName: "x", clusterCredentialsSecret: "x" } };
+  const bare = {
+    apiVersion: `${LINK_GROUP}/v1alpha3`,
+    kind: LINK_KIND,
+    metadata: { name: "x" },
+    spec: { targetClusterName: "x", clusterCredentialsSecret: "x" },
+  };
   return linkSpecOptions(parseLink(bare));
 }
 

@@ -29,10 +29,12 @@ const literal = (template: string) => PLACEHOLDERS.reduce((t, p) => t.replaceAll
 
 /** Why a template can make no Service name, whatever it is filled with (undefined: it can). */
 function templateProblem(template: string, o: { needService: boolean }): string | undefined {
-  if (o.needService && !template.includes("{service}")) return "must contain {service} (the target Service's name), e.g. {service}-{cluster}";
+  if (o.needService && !template.includes("{service}"))
+    return "must contain {service} (the target Service's name), e.g. {service}-{cluster}";
   if (!/^[a-z0-9-]*$/.test(literal(template)) || /\{(?!service\}|cluster\}|namespace\})/.test(template))
     return "may hold only {service}, {cluster}, {namespace} and lowercase letters, digits and '-', e.g. {service}-{cluster}";
-  if (literal(template).length + 1 > MAX_NAME) return `its own ${literal(template).length} characters leave no room for a name (a Service name has at most ${MAX_NAME}); shorten it`;
+  if (literal(template).length + 1 > MAX_NAME)
+    return `its own ${literal(template).length} characters leave no room for a name (a Service name has at most ${MAX_NAME}); shorten it`;
   return undefined;
 }
 
@@ -57,21 +59,38 @@ export function templateFitsCluster(template: string, cluster: string): string |
  * The mirror name of target Service `service` (namespace, name, annotations) from `cluster`, or
  * why it has none: the annotation's template when it has one, else `template`.
  */
-export function mirrorNameOf(template: string, service: { name: string; namespace: string; annotations?: Record<string, string> }, cluster: string): { name: string; problem?: string } {
+export function mirrorNameOf(
+  template: string,
+  service: { name: string; namespace: string; annotations?: Record<string, string> },
+  cluster: string,
+): { name: string; problem?: string } {
   const own = service.annotations?.[MIRROR_NAME_ANNOTATION]?.trim();
   const parts = { service: service.name, cluster, namespace: service.namespace };
   if (own) {
     const bad = templateProblem(own, { needService: false });
     const name = fillTemplate(own, parts);
-    if (bad) return { name, problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: ${JSON.stringify(own)} ${bad.replace(", e.g. {service}-{cluster}", "")}; fix the annotation` };
-    if (name.length > MAX_NAME) return { name, problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: the mirror name ${name} would be ${name.length} characters, more than the ${MAX_NAME} a Service name may have; shorten the annotation` };
-    if (!isDns1123Label(name)) return { name, problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: the mirror name ${name} is no Service name (lowercase letters, digits, '-', starting and ending with a letter or digit); fix the annotation` };
+    if (bad)
+      return {
+        name,
+        problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: ${JSON.stringify(own)} ${bad.replace(", e.g. {service}-{cluster}", "")}; fix the annotation`,
+      };
+    if (name.length > MAX_NAME)
+      return {
+        name,
+        problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: the mirror name ${name} would be ${name.length} characters, more than the ${MAX_NAME} a Service name may have; shorten the annotation`,
+      };
+    if (!isDns1123Label(name))
+      return {
+        name,
+        problem: `metadata.annotations[${MIRROR_NAME_ANNOTATION}]: the mirror name ${name} is no Service name (lowercase letters, digits, '-', starting and ending with a letter or digit); fix the annotation`,
+      };
     return { name };
   }
   const name = fillTemplate(template, parts);
   if (name.length > MAX_NAME) {
     const room = MAX_NAME - (name.length - service.name.length * (template.split("{service}").length - 1));
-    const how = template === DEFAULT_MIRROR_NAME_TEMPLATE ? "link the cluster under a shorter name" : "use a shorter --mirror-name-template";
+    const how =
+      template === DEFAULT_MIRROR_NAME_TEMPLATE ? "link the cluster under a shorter name" : "use a shorter --mirror-name-template";
     return {
       name,
       problem: `metadata.name: the mirror name ${name} would be ${name.length} characters, more than the ${MAX_NAME} a Service name may have; shorten the Service's name to at most ${Math.max(room, 0)} characters (or ${how})`,
@@ -90,7 +109,9 @@ export function localNamespace(map: Readonly<Record<string, string>>, targetName
   return Object.hasOwn(map, targetNamespace) ? map[targetNamespace]! : targetNamespace;
 }
 
-export function mirrorTarget(meta: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined): { namespace: string; name: string } | undefined {
+export function mirrorTarget(
+  meta: { labels?: Record<string, string>; annotations?: Record<string, string> } | undefined,
+): { namespace: string; name: string } | undefined {
   const fq = meta?.annotations?.[REMOTE_SVC_FQ_NAME];
   if (!fq) return undefined;
   const parts = fq.split(".");

@@ -73,7 +73,12 @@ export const periodRow = (def: string, description: string, min: number, why: st
   }) as const;
 
 /** A non-negative number of requests per second (`20`, `2.5`). */
-const rate = v.pipe(v.string(), v.trim(), v.regex(/^\d{1,6}(\.\d+)?$/, "must be a number of requests per second such as 50 (0: no client-side limit)"), v.transform(Number));
+const rate = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^\d{1,6}(\.\d+)?$/, "must be a number of requests per second such as 50 (0: no client-side limit)"),
+  v.transform(Number),
+);
 
 const asDuration = { text: (ms: number) => formatDuration(ms) };
 
@@ -81,12 +86,24 @@ const asDuration = { text: (ms: number) => formatDuration(ms) };
 export const MIRROR_SETTINGS = {
   eventRequeueLimit: {
     flag: "event-requeue-limit",
-    row: { type: "string", default: "3", description: "Retries of a failing Service before it is reported in the Link status", schema: wholeNumber(0, "retries") },
+    row: {
+      type: "string",
+      default: "3",
+      description: "Retries of a failing Service before it is reported in the Link status",
+      schema: wholeNumber(0, "retries"),
+    },
     carried: { when: "always" },
   },
   endpointRefreshPeriod: {
     flag: "endpoint-refresh-period",
-    row: periodRow("1m", "How often the gateway address is re-resolved and every mirror re-checked", MIN_REFRESH_PERIOD_MS, "each period re-checks every mirror", MAX_REFRESH_PERIOD_MS, "it repairs what an event missed"),
+    row: periodRow(
+      "1m",
+      "How often the gateway address is re-resolved and every mirror re-checked",
+      MIN_REFRESH_PERIOD_MS,
+      "each period re-checks every mirror",
+      MAX_REFRESH_PERIOD_MS,
+      "it repairs what an event missed",
+    ),
     carried: { when: "changed", ...asDuration },
   },
   enableHeadlessServices: {
@@ -101,12 +118,21 @@ export const MIRROR_SETTINGS = {
   },
   enableEndpointSlices: {
     flag: "enable-endpoint-slices",
-    row: { type: "boolean", default: false, description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)" },
+    row: {
+      type: "boolean",
+      default: false,
+      description: "Read the target's EndpointSlices instead of its Endpoints (deprecated from Kubernetes 1.33)",
+    },
     carried: { when: "changed" },
   },
   mirrorEndpointSlices: {
     flag: "mirror-endpoint-slices",
-    row: { type: "boolean", default: false, description: "Write mirrors' endpoints as EndpointSlices instead of Endpoints (deprecated from Kubernetes 1.33); existing mirrors are converted in place" },
+    row: {
+      type: "boolean",
+      default: false,
+      description:
+        "Write mirrors' endpoints as EndpointSlices instead of Endpoints (deprecated from Kubernetes 1.33); existing mirrors are converted in place",
+    },
     carried: { when: "changed" },
   },
   mirrorNameTemplate: {
@@ -126,7 +152,8 @@ export const MIRROR_SETTINGS = {
       type: "string",
       default: "",
       value: "SELECTOR",
-      description: "Mirror only Services in the target's Namespaces this label selector selects (default all namespaces); a namespace that stops matching loses its mirrors",
+      description:
+        "Mirror only Services in the target's Namespaces this label selector selects (default all namespaces); a namespace that stops matching loses its mirrors",
       schema: namespaceSelector,
     },
     carried: { when: "changed", text: (s: string) => s },
@@ -143,26 +170,44 @@ export const MIRROR_SETTINGS = {
   },
   probeService: {
     flag: "probe-service",
-    row: { type: "string", description: "Local probe Service of the gateway", defaultText: "probe-gateway-<cluster>", value: "NAME", schema: unlessEmpty(objectName) },
+    row: {
+      type: "string",
+      description: "Local probe Service of the gateway",
+      defaultText: "probe-gateway-<cluster>",
+      value: "NAME",
+      schema: unlessEmpty(objectName),
+    },
     carried: { when: "changed", text: (name: string) => name },
   },
   probeDirect: {
     flag: "probe-direct",
-    row: { type: "boolean", default: false, description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)" },
+    row: {
+      type: "boolean",
+      default: false,
+      description: "Probe the gateway addresses themselves, not the probe Service (for running outside a cluster)",
+    },
     carried: { when: "never" },
   },
   probeAddress: {
     flag: "probe-address",
     row: {
       type: "string",
-      description: "Probe the gateway here instead (a stand-in or a port-forward; the Link's gateway address is then never contacted): host:port, or LINK=host:port,... per Link",
+      description:
+        "Probe the gateway here instead (a stand-in or a port-forward; the Link's gateway address is then never contacted): host:port, or LINK=host:port,... per Link",
       schema: v.optional(probeAddressMap, ""),
     },
     carried: { when: "never" },
   },
   statusInterval: {
     flag: "status-interval",
-    row: periodRow("10s", "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)", MIN_STATUS_INTERVAL_MS, "each one may write the Link", MAX_STATUS_INTERVAL_MS, "status.gateway would go stale"),
+    row: periodRow(
+      "10s",
+      "The fastest a steady gateway status is rewritten in the Link (a liveness change is written at once)",
+      MIN_STATUS_INTERVAL_MS,
+      "each one may write the Link",
+      MAX_STATUS_INTERVAL_MS,
+      "status.gateway would go stale",
+    ),
     carried: { when: "changed", ...asDuration },
   },
   fastFailureDetection: {
@@ -170,26 +215,43 @@ export const MIRROR_SETTINGS = {
     row: {
       type: "boolean",
       default: false,
-      description: "After a failed gateway probe, probe again every period/10 until the failure threshold decides (a dead gateway is noticed in ≤ 4 s at 3 s × 3)",
+      description:
+        "After a failed gateway probe, probe again every period/10 until the failure threshold decides (a dead gateway is noticed in ≤ 4 s at 3 s × 3)",
     },
     carried: { when: "changed" },
   },
   // 16: the limit client's usual best concurrency; a new mirror's two writes go together (docs/decisions.md#d130).
   workers: {
     flag: "workers",
-    row: { type: "string", default: "16", description: "Services reconciled at once (never one Service twice at once)", schema: wholeNumber(1, "workers") },
+    row: {
+      type: "string",
+      default: "16",
+      description: "Services reconciled at once (never one Service twice at once)",
+      schema: wholeNumber(1, "workers"),
+    },
     carried: { when: "changed", text: (n: number) => String(n) },
   },
   // Off by default (docs/decisions.md): the workers bound what is in flight, and the server's
   // priority and fairness sheds the rest with 429s that mc waits out.
   kubeApiQps: {
     flag: "kube-api-qps",
-    row: { type: "string", default: "0", description: "Requests per second to each API server, client-side (kube's --kube-api-qps; 0: no client-side limit, the server's 429s pace mc)", schema: rate },
+    row: {
+      type: "string",
+      default: "0",
+      description:
+        "Requests per second to each API server, client-side (kube's --kube-api-qps; 0: no client-side limit, the server's 429s pace mc)",
+      schema: rate,
+    },
     carried: { when: "changed", text: (n: number) => String(n) },
   },
   kubeApiBurst: {
     flag: "kube-api-burst",
-    row: { type: "string", default: "100", description: "Requests sent at once above --kube-api-qps before it paces them (kube's --kube-api-burst)", schema: wholeNumber(1, "requests") },
+    row: {
+      type: "string",
+      default: "100",
+      description: "Requests sent at once above --kube-api-qps before it paces them (kube's --kube-api-burst)",
+      schema: wholeNumber(1, "requests"),
+    },
     carried: { when: "changed", text: (n: number) => String(n) },
   },
 } as const satisfies { [K in keyof MirrorSettings]: { flag: string; row: SettingRow; carried: Carried } };
@@ -201,7 +263,10 @@ type SettingRow =
 /** Each setting's default: its row's default through its row's check, once. */
 export const DEFAULT_MIRROR_SETTINGS: Readonly<MirrorSettings> = Object.freeze(
   Object.fromEntries(
-    Object.entries(MIRROR_SETTINGS).map(([field, { row }]) => [field, row.type === "boolean" ? row.default : v.parse(row.schema, "default" in row ? row.default : undefined)]),
+    Object.entries(MIRROR_SETTINGS).map(([field, { row }]) => [
+      field,
+      row.type === "boolean" ? row.default : v.parse(row.schema, "default" in row ? row.default : undefined),
+    ]),
   ) as unknown as MirrorSettings,
 );
 
@@ -219,12 +284,15 @@ export type DeployedSettings = {
 /** `mc serve`'s args for `settings` in a Deployment, in the table's order: the always-carried ones, and the others that differ from their default. */
 export function settingsArgs(settings: DeployedSettings): string[] {
   const out: string[] = [];
-  for (const [field, s] of Object.entries(MIRROR_SETTINGS) as Array<[keyof MirrorSettings, (typeof MIRROR_SETTINGS)[keyof MirrorSettings]]>) {
+  for (const [field, s] of Object.entries(MIRROR_SETTINGS) as Array<
+    [keyof MirrorSettings, (typeof MIRROR_SETTINGS)[keyof MirrorSettings]]
+  >) {
     const carried: Carried = s.carried;
     if (carried.when === "never") continue;
     const value = (settings as Partial<MirrorSettings>)[field] ?? DEFAULT_MIRROR_SETTINGS[field];
     const def = DEFAULT_MIRROR_SETTINGS[field];
-    if (carried.when === "changed" && (value === def || (carried.text && carried.text(value as never) === carried.text(def as never)))) continue;
+    if (carried.when === "changed" && (value === def || (carried.text && carried.text(value as never) === carried.text(def as never))))
+      continue;
     if (typeof value === "boolean") out.push(value ? `--${s.flag}` : `--${s.flag}=false`);
     else out.push(`--${s.flag}=${carried.text ? carried.text(value as never) : String(value)}`);
   }

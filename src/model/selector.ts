@@ -10,7 +10,8 @@ export interface LabelSelectorObject {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-const KEY_RULE = "an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
+const KEY_RULE =
+  "an optional DNS-subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit";
 const VALUE_RULE = "at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty";
 
 /**
@@ -24,7 +25,8 @@ export function fromSelectorObject(selector: LabelSelectorObject): LabelSelector
   for (const [key, raw] of Object.entries(selector.matchLabels ?? {})) {
     const value = String(raw);
     if (!isLabelKey(key)) throw new SelectorError(`matchLabels: ${JSON.stringify(key)} is not a valid label key (${KEY_RULE})`);
-    if (!isLabelValue(value)) throw new SelectorError(`matchLabels[${JSON.stringify(key)}]: ${JSON.stringify(value)} is not a valid label value (${VALUE_RULE})`);
+    if (!isLabelValue(value))
+      throw new SelectorError(`matchLabels[${JSON.stringify(key)}]: ${JSON.stringify(value)} is not a valid label value (${VALUE_RULE})`);
     out.push({ key, op: "=", value });
   }
   (selector.matchExpressions ?? []).forEach((expr, i) => {
@@ -47,7 +49,9 @@ export function fromSelectorObject(selector: LabelSelectorObject): LabelSelector
         out.push({ key: expr.key, op: expr.operator === "Exists" ? "exists" : "!" });
         break;
       default:
-        throw new SelectorError(`invalid selector operator "${expr.operator}" for key "${expr.key}" (use In, NotIn, Exists or DoesNotExist)`);
+        throw new SelectorError(
+          `invalid selector operator "${expr.operator}" for key "${expr.key}" (use In, NotIn, Exists or DoesNotExist)`,
+        );
     }
   });
   return out;
@@ -104,7 +108,8 @@ export function coveringSelector(selectors: readonly LabelSelector[]): LabelSele
   if (all.length === 0 || all.length < selectors.length) return undefined;
   const first = all[0]!;
   if (all.every((s) => formatLabelSelector(s) === formatLabelSelector(first))) return first;
-  const positive = (s: LabelSelector, key: string): Requirement | undefined => s.find((r) => r.key === key && (r.op === "=" || r.op === "in" || r.op === "exists"));
+  const positive = (s: LabelSelector, key: string): Requirement | undefined =>
+    s.find((r) => r.key === key && (r.op === "=" || r.op === "in" || r.op === "exists"));
   for (const candidate of first) {
     const reqs = all.map((s) => positive(s, candidate.key));
     if (reqs.some((r) => r === undefined)) continue;

@@ -121,7 +121,12 @@ export const addressList = v.pipe(
     const bad = list.find((a) => !isAddress(a));
     const unusable = list.map(unusableGatewayAddress).find((m) => m !== undefined);
     if (bad === undefined && unusable === undefined) return list;
-    addIssue({ message: bad !== undefined ? `must be comma-separated IPs or hostnames, e.g. 203.0.113.10,gw.example.com; ${JSON.stringify(bad)} is neither` : unusable! });
+    addIssue({
+      message:
+        bad !== undefined
+          ? `must be comma-separated IPs or hostnames, e.g. 203.0.113.10,gw.example.com; ${JSON.stringify(bad)} is neither`
+          : unusable!,
+    });
     return NEVER;
   }),
 );
@@ -138,7 +143,9 @@ export const keyList = v.pipe(
       .filter((k) => k !== "");
     const bad = list.find((k) => !LABEL_KEY.test(k) || k === "*");
     if (bad === undefined) return list;
-    addIssue({ message: `must be comma-separated keys such as example.com/owner, or prefixes such as argocd.argoproj.io/*; ${JSON.stringify(bad)} is neither` });
+    addIssue({
+      message: `must be comma-separated keys such as example.com/owner, or prefixes such as argocd.argoproj.io/*; ${JSON.stringify(bad)} is neither`,
+    });
     return NEVER;
   }),
 );
@@ -154,8 +161,7 @@ export const serverUrl = v.pipe(
 export const image = v.pipe(v.string(), v.regex(/^[^\s]+$/, "must be an image reference such as ghcr.io/mc-project/mc:0.1.0"));
 
 /** One of a fixed set, with the choices in the message. */
-export const oneOf = <const T extends string>(choices: readonly T[]) =>
-  v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
+export const oneOf = <const T extends string>(choices: readonly T[]) => v.picklist(choices as T[], `must be one of ${choices.join(", ")}`);
 
 /** A fraction from 0 to 1, such as 0.1. */
 export const fraction = () =>
@@ -188,7 +194,22 @@ export const controllerChoice = v.pipe(
 );
 
 const QUANTITY = /^([+]?)(\d+(\.\d*)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+)?$/;
-const SCALE: Record<string, number> = { m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const SCALE: Record<string, number> = {
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 
 /** A Kubernetes quantity's value (`512Mi` → 536870912, `100m` → 0.1); undefined when it is none. */
 export function quantityValue(text: string): number | undefined {
@@ -223,7 +244,9 @@ export const probeAddressMap = v.pipe(
       const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(target);
       const host = m?.[1]?.replace(/^\[|\]$/g, "") ?? "";
       if (!m || !isAddress(host) || parsePort(m[2]!) === undefined || (eq >= 0 && !isDns1123Label(link)) || link in out) {
-        addIssue({ message: `must be host:port (every Link) or LINK=host:port,... (per Link), e.g. 127.0.0.1:4191; got ${JSON.stringify(entry)}` });
+        addIssue({
+          message: `must be host:port (every Link) or LINK=host:port,... (per Link), e.g. 127.0.0.1:4191; got ${JSON.stringify(entry)}`,
+        });
         return NEVER;
       }
       out[link] = target;
@@ -248,7 +271,10 @@ export const namespaceMap = v.pipe(
       if (parts.length !== 2) return fail(`${JSON.stringify(entry)} is not a pair TARGET=LOCAL`);
       const [from, to] = parts as [string, string];
       const bad = [from, to].find((n) => !isDns1123Label(n));
-      if (bad !== undefined) return fail(`${JSON.stringify(bad)} in ${JSON.stringify(entry)} is not a namespace name (lowercase letters, digits, '-', at most 63)`);
+      if (bad !== undefined)
+        return fail(
+          `${JSON.stringify(bad)} in ${JSON.stringify(entry)} is not a namespace name (lowercase letters, digits, '-', at most 63)`,
+        );
       if (from in out) return fail(`target namespace ${from} is mapped twice`);
       const other = locals.get(to);
       if (other !== undefined) return fail(`${other} and ${from} are both mapped to ${to}`);
@@ -267,4 +293,8 @@ export const formatNamespaceMap = (m: Readonly<Record<string, string>>): string 
 
 /** A string flag whose "" means unset (undefined), else checked by `schema`. */
 export const unlessEmpty = <S extends v.GenericSchema<string, unknown>>(schema: S) =>
-  v.pipe(v.optional(v.string()), v.transform((s) => s || undefined), v.optional(schema));
+  v.pipe(
+    v.optional(v.string()),
+    v.transform((s) => s || undefined),
+    v.optional(schema),
+  );

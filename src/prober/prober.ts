@@ -4,7 +4,18 @@ import { systemClock, type Clock } from "../runtime/clock.ts";
 import { formatDuration } from "../model/duration.ts";
 import { addLatency, latencyPercentiles, type LatencyWindow } from "./latency.ts";
 import { combineRound, probeTarget, probeUrl, type FetchLike, type TargetResult } from "./probe.ts";
-import { describeFailure, initialLiveness, isConfirming, nextLiveness, nextRoundDelayMs, probeDeadlineMs, type LivenessState, type ProbeOutcome, type ProbeSchedule, type Transition } from "./state.ts";
+import {
+  describeFailure,
+  initialLiveness,
+  isConfirming,
+  nextLiveness,
+  nextRoundDelayMs,
+  probeDeadlineMs,
+  type LivenessState,
+  type ProbeOutcome,
+  type ProbeSchedule,
+  type Transition,
+} from "./state.ts";
 import { decideStatusWrite, DEFAULT_STATUS_INTERVAL_MS, gatewayStatus, type WrittenStatus } from "./status.ts";
 import type { GatewayHealth, GatewayProber, ProberOptions } from "./types.ts";
 
@@ -89,7 +100,11 @@ export class Prober implements GatewayProber {
     this.random = deps.random ?? Math.random;
     this.timeoutSignal = deps.timeoutSignal ?? ((ms) => AbortSignal.timeout(ms));
     this.statusIntervalMs = deps.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
-    this.timing = { periodMs: this.spec.periodMs, failureThreshold: this.spec.failureThreshold, fastFailureDetection: deps.fastFailureDetection ?? false };
+    this.timing = {
+      periodMs: this.spec.periodMs,
+      failureThreshold: this.spec.failureThreshold,
+      fastFailureDetection: deps.fastFailureDetection ?? false,
+    };
   }
 
   start(): void {
@@ -223,10 +238,16 @@ export class Prober implements GatewayProber {
     const { log } = this.opts;
     for (const r of results) {
       const url = probeUrl(r.target, this.spec.path);
-      log.debug(r.ok ? `${url}: 200 in ${Math.round(r.latencyMs)}ms` : `${url}: ${describeFailure(r.failure!)} after ${Math.round(r.latencyMs)}ms`);
+      log.debug(
+        r.ok ? `${url}: 200 in ${Math.round(r.latencyMs)}ms` : `${url}: ${describeFailure(r.failure!)} after ${Math.round(r.latencyMs)}ms`,
+      );
       const was = this.targetOk.get(r.target);
       if (results.length > 1 && was !== undefined && was !== r.ok) {
-        log.info(r.ok ? `gateway ${this.cluster} address ${r.target} answers again` : `gateway ${this.cluster} address ${r.target} stopped answering: ${describeFailure(r.failure!)}`);
+        log.info(
+          r.ok
+            ? `gateway ${this.cluster} address ${r.target} answers again`
+            : `gateway ${this.cluster} address ${r.target} stopped answering: ${describeFailure(r.failure!)}`,
+        );
       }
     }
     this.targetOk.clear();
@@ -240,7 +261,9 @@ export class Prober implements GatewayProber {
       log.info(`gateway ${this.cluster} is reachable again after ${before.consecutiveFailures} failed probes`);
     } else if (!outcome.ok && this.state.alive) {
       const confirming = isConfirming(this.state, this.timing) ? `; probing again in ${formatDuration(this.spec.periodMs / 10)}` : "";
-      log.info(`gateway ${this.cluster} probe failed (${n} of ${this.spec.failureThreshold} before it counts as dead): ${reason}${confirming}`);
+      log.info(
+        `gateway ${this.cluster} probe failed (${n} of ${this.spec.failureThreshold} before it counts as dead): ${reason}${confirming}`,
+      );
     }
   }
 
@@ -273,7 +296,10 @@ export class Prober implements GatewayProber {
           this.writeFailing = false;
         },
         (err: unknown) => {
-          if (!this.writeFailing) this.opts.log.warn(`could not write status.gateway of Link ${this.linkName()}: ${formatError(err)}; retrying after the next probe`);
+          if (!this.writeFailing)
+            this.opts.log.warn(
+              `could not write status.gateway of Link ${this.linkName()}: ${formatError(err)}; retrying after the next probe`,
+            );
           this.writeFailing = true;
         },
       )

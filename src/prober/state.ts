@@ -79,7 +79,12 @@ export interface ProbeSchedule {
  * it (dead) or a success ends it; otherwise, and always while healthy or dead, once a period.
  */
 export function isConfirming(state: LivenessState, s: ProbeSchedule): boolean {
-  return s.fastFailureDetection && state.alive && state.consecutiveFailures > 0 && state.consecutiveFailures < Math.max(1, Math.floor(s.failureThreshold));
+  return (
+    s.fastFailureDetection &&
+    state.alive &&
+    state.consecutiveFailures > 0 &&
+    state.consecutiveFailures < Math.max(1, Math.floor(s.failureThreshold))
+  );
 }
 
 /**

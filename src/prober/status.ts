@@ -18,7 +18,11 @@ export function gatewayStatus(health: GatewayHealth): GatewayStatus | undefined 
   if (health.lastProbeTime === undefined) return undefined;
   const status: GatewayStatus = { alive: health.alive };
   if (health.latencyMs) {
-    status.latency = { p50: formatLatency(health.latencyMs.p50), p95: formatLatency(health.latencyMs.p95), p99: formatLatency(health.latencyMs.p99) };
+    status.latency = {
+      p50: formatLatency(health.latencyMs.p50),
+      p95: formatLatency(health.latencyMs.p95),
+      p99: formatLatency(health.latencyMs.p99),
+    };
   }
   status.lastProbeTime = health.lastProbeTime;
   status.consecutiveFailures = health.consecutiveFailures;
@@ -38,7 +42,12 @@ export type StatusWriteDecision =
   /** Changed, but written too recently: decide again at `dueAt`. */
   | { write: false; reason: "too-soon"; dueAt: number };
 
-export function decideStatusWrite(last: WrittenStatus | undefined, next: GatewayStatus, now: number, intervalMs: number): StatusWriteDecision {
+export function decideStatusWrite(
+  last: WrittenStatus | undefined,
+  next: GatewayStatus,
+  now: number,
+  intervalMs: number,
+): StatusWriteDecision {
   if (last === undefined) return { write: true, reason: "first" };
   if (sameGatewayStatus(last.status, next)) return { write: false, reason: "unchanged" };
   if (last.status.alive !== next.alive) return { write: true, reason: "liveness" };

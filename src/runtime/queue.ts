@@ -46,7 +46,9 @@ export interface RetryHint {
 }
 
 function hintOf(err: unknown): RetryHint | undefined {
-  return typeof err === "object" && err !== null && typeof (err as Partial<RetryHint>).isRetryable === "boolean" ? (err as RetryHint) : undefined;
+  return typeof err === "object" && err !== null && typeof (err as Partial<RetryHint>).isRetryable === "boolean"
+    ? (err as RetryHint)
+    : undefined;
 }
 
 /**
@@ -109,7 +111,10 @@ export class WorkQueue<K extends string = string> {
   /** Queues a key after `ms`; an earlier pending deadline for the same key wins (at the higher priority of the two). */
   addAfter(key: K, ms: number, priority: Priority = "normal"): void {
     if (this.stopped) return;
-    if (ms <= 0) return this.add(key, priority);
+    if (ms <= 0) {
+      this.add(key, priority);
+      return;
+    }
     const at = this.clock.now() + ms;
     const existing = this.delayed.get(key);
     if (existing && existing.at <= at) {
@@ -117,7 +122,11 @@ export class WorkQueue<K extends string = string> {
       return;
     }
     existing?.cancel();
-    const entry = { at, priority: higher(priority, existing?.priority), cancel: () => {} } as { at: number; priority: Priority; cancel: () => void };
+    const entry = { at, priority: higher(priority, existing?.priority), cancel: () => {} } as {
+      at: number;
+      priority: Priority;
+      cancel: () => void;
+    };
     entry.cancel = this.clock.setTimer(ms, () => {
       this.delayed.delete(key);
       this.add(key, entry.priority);

@@ -20,7 +20,11 @@ export interface Followable<T> {
 }
 
 /** Resolves with the value (undefined = it is gone) once `pred` holds for it; rejects with WaitTimeout after `timeoutMs`. */
-export async function waitFor<T>(source: Followable<T>, pred: (value: T | undefined) => boolean, opts: { what: string; timeoutMs: number }): Promise<T | undefined> {
+export async function waitFor<T>(
+  source: Followable<T>,
+  pred: (value: T | undefined) => boolean,
+  opts: { what: string; timeoutMs: number },
+): Promise<T | undefined> {
   const now = await source.read();
   if (pred(now.value)) return now.value;
   const stream = await source.follow(now.from);

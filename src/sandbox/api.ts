@@ -16,7 +16,7 @@ import { randomSuffix, sameContent, specOf } from "./object-utils.ts";
 import { applyPatch, recordUpdateManager, serverSideApply, type PatchType } from "./patch/patch.ts";
 import { Registry } from "./resources.ts";
 import type { ListFilter } from "./storage/filter.ts";
-import { Store } from "./storage/store.ts";
+import type { Store } from "./storage/store.ts";
 import { apiVersionOf, errors, type KubeObject, type ResourceType } from "./types.ts";
 import type { FieldValidation } from "./validation/builtin.ts";
 import { checkIdentity, checkLabels, checkName } from "./validation/object-meta.ts";
@@ -67,7 +67,9 @@ export class Api {
       delete: (type, namespace, name) => void this.delete(type, namespace, name),
       own: {
         create: (type, body, manager) => this.create(type, body.metadata.namespace, body, { fieldManager: manager, internal: true }).object,
-        update: (type, body, manager, subresource) => this.update(type, body.metadata.namespace, body.metadata.name!, body, { fieldManager: manager, internal: true, subresource }).object,
+        update: (type, body, manager, subresource) =>
+          this.update(type, body.metadata.namespace, body.metadata.name!, body, { fieldManager: manager, internal: true, subresource })
+            .object,
         delete: (type, namespace, name) => void this.delete(type, namespace, name, { internal: true }),
       },
     });
@@ -118,7 +120,8 @@ export class Api {
 
   create(type: ResourceType, namespace: string | undefined, body: KubeObject, opts: WriteOptions): WriteResult {
     checkIdentity(type, namespace, body);
-    if (type.kind === "SelfSubjectAccessReview") return { object: answerAccessReview(this.rbac, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
+    if (type.kind === "SelfSubjectAccessReview")
+      return { object: answerAccessReview(this.rbac, body, opts.user ?? SANDBOX_ADMIN), warnings: [], created: true };
     const meta = body.metadata;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${randomSuffix()}`;
     checkName(type, meta.name);
@@ -134,7 +137,9 @@ export class Api {
     else delete object.metadata.generation;
     delete object.metadata.resourceVersion;
     delete object.metadata.deletionTimestamp;
-    const managed = opts.applied ? object : recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
+    const managed = opts.applied
+      ? object
+      : recordUpdateManager(undefined, object, { manager: opts.fieldManager ?? "unknown", now: object.metadata.creationTimestamp });
     if (opts.dryRun) return { object: this.served(type, managed), warnings, created: true };
     const stored = this.store.insert(type, managed);
     if (!opts.internal) this.store.countWrite("create");
@@ -143,7 +148,13 @@ export class Api {
   }
 
   /** PUT: the whole object, or with subresource "status" only its status. */
-  update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, opts: WriteOptions & { subresource?: "status"; verb?: "update" | "patch" }): WriteResult {
+  update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    opts: WriteOptions & { subresource?: "status"; verb?: "update" | "patch" },
+  ): WriteResult {
     checkIdentity(type, namespace, body);
     if (body.metadata.name !== undefined && body.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`);
@@ -171,7 +182,13 @@ export class Api {
       object.metadata.generation = current.metadata.generation ?? 1;
       if (!isDeepStrictEqual(specOf(object), specOf(current))) object.metadata.generation += 1;
     } else delete object.metadata.generation;
-    const managed = opts.applied ? object : recordUpdateManager(current, object, { manager: opts.fieldManager ?? "unknown", now: new Date().toISOString().replace(/\.\d+Z$/, "Z"), subresource: opts.subresource });
+    const managed = opts.applied
+      ? object
+      : recordUpdateManager(current, object, {
+          manager: opts.fieldManager ?? "unknown",
+          now: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+          subresource: opts.subresource,
+        });
     if (expectedRv && expectedRv !== current.metadata.resourceVersion) throw errors.conflict(type.plural, name, type.group);
     // A write that changes nothing but bookkeeping is a no-op, as in kube-apiserver: same rv, no event.
     if (sameContent(managed, current)) return { object: this.served(type, current), warnings };
@@ -195,14 +212,21 @@ export class Api {
     const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
     if (patchType === "apply") {
       const manager = opts.fieldManager;
-      if (!manager) throw errors.badRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+      if (!manager)
+        throw errors.badRequest('PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
       const applied = body as KubeObject;
       checkIdentity(type, namespace, applied);
       if (applied.metadata.name !== undefined && applied.metadata.name !== name) {
         throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
       }
       applied.metadata.name = name;
-      const merged = serverSideApply(current ? this.served(type, current) : undefined, applied, { manager, force: opts.force ?? false, builtin, now, subresource: opts.subresource });
+      const merged = serverSideApply(current ? this.served(type, current) : undefined, applied, {
+        manager,
+        force: opts.force ?? false,
+        builtin,
+        now,
+        subresource: opts.subresource,
+      });
       if (!current) return this.create(type, namespace, merged, { ...opts, fieldManager: manager, applied: true });
       return this.update(type, namespace, name, merged, { ...opts, verb: "patch", fieldManager: manager, applied: true });
     }
@@ -212,7 +236,12 @@ export class Api {
     return this.update(type, namespace, name, patched, { ...opts, verb: "patch" });
   }
 
-  delete(type: ResourceType, namespace: string | undefined, name: string, opts: { dryRun?: boolean; preconditions?: { uid?: string; resourceVersion?: string }; internal?: boolean } = {}): KubeObject {
+  delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    opts: { dryRun?: boolean; preconditions?: { uid?: string; resourceVersion?: string }; internal?: boolean } = {},
+  ): KubeObject {
     const current = this.store.get(type, namespace, name);
     if (!current) throw errors.notFound(type.plural, name, type.group);
     if (opts.dryRun) return this.served(type, current);
@@ -239,4 +268,3 @@ export class Api {
 /** Kinds whose strategy keeps metadata.generation (custom resources always do). */
 const GENERATION_KINDS = new Set(["Deployment", "ReplicaSet", "PodDisruptionBudget", "CustomResourceDefinition"]);
 const tracksGeneration = (type: ResourceType) => type.crd !== undefined || GENERATION_KINDS.has(type.kind);
-

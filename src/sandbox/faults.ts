@@ -111,7 +111,11 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** The controls of a sandbox, with the faults it starts with (none by default). */
-export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, store: Pick<Store, "forgetHistory">, initial: FaultSettings = {}): SandboxControl {
+export function sandboxControl(
+  watches: Pick<WatchStreams, "dropAll" | "open">,
+  store: Pick<Store, "forgetHistory">,
+  initial: FaultSettings = {},
+): SandboxControl {
   const injected: InjectedFaults = { failures: 0, throttled: 0, conflicts: 0, gone: 0, drops: 0, lagging: 0 };
   const served: ServedRequests = { lists: 0, watches: 0 };
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -134,6 +138,7 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
       return everyMs;
     },
     set dropWatchesEveryMs(ms: number) {
+      // biome-ignore lint/complexity/useMathMinMax: NaN must become 0, which Math.max(NaN, 0) is not
       everyMs = ms > 0 ? ms : 0;
       if (timer) clearInterval(timer);
       timer = everyMs > 0 ? setInterval(drop, everyMs) : undefined;
@@ -149,7 +154,17 @@ export function sandboxControl(watches: Pick<WatchStreams, "dropAll" | "open">, 
     injected,
     served,
     clear() {
-      Object.assign(faults, { failRate: 0, failWith: FAIL_STATUSES, delayMs: 0, maxInflight: 0, retryAfterSeconds: RETRY_AFTER_SECONDS, conflictRate: 0, forgetHistory: false, watchRetryAfterSeconds: 0, dropWatchesEveryMs: 0 });
+      Object.assign(faults, {
+        failRate: 0,
+        failWith: FAIL_STATUSES,
+        delayMs: 0,
+        maxInflight: 0,
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+        conflictRate: 0,
+        forgetHistory: false,
+        watchRetryAfterSeconds: 0,
+        dropWatchesEveryMs: 0,
+      });
     },
     openWatches: () => watches.open,
     stop() {
@@ -200,7 +215,12 @@ export function requestFault(control: Pick<SandboxControl, "faults" | "injected"
 }
 
 /** A 409 for a write that carries a resourceVersion, at the conflict rate; undefined to let it through. */
-export function conflictFault(control: Pick<SandboxControl, "faults" | "injected">, type: ResourceType, name: string, resourceVersion: unknown): ApiError | undefined {
+export function conflictFault(
+  control: Pick<SandboxControl, "faults" | "injected">,
+  type: ResourceType,
+  name: string,
+  resourceVersion: unknown,
+): ApiError | undefined {
   const f = control.faults;
   if (typeof resourceVersion !== "string" || resourceVersion === "") return undefined;
   if (!(f.conflictRate > 0) || f.random() >= f.conflictRate) return undefined;
@@ -213,14 +233,22 @@ export function conflictFault(control: Pick<SandboxControl, "faults" | "injected
  * history is gone: a watch resumed from a resourceVersion, or a list at an `exact` one. A list
  * "not older than" a resourceVersion is never 410 there (it is served from newer data).
  */
-export function historyFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null, current: string, exact: boolean): ApiError | undefined {
+export function historyFault(
+  control: Pick<SandboxControl, "faults" | "injected">,
+  resourceVersion: string | undefined | null,
+  current: string,
+  exact: boolean,
+): ApiError | undefined {
   if (!control.faults.forgetHistory || !exact || !resourceVersion || resourceVersion === "0") return undefined;
   control.injected.gone++;
   return errors.gone(`too old resource version: ${resourceVersion} (${current})`);
 }
 
 /** The lagging watch cache's answer to a watch resumed from `resourceVersion` (see watchRetryAfterSeconds), or undefined. */
-export function laggingWatchFault(control: Pick<SandboxControl, "faults" | "injected">, resourceVersion: string | undefined | null): ApiError | undefined {
+export function laggingWatchFault(
+  control: Pick<SandboxControl, "faults" | "injected">,
+  resourceVersion: string | undefined | null,
+): ApiError | undefined {
   const seconds = control.faults.watchRetryAfterSeconds;
   const rv = Number(resourceVersion);
   if (!(seconds > 0) || !Number.isInteger(rv) || rv <= 0) return undefined;

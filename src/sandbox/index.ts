@@ -69,7 +69,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const store = durable?.store ?? opts.store ?? new Store(opts.historyLimit);
   // Tokens only travel over https (client-go sends none over http; kube authenticates only there).
   const tls = opts.tls || opts.enforceRbac;
-  const ca = tls ? (opts.ca ?? (await keptFact(durable, "ca", async () => JSON.stringify(await makeCA(`${name}-ca`)), JSON.parse))) : undefined;
+  const ca = tls
+    ? (opts.ca ?? (await keptFact(durable, "ca", async () => JSON.stringify(await makeCA(`${name}-ca`)), JSON.parse)))
+    : undefined;
   const serverCert = ca ? await makeServerCert(ca, [host, "localhost", "127.0.0.1"]) : undefined;
   const newToken = async () => opts.token ?? `admin.${crypto.randomUUID().replaceAll("-", "")}`;
   const token = tls ? await keptFact(durable, "token", newToken, (t) => t) : undefined;
@@ -82,7 +84,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     host,
     port: opts.port ?? 0,
     tls: ca && serverCert ? { ca, serverCert } : undefined,
-    context: { api, watches, adminTokens: new Set(token ? [token] : []), control, tooLargeWaitMs, enforceRbac: opts.enforceRbac ?? false, serverAddress: () => address },
+    context: {
+      api,
+      watches,
+      adminTokens: new Set(token ? [token] : []),
+      control,
+      tooLargeWaitMs,
+      enforceRbac: opts.enforceRbac ?? false,
+      serverAddress: () => address,
+    },
   });
   const port = listening.port;
   address = `${host}:${port}`;
@@ -120,7 +130,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 }
 
 /** A fact kept in the durable file (made and kept on first start), or just made without one. */
-async function keptFact<T>(durable: DurableStore | undefined, name: string, make: () => Promise<string>, parse: (s: string) => T): Promise<T> {
+async function keptFact<T>(
+  durable: DurableStore | undefined,
+  name: string,
+  make: () => Promise<string>,
+  parse: (s: string) => T,
+): Promise<T> {
   const kept = durable?.fact(name);
   if (kept !== undefined) return parse(kept);
   const made = await make();

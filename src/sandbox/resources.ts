@@ -28,7 +28,11 @@ function builtin(
 }
 
 export const BUILTIN_TYPES: readonly ResourceType[] = [
-  builtin("", "v1", "Namespace", "namespaces", false, { shortNames: ["ns"], status: true, verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] }),
+  builtin("", "v1", "Namespace", "namespaces", false, {
+    shortNames: ["ns"],
+    status: true,
+    verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
+  }),
   builtin("", "v1", "Service", "services", true, { shortNames: ["svc"], categories: ["all"], status: true }),
   builtin("", "v1", "Endpoints", "endpoints", true, { shortNames: ["ep"] }),
   builtin("", "v1", "Pod", "pods", true, { shortNames: ["po"], categories: ["all"], status: true }),

@@ -142,37 +142,42 @@ export class ApiError extends Error {
 
 /** kube-apiserver brackets several causes: `is invalid: [a: x, b: y]`. */
 function invalidCauses(causes: StatusCause[]): string {
-  const parts = causes.map((c) => `${c.field ? c.field + ": " : ""}${c.message}`);
+  const parts = causes.map((c) => `${c.field ? `${c.field}: ` : ""}${c.message}`);
   return parts.length === 1 ? parts[0]! : `[${parts.join(", ")}]`;
 }
 
 /** Shorthand constructors with kube-apiserver's exact message shapes. */
 export const errors = {
   notFound: (resource: string, name: string, group = "") =>
-    new ApiError(404, "NotFound", `${resource}${group ? "." + group : ""} "${name}" not found`, {
+    new ApiError(404, "NotFound", `${resource}${group ? `.${group}` : ""} "${name}" not found`, {
       name,
       group: group || undefined,
       kind: resource,
     }),
   alreadyExists: (resource: string, name: string, group = "") =>
-    new ApiError(409, "AlreadyExists", `${resource}${group ? "." + group : ""} "${name}" already exists`, {
+    new ApiError(409, "AlreadyExists", `${resource}${group ? `.${group}` : ""} "${name}" already exists`, {
       name,
       group: group || undefined,
       kind: resource,
     }),
-  conflict: (resource: string, name: string, group = "", why = "the object has been modified; please apply your changes to the latest version and try again") =>
-    new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${resource}${group ? "." + group : ""} "${name}": ${why}`, {
+  conflict: (
+    resource: string,
+    name: string,
+    group = "",
+    why = "the object has been modified; please apply your changes to the latest version and try again",
+  ) =>
+    new ApiError(409, "Conflict", `Operation cannot be fulfilled on ${resource}${group ? `.${group}` : ""} "${name}": ${why}`, {
       name,
       group: group || undefined,
       kind: resource,
     }),
   invalid: (kind: string, name: string, causes: StatusCause[], group = "") =>
-    new ApiError(
-      422,
-      "Invalid",
-      `${kind}${group ? "." + group : ""} "${name}" is invalid: ${invalidCauses(causes)}`,
-      { name, group: group || undefined, kind, causes },
-    ),
+    new ApiError(422, "Invalid", `${kind}${group ? `.${group}` : ""} "${name}" is invalid: ${invalidCauses(causes)}`, {
+      name,
+      group: group || undefined,
+      kind,
+      causes,
+    }),
   badRequest: (message: string) => new ApiError(400, "BadRequest", message),
   gone: (message: string) => new ApiError(410, "Expired", message),
   methodNotAllowed: (message: string) => new ApiError(405, "MethodNotAllowed", message),

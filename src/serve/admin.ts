@@ -73,7 +73,8 @@ export function startAdmin(o: AdminOptions): AdminServer {
     }
   } catch (err) {
     const code = (err as { code?: string }).code;
-    const why = code === "EADDRINUSE" ? "address already in use" : code === "EADDRNOTAVAIL" ? "address not available here" : "cannot listen";
+    const why =
+      code === "EADDRINUSE" ? "address already in use" : code === "EADDRNOTAVAIL" ? "address not available here" : "cannot listen";
     throw new UserError(`--admin-addr ${o.addr}: ${why}`);
   }
   const bound = server.port ?? port;

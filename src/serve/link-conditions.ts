@@ -1,6 +1,13 @@
 // The Link's `status.conditions`, kept by the supervisor across controller restarts, with an Event on each transition.
 import type { KubeObject } from "../kube/index.ts";
-import { applyConditions, readConditions, sameConditions, TRUE_IS_PROBLEM, type Condition, type ConditionUpdates } from "../model/conditions.ts";
+import {
+  applyConditions,
+  readConditions,
+  sameConditions,
+  TRUE_IS_PROBLEM,
+  type Condition,
+  type ConditionUpdates,
+} from "../model/conditions.ts";
 import { linkResource } from "../model/link.ts";
 import { systemClock, type Clock } from "../runtime/index.ts";
 import type { RecordEvent } from "../mirror/status/events.ts";
@@ -109,7 +116,11 @@ export class LinkConditions {
   }
 
   private subject() {
-    return { apiVersion: linkResource.apiVersion, kind: linkResource.kind, metadata: { name: this.o.name, namespace: this.o.namespace, ...(this.link.uid && { uid: this.link.uid }) } };
+    return {
+      apiVersion: linkResource.apiVersion,
+      kind: linkResource.kind,
+      metadata: { name: this.o.name, namespace: this.o.namespace, ...(this.link.uid && { uid: this.link.uid }) },
+    };
   }
 
   /** Resolves once what was asked so far is written (or given up) and its Events recorded. */

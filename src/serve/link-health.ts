@@ -13,7 +13,12 @@ const U = (reason: string, message: string): ConditionState => ({ status: "Unkno
 /** The Link does not parse: nothing else can be known. */
 export function invalidLink(message: string): ConditionUpdates {
   const why = "the Link is invalid";
-  return { Ready: F("InvalidLink", `${message}; not mirroring until the Link is fixed`), CredentialsValid: U("NotChecked", why), TargetReachable: U("NotChecked", why), ServicesSelected: U("NotChecked", why) };
+  return {
+    Ready: F("InvalidLink", `${message}; not mirroring until the Link is fixed`),
+    CredentialsValid: U("NotChecked", why),
+    TargetReachable: U("NotChecked", why),
+    ServicesSelected: U("NotChecked", why),
+  };
 }
 
 /** The credentials Secret is missing (`found: false`) or unusable. */
@@ -39,7 +44,11 @@ export function targetConditions(t: TargetState, synced: boolean, cluster: strin
       return { Ready: U("Syncing", `waiting for the first answers of ${cluster}`) };
     case "unwatched": {
       const why = `the Link reads nothing from ${cluster} (it selects nothing)`;
-      return { CredentialsValid: U("NotWatched", why), TargetReachable: U("NotWatched", why), Ready: synced ? T("Mirroring", `mirroring ${cluster}`) : U("Syncing", "waiting for the caches to sync") };
+      return {
+        CredentialsValid: U("NotWatched", why),
+        TargetReachable: U("NotWatched", why),
+        Ready: synced ? T("Mirroring", `mirroring ${cluster}`) : U("Syncing", "waiting for the caches to sync"),
+      };
     }
     case "ok":
       return {
@@ -51,8 +60,15 @@ export function targetConditions(t: TargetState, synced: boolean, cluster: strin
       const m = formatError(t.error);
       if (t.error.code === 401 || t.error.code === 403) {
         const reason = t.error.code === 401 ? "Unauthorized" : "Forbidden";
-        const fix = t.error.code === 401 ? "re-run mc link to issue new credentials" : "apply mc install or mc allow on the target, then mc link again";
-        return { CredentialsValid: F(reason, `${m} (${fix})`), TargetReachable: T("Reachable", `${cluster} answers (it refused the credentials)`), Ready: F("CredentialsInvalid", `${m} (${fix})`) };
+        const fix =
+          t.error.code === 401
+            ? "re-run mc link to issue new credentials"
+            : "apply mc install or mc allow on the target, then mc link again";
+        return {
+          CredentialsValid: F(reason, `${m} (${fix})`),
+          TargetReachable: T("Reachable", `${cluster} answers (it refused the credentials)`),
+          Ready: F("CredentialsInvalid", `${m} (${fix})`),
+        };
       }
       return { TargetReachable: F("Unreachable", m), Ready: F("TargetUnreachable", `${m} (retrying)`) };
     }
@@ -73,8 +89,13 @@ export function selectionCondition(s: Selection, before: Condition | undefined, 
   const where = s.namespaceSelector ? `${cluster}'s namespaces selected by --namespace-selector ${s.namespaceSelector}` : cluster;
   if (s.selected) return T("Selected", `spec.selector matches Services in ${where}`);
   if (s.mirrorsExisted || before?.reason === "SelectsNothing") {
-    const fix = s.namespaceSelector ? "fix spec.selector or the controller's --namespace-selector (mc link --namespace-selector)" : "fix spec.selector, e.g. mc link -l mirror.linkerd.io/exported=true";
-    return F("SelectsNothing", `spec.selector matches no Service in ${where}, though this Link's mirrors existed: they are deleted (${fix})`);
+    const fix = s.namespaceSelector
+      ? "fix spec.selector or the controller's --namespace-selector (mc link --namespace-selector)"
+      : "fix spec.selector, e.g. mc link -l mirror.linkerd.io/exported=true";
+    return F(
+      "SelectsNothing",
+      `spec.selector matches no Service in ${where}, though this Link's mirrors existed: they are deleted (${fix})`,
+    );
   }
   return F("NoneExported", `no Service in ${where} matches spec.selector yet`);
 }
@@ -96,5 +117,8 @@ export function refusedLink(where: { namespace: string }, cluster: string, owner
 export function rivalsCondition(where: { namespace: string }, cluster: string, refused: readonly string[]): ConditionState {
   if (refused.length === 0) return F("NoConflict", `no other Link targets cluster ${cluster}`);
   const names = refused.map((n) => `${where.namespace}/${n}`).join(", ");
-  return T("TargetClusterConflict", `Link${refused.length > 1 ? "s" : ""} ${names}, created later, target${refused.length > 1 ? "" : "s"} cluster ${cluster} too and ${refused.length > 1 ? "are" : "is"} not served: this Link mirrors it (delete ${refused.length > 1 ? "them" : "it"}, or give ${refused.length > 1 ? "them" : "it"} another spec.targetClusterName)`);
+  return T(
+    "TargetClusterConflict",
+    `Link${refused.length > 1 ? "s" : ""} ${names}, created later, target${refused.length > 1 ? "" : "s"} cluster ${cluster} too and ${refused.length > 1 ? "are" : "is"} not served: this Link mirrors it (delete ${refused.length > 1 ? "them" : "it"}, or give ${refused.length > 1 ? "them" : "it"} another spec.targetClusterName)`,
+  );
 }

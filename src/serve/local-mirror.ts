@@ -21,7 +21,12 @@ export interface LocalMirrorSpec {
 
 /** The Link the local mirror acts as: named `local`, no target cluster, only the federated selector. Pure. */
 export function localMirrorLink(spec: LocalMirrorSpec, namespace: string): Link {
-  const base = parseLink({ apiVersion: LINK_API_VERSION, kind: LINK_KIND, metadata: { name: LOCAL_LINK_NAME, namespace }, spec: { targetClusterName: LOCAL_LINK_NAME, clusterCredentialsSecret: "-" } });
+  const base = parseLink({
+    apiVersion: LINK_API_VERSION,
+    kind: LINK_KIND,
+    metadata: { name: LOCAL_LINK_NAME, namespace },
+    spec: { targetClusterName: LOCAL_LINK_NAME, clusterCredentialsSecret: "-" },
+  });
   return {
     ...base,
     targetClusterName: "",
@@ -35,7 +40,9 @@ export function localMirrorLink(spec: LocalMirrorSpec, namespace: string): Link 
 export class LocalMirror implements Runner {
   private ctl: MirrorController | undefined;
 
-  constructor(private readonly o: { local: KubeClient; namespace: string; spec: LocalMirrorSpec; metrics: Metrics; controller?: ControllerSettings }) {}
+  constructor(
+    private readonly o: { local: KubeClient; namespace: string; spec: LocalMirrorSpec; metrics: Metrics; controller?: ControllerSettings },
+  ) {}
 
   get controller(): MirrorController | undefined {
     return this.ctl;
@@ -52,7 +59,16 @@ export class LocalMirror implements Runner {
 
   start(): void {
     const link = localMirrorLink(this.o.spec, this.o.namespace);
-    this.ctl = new MirrorController({ ...this.o.controller, proberFactory: undefined, link, namespace: this.o.namespace, local: this.o.local, remote: this.o.local, metrics: this.o.metrics, localClusterName: this.o.spec.clusterName });
+    this.ctl = new MirrorController({
+      ...this.o.controller,
+      proberFactory: undefined,
+      link,
+      namespace: this.o.namespace,
+      local: this.o.local,
+      remote: this.o.local,
+      metrics: this.o.metrics,
+      localClusterName: this.o.spec.clusterName,
+    });
     this.ctl.start();
   }
 

@@ -89,13 +89,34 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   for (const i of Object.values(shared ?? {})) i.start();
   const controller: ControllerSettings = { ...controllerSettings(o), links, ...(shared && { shared }) };
   const unitFor = <R extends Runner>(lease: string, create: () => R, unitLog: Logger) =>
-    new LeaderUnit<R>({ local: leaseClient, namespace: o.namespace, leaseName: lease, leaderElect: o.leaderElect, identity: o.identity, lease: o.lease, create, log: unitLog });
+    new LeaderUnit<R>({
+      local: leaseClient,
+      namespace: o.namespace,
+      leaseName: lease,
+      leaderElect: o.leaderElect,
+      identity: o.identity,
+      lease: o.lease,
+      create,
+      log: unitLog,
+    });
   const supervisorUnit = (linkName: string, unitLog: Logger) =>
-    unitFor(leaseName(linkName), () => new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName, metrics, controller, connect: o.connect, log: unitLog }), unitLog);
+    unitFor(
+      leaseName(linkName),
+      () => new LinkSupervisor({ local: o.local, namespace: o.namespace, linkName, metrics, controller, connect: o.connect, log: unitLog }),
+      unitLog,
+    );
 
   const single = o.linkName !== undefined ? supervisorUnit(o.linkName, log) : undefined;
-  const local = o.localMirror ? unitFor(LOCAL_MIRROR_LEASE, () => new LocalMirror({ local: o.local, namespace: o.namespace, spec: o.localMirror!, metrics, controller }), log) : undefined;
-  const all = o.all ? new AllLinks({ links: links.informer, create: (n) => supervisorUnit(n, o.log ?? logger(`mirror:${n}`)), log }) : undefined;
+  const local = o.localMirror
+    ? unitFor(
+        LOCAL_MIRROR_LEASE,
+        () => new LocalMirror({ local: o.local, namespace: o.namespace, spec: o.localMirror!, metrics, controller }),
+        log,
+      )
+    : undefined;
+  const all = o.all
+    ? new AllLinks({ links: links.informer, create: (n) => supervisorUnit(n, o.log ?? logger(`mirror:${n}`)), log })
+    : undefined;
   const unit: LeaderUnit<Runner> | undefined = single ?? local;
 
   // Readiness is this process's (docs/decisions.md#d125): its informers here synced and its elections running; each Link's health is in its status.
@@ -142,8 +163,15 @@ export async function serve(o: ServeOptions): Promise<Serving> {
 /** The controller settings with the mirroring settings whole and the prober bound: the caller's factory, or the production one with `statusInterval` and `fastFailureDetection`. */
 function controllerSettings(o: ServeOptions): ControllerSettings {
   for (const bound of ["statusInterval", "fastFailureDetection"] as const) {
-    if (o.controller?.proberFactory && o.settings?.[bound] !== undefined) throw new Error(`serve: settings.${bound} is bound by controller.proberFactory; pass one or the other`);
+    if (o.controller?.proberFactory && o.settings?.[bound] !== undefined)
+      throw new Error(`serve: settings.${bound} is bound by controller.proberFactory; pass one or the other`);
   }
   const settings = mirrorSettings(o.settings);
-  return { ...o.controller, settings, proberFactory: o.controller?.proberFactory ?? proberFactory({ statusIntervalMs: settings.statusInterval, fastFailureDetection: settings.fastFailureDetection }) };
+  return {
+    ...o.controller,
+    settings,
+    proberFactory:
+      o.controller?.proberFactory ??
+      proberFactory({ statusIntervalMs: settings.statusInterval, fastFailureDetection: settings.fastFailureDetection }),
+  };
 }

@@ -2,7 +2,15 @@
 // cluster and (re)starts the controller when the Link's spec or the Secret changes — never for a status-only update, which the controller
 // itself causes (as Linkerd since linkerd/linkerd2#13579).
 import { formatError, UserError } from "../errors.ts";
-import { connectFromSecret, createWriter, Informer, resources, type KubeClient, type KubeObject, type SecretConnectOptions } from "../kube/index.ts";
+import {
+  connectFromSecret,
+  createWriter,
+  Informer,
+  resources,
+  type KubeClient,
+  type KubeObject,
+  type SecretConnectOptions,
+} from "../kube/index.ts";
 import { WorkQueue } from "../runtime/index.ts";
 import { logger, type Logger } from "../log.ts";
 import type { Metrics } from "../metrics.ts";
@@ -16,7 +24,16 @@ import { eventRecorder } from "../mirror/status/events.ts";
 import { LinkStatus } from "../mirror/status/link-status.ts";
 import { mirrorSettings } from "../model/mirror-settings.ts";
 import { LinkConditions } from "./link-conditions.ts";
-import { badSecret, invalidLink, refusedLink, rivalsCondition, selectionCondition, targetConditions, unusable, type TargetState } from "./link-health.ts";
+import {
+  badSecret,
+  invalidLink,
+  refusedLink,
+  rivalsCondition,
+  selectionCondition,
+  targetConditions,
+  unusable,
+  type TargetState,
+} from "./link-health.ts";
 
 // A deleted Link stops mirroring and keeps the mirrors; a bad Link or Secret is reported once and
 // waited on; a failure to read them is retried with backoff. What it and its controller learn about
@@ -90,7 +107,13 @@ export class LinkSupervisor {
       backoff: o.controller?.queueBackoff,
       clock,
     });
-    this.conditions = new LinkConditions({ status: this.linkStatus, namespace: o.namespace, name: o.linkName, events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log), clock });
+    this.conditions = new LinkConditions({
+      status: this.linkStatus,
+      namespace: o.namespace,
+      name: o.linkName,
+      events: eventRecorder(writer, serviceMirrorName(o.linkName), clock, this.log),
+      clock,
+    });
     // Reading the Link or the Secret, or connecting, can fail for as long as the API is down: retry for ever.
     this.queue = new WorkQueue<"link">(() => this.evaluate(), {
       requeueLimit: Number.POSITIVE_INFINITY,
@@ -172,7 +195,8 @@ export class LinkSupervisor {
     const where = `Link ${this.o.namespace}/${this.o.linkName}`;
     const obj = this.links.cache.get(this.o.namespace, this.o.linkName);
     if (!obj) {
-      if (this.state !== "no-link") this.log.warn(`${where} not found; ${this.current ? "stopped mirroring (mirrors are kept)" : "waiting for it"}`);
+      if (this.state !== "no-link")
+        this.log.warn(`${where} not found; ${this.current ? "stopped mirroring (mirrors are kept)" : "waiting for it"}`);
       await this.stopController(true);
       this.fingerprint = undefined;
       this.setState("no-link");
@@ -198,7 +222,9 @@ export class LinkSupervisor {
     if (claim.owner !== this.o.linkName) {
       const fingerprint = `conflict ${link.targetClusterName} ${claim.owner}`;
       if (this.fingerprint !== fingerprint) {
-        this.log.error(`${where} targets cluster ${link.targetClusterName}, which Link ${this.o.namespace}/${claim.owner} (created earlier) mirrors: not serving it until one of them is deleted or targets another cluster`);
+        this.log.error(
+          `${where} targets cluster ${link.targetClusterName}, which Link ${this.o.namespace}/${claim.owner} (created earlier) mirrors: not serving it until one of them is deleted or targets another cluster`,
+        );
       }
       await this.stopController(); // the cluster's metric series are the older Link's
       this.fingerprint = fingerprint;
@@ -209,7 +235,9 @@ export class LinkSupervisor {
     this.reportRivals(link.targetClusterName, claim.refused);
     const secrets = await this.watchSecret(link.clusterCredentialsSecret);
     if (this.stopping) return;
-    const secret = secrets.cache.get(this.o.namespace, link.clusterCredentialsSecret) as (KubeObject & { type?: string; data?: Record<string, string> }) | undefined;
+    const secret = secrets.cache.get(this.o.namespace, link.clusterCredentialsSecret) as
+      | (KubeObject & { type?: string; data?: Record<string, string> })
+      | undefined;
     // The uid too: a Link deleted and made again with the same spec between two evaluations (a
     // GitOps re-sync, `kubectl replace --force`) is another Link, whose controller labels and adopts by its uid.
     const fingerprint = `${obj.metadata.uid ?? "-"} ${spec} ${link.clusterCredentialsSecret} ${secret ? Bun.hash(`${secret.type ?? ""}\n${JSON.stringify(secret.data ?? {})}`) : "-"}`;
@@ -222,13 +250,18 @@ export class LinkSupervisor {
     if (!secret) {
       this.log.warn(`credentials ${secretWhere} not found; waiting for it`);
       this.fingerprint = fingerprint;
-      this.conditions.update(badSecret(false, `credentials ${secretWhere} not found (re-run mc link, or fix spec.clusterCredentialsSecret)`), { clearAlive: true });
+      this.conditions.update(
+        badSecret(false, `credentials ${secretWhere} not found (re-run mc link, or fix spec.clusterCredentialsSecret)`),
+        { clearAlive: true },
+      );
       this.setState("no-secret");
       return;
     }
     let remote: KubeClient;
     try {
-      remote = await (this.o.connect ?? connectFromSecret)(this.o.local, this.o.namespace, link.clusterCredentialsSecret, { name: link.targetClusterName });
+      remote = await (this.o.connect ?? connectFromSecret)(this.o.local, this.o.namespace, link.clusterCredentialsSecret, {
+        name: link.targetClusterName,
+      });
     } catch (err) {
       if (!(err instanceof UserError)) throw err; // transient: retried
       this.log.error(`${formatError(err)}; waiting for the Secret to change`);
@@ -238,7 +271,15 @@ export class LinkSupervisor {
       return;
     }
     if (this.stopping) return;
-    const ctl = new MirrorController({ ...this.o.controller, link, namespace: this.o.namespace, local: this.o.local, remote, metrics: this.o.metrics, status: this.linkStatus });
+    const ctl = new MirrorController({
+      ...this.o.controller,
+      link,
+      namespace: this.o.namespace,
+      local: this.o.local,
+      remote,
+      metrics: this.o.metrics,
+      status: this.linkStatus,
+    });
     this.current = ctl;
     this.fingerprint = fingerprint;
     this.target = { state: "unknown" };
@@ -247,7 +288,11 @@ export class LinkSupervisor {
     this.conditions.update(targetConditions(this.target, false, link.targetClusterName));
     ctl.start();
     this.setState("running");
-    this.log.info(restarting ? `${where} or its credentials changed; restarted mirroring of ${link.targetClusterName}` : `mirroring ${link.targetClusterName} (${where})`);
+    this.log.info(
+      restarting
+        ? `${where} or its credentials changed; restarted mirroring of ${link.targetClusterName}`
+        : `mirroring ${link.targetClusterName} (${where})`,
+    );
     for (const l of this.listeners) l(ctl);
   }
 
@@ -269,7 +314,8 @@ export class LinkSupervisor {
     const before = findCondition(this.conditions.conditions, "Conflicted");
     if (refused.length === 0 && before?.status !== "True") return;
     const next = rivalsCondition({ namespace: this.o.namespace }, cluster, refused);
-    if (before?.message !== next.message && refused.length > 0) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: ${next.message}`);
+    if (before?.message !== next.message && refused.length > 0)
+      this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: ${next.message}`);
     this.conditions.update({ Conflicted: next });
   }
 
@@ -278,9 +324,16 @@ export class LinkSupervisor {
     if (ctl !== this.current) return;
     const c = ctl.cluster;
     if (h.kind === "selection") {
-      this.conditions.update({ ServicesSelected: selectionCondition(h.selection, findCondition(this.conditions.conditions, "ServicesSelected"), c) });
-      const where = h.selection.namespaceSelector ? `${c}'s namespaces selected by --namespace-selector ${h.selection.namespaceSelector}` : c;
-      if (h.selection.mirrorsExisted) this.log.warn(`Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${where}, though its mirrors existed: they are deleted`);
+      this.conditions.update({
+        ServicesSelected: selectionCondition(h.selection, findCondition(this.conditions.conditions, "ServicesSelected"), c),
+      });
+      const where = h.selection.namespaceSelector
+        ? `${c}'s namespaces selected by --namespace-selector ${h.selection.namespaceSelector}`
+        : c;
+      if (h.selection.mirrorsExisted)
+        this.log.warn(
+          `Link ${this.o.namespace}/${this.o.linkName}: spec.selector matches no Service in ${where}, though its mirrors existed: they are deleted`,
+        );
       return;
     }
     if (h.kind === "historyReset") {
@@ -336,6 +389,8 @@ export class LinkSupervisor {
 /** JSON with sorted keys: equal specs give equal strings whatever the key order. */
 function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 }

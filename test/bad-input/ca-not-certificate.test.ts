@@ -39,14 +39,23 @@ const neverEchoed = (text: string) => {
 async function credentialsWithCa(data: string): Promise<void> {
   const cfg = YAML.parse(original);
   cfg.clusters[0].cluster["certificate-authority-data"] = data;
-  await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), { data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") } });
+  await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), {
+    data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") },
+  });
 }
 
 describe("CA data that is not a certificate", () => {
   test("mc serve: one error line naming the Secret's kubeconfig field and the fix, CredentialsValid False on the Link, the controller waits", async () => {
     await credentialsWithCa(BAD_CA);
     const log = recordingLog();
-    const serving = await serve({ local: s.westClient, namespace: NS, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log });
+    const serving = await serve({
+      local: s.westClient,
+      namespace: NS,
+      linkName: "east",
+      adminAddr: "127.0.0.1:0",
+      leaderElect: false,
+      log,
+    });
     try {
       await untilStatus(serving.supervisor!, "bad-secret");
       await serving.supervisor!.settle();
@@ -55,7 +64,9 @@ describe("CA data that is not a certificate", () => {
       expect(said[0]).toContain(`kubeconfig in Secret ${NS}/${credentialsSecretName("east")} on west: cluster `);
       expect(said[0]).toContain(FIELD);
       neverEchoed(log.lines.map((l) => l.message).join("\n"));
-      const link = await s.westClient.get<KubeObject & { status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } }>(linkResource, NS, "east");
+      const link = await s.westClient.get<
+        KubeObject & { status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } }
+      >(linkResource, NS, "east");
       const valid = link.status?.conditions?.find((c) => c.type === "CredentialsValid");
       expect(valid).toMatchObject({ status: "False", reason: "SecretInvalid" });
       expect(valid!.message).toContain(FIELD);
@@ -71,7 +82,9 @@ describe("CA data that is not a certificate", () => {
     const json = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
     const remote = (JSON.parse(json.stdout) as JsonReport).categories[0]!.checks.find((c) => c.id === "remote-access")!;
     expect(remote.result).toBe("error");
-    expect(remote.details.join("\n")).toContain("certificate-authority-data holds a private key, not a certificate: set it to the cluster's CA certificate");
+    expect(remote.details.join("\n")).toContain(
+      "certificate-authority-data holds a private key, not a certificate: set it to the cluster's CA certificate",
+    );
     expect(table.code).toBe(1);
     expect(table.stdout).toContain("certificate-authority-data holds a private key, not a certificate");
     for (const out of [table.stdout, table.stderr, json.stdout, json.stderr]) neverEchoed(out);

@@ -27,7 +27,9 @@ afterAll(async () => {
 async function withCredentials(edit: (cfg: Record<string, any>) => void) {
   const cfg = YAML.parse(original);
   edit(cfg);
-  await setup.westClient.patch(resources.secret, NS, credentialsSecretName("east"), { data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") } });
+  await setup.westClient.patch(resources.secret, NS, credentialsSecretName("east"), {
+    data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") },
+  });
   const table = await runMc(["--kubeconfig", setup.westKubeconfig, "check"]);
   const json = await runMc(["--kubeconfig", setup.westKubeconfig, "check", "-o", "json"]);
   const report = JSON.parse(json.stdout) as JsonReport;
@@ -41,14 +43,20 @@ describe("mc check names connection failures in words", () => {
   test("credentials pointing at a target that is not listening", async () => {
     const { table, remote } = await withCredentials((cfg) => (cfg.clusters[0].cluster.server = "https://127.0.0.1:1"));
     expect(remote.result).toBe("error");
-    expect(remote.details.join("\n")).toContain("the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]");
+    expect(remote.details.join("\n")).toContain(
+      "the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]",
+    );
     expect(table.code).toBe(1);
   });
 
   test("credentials trusting another CA than the target's", async () => {
-    const { remote } = await withCredentials((cfg) => (cfg.clusters[0].cluster["certificate-authority-data"] = Buffer.from(otherCa.ca!.cert).toString("base64")));
+    const { remote } = await withCredentials(
+      (cfg) => (cfg.clusters[0].cluster["certificate-authority-data"] = Buffer.from(otherCa.ca!.cert).toString("base64")),
+    );
     expect(remote.result).toBe("error");
-    expect(remote.details.join("\n")).toContain("is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA");
+    expect(remote.details.join("\n")).toContain(
+      "is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA",
+    );
   });
 
   test("a source cluster that is down: the first check says so in words, the rest are skipped, exit 1", async () => {
@@ -59,7 +67,9 @@ describe("mc check names connection failures in words", () => {
     const r = await runMc(["--kubeconfig", path, "check", "-o", "json"]);
     expect(r.code).toBe(1);
     const checks = (JSON.parse(r.stdout) as JsonReport).categories[0]!.checks;
-    expect(checks[0]!.error).toContain("the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]");
+    expect(checks[0]!.error).toContain(
+      "the connection to https://127.0.0.1:1 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]",
+    );
     expect(checks.slice(1).map((c) => c.result)).toEqual(checks.slice(1).map(() => "skipped"));
   });
 });

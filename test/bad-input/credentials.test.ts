@@ -49,14 +49,19 @@ const kubeconfigWith = (edit: (cfg: Record<string, any>) => void) => {
   edit(cfg);
   return YAML.stringify(cfg);
 };
-const secretWith = (o: { type?: string; data?: Record<string, string> }): KubeObject => ({ ...credentialsSecret("east", east.kubeconfig), ...o });
+const secretWith = (o: { type?: string; data?: Record<string, string> }): KubeObject => ({
+  ...credentialsSecret("east", east.kubeconfig),
+  ...o,
+});
 
 /** The writes that only report on the Link: its status (conditions) and Events in west. */
 const reporting = (w: string) => /^west: (MODIFIED multicluster\.linkerd\.io\/links east|ADDED \/events )/.test(w);
 
 /** The Link's condition of this type, as stored in west. */
 function condition(type: string): { status?: string; reason?: string; message?: string } | undefined {
-  const link = west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, DEFAULT_NAMESPACE, "east") as { status?: { conditions?: Array<{ type: string; status?: string; reason?: string; message?: string }> } };
+  const link = west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, DEFAULT_NAMESPACE, "east") as {
+    status?: { conditions?: Array<{ type: string; status?: string; reason?: string; message?: string }> };
+  };
   return link.status?.conditions?.find((c) => c.type === type);
 }
 
@@ -83,7 +88,14 @@ function untilLinkEvent(reason: string): Promise<void> {
     new Promise<void>((resolve) => {
       const off = west.store.onCommit((e) => {
         const ev = e.object as { involvedObject?: { kind?: string; name?: string }; type?: string; reason?: string };
-        if (e.type !== "ADDED" || ev.involvedObject?.kind !== "Link" || ev.involvedObject.name !== "east" || ev.type !== "Warning" || ev.reason !== reason) return;
+        if (
+          e.type !== "ADDED" ||
+          ev.involvedObject?.kind !== "Link" ||
+          ev.involvedObject.name !== "east" ||
+          ev.type !== "Warning" ||
+          ev.reason !== reason
+        )
+          return;
         off();
         resolve();
       });
@@ -94,7 +106,10 @@ function untilLinkEvent(reason: string): Promise<void> {
 }
 
 /** Puts the Secret (or removes it), serves the Link, and waits until the controller has acted on it. */
-async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "bad-secret"): Promise<{ log: RecordingLog; written: string[]; stop(): Promise<void>; stillRunning(): boolean }> {
+async function serveWith(
+  secret: KubeObject | undefined,
+  until: "no-secret" | "bad-secret",
+): Promise<{ log: RecordingLog; written: string[]; stop(): Promise<void>; stillRunning(): boolean }> {
   const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
   if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
   if (secret) await westClient.create(resources.secret, secret);
@@ -102,7 +117,16 @@ async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "b
   const written: string[] = [];
   const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
   const log = recordingLog();
-  const serving = await serve({ local: westClient, namespace: DEFAULT_NAMESPACE, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, log, settings: { probeAddress: { "": "127.0.0.1:1" } }, controller: { proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } } });
+  const serving = await serve({
+    local: westClient,
+    namespace: DEFAULT_NAMESPACE,
+    linkName: "east",
+    adminAddr: "127.0.0.1:0",
+    leaderElect: false,
+    log,
+    settings: { probeAddress: { "": "127.0.0.1:1" } },
+    controller: { proberFactory: proberFactory(), informerBackoff: { initialMs: 20, maxMs: 200 } },
+  });
   await untilStatus(serving.supervisor!, until);
   await serving.supervisor!.settle();
   return {
@@ -119,9 +143,24 @@ async function serveWith(secret: KubeObject | undefined, until: "no-secret" | "b
 describe("a credentials Secret that cannot be used", () => {
   const rows: [string, () => KubeObject | undefined, "no-secret" | "bad-secret", string][] = [
     ["missing", () => undefined, "no-secret", `credentials ${WHERE.replace(" on west", "")} not found; waiting for it`],
-    ["of the wrong type", () => secretWith({ type: "Opaque" }), "bad-secret", `${WHERE}: type is "Opaque", want mirror.linkerd.io/remote-kubeconfig`],
-    ["without the kubeconfig key", () => secretWith({ data: { config: b64(east.kubeconfig) } }), "bad-secret", `${WHERE}: has no data.kubeconfig`],
-    ["with garbage YAML", () => secretWith({ data: { kubeconfig: b64("users: [unclosed\n  - {") } }), "bad-secret", `kubeconfig in ${WHERE}`],
+    [
+      "of the wrong type",
+      () => secretWith({ type: "Opaque" }),
+      "bad-secret",
+      `${WHERE}: type is "Opaque", want mirror.linkerd.io/remote-kubeconfig`,
+    ],
+    [
+      "without the kubeconfig key",
+      () => secretWith({ data: { config: b64(east.kubeconfig) } }),
+      "bad-secret",
+      `${WHERE}: has no data.kubeconfig`,
+    ],
+    [
+      "with garbage YAML",
+      () => secretWith({ data: { kubeconfig: b64("users: [unclosed\n  - {") } }),
+      "bad-secret",
+      `kubeconfig in ${WHERE}`,
+    ],
   ];
   for (const [what, secret, state, line] of rows) {
     test(`${what}: one line naming the Secret and the problem, reported on the Link (CredentialsValid False, an Event), nothing else written, the controller waits`, async () => {
@@ -132,7 +171,10 @@ describe("a credentials Secret that cannot be used", () => {
         expect(said[0]).toContain(line);
         expect(s.written.filter((w) => !reporting(w))).toEqual([]);
         expect(s.written.filter((w) => w.includes("/events "))).toHaveLength(1);
-        expect(condition("CredentialsValid")).toMatchObject({ status: "False", reason: state === "no-secret" ? "SecretNotFound" : "SecretInvalid" });
+        expect(condition("CredentialsValid")).toMatchObject({
+          status: "False",
+          reason: state === "no-secret" ? "SecretNotFound" : "SecretInvalid",
+        });
         expect(condition("CredentialsValid")!.message).toContain(line.replace("; waiting for it", ""));
         expect(condition("Ready")).toMatchObject({ status: "False", reason: "CredentialsInvalid" });
         expect(s.stillRunning()).toBe(true);
@@ -143,9 +185,12 @@ describe("a credentials Secret that cannot be used", () => {
   }
 
   test("with data that is not base64: the API server refuses the Secret itself (as kube-apiserver does)", async () => {
-    const bad = { ...secretWith({ data: { kubeconfig: "%%%not base64%%%" } }), metadata: { name: "not-base64", namespace: DEFAULT_NAMESPACE } };
+    const bad = {
+      ...secretWith({ data: { kubeconfig: "%%%not base64%%%" } }),
+      metadata: { name: "not-base64", namespace: DEFAULT_NAMESPACE },
+    };
     const err = await westClient.create(resources.secret, bad).catch((e: unknown) => e);
-    expect((err as Error).message).toContain("400 BadRequest: Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data");
+    expect((err as Error).message).toContain('400 BadRequest: Secret in version "v1" cannot be handled as a Secret: illegal base64 data');
   });
 
   test("with a kubeconfig whose current-context is not in it: the context is named, and the ones there are", async () => {
@@ -166,19 +211,41 @@ describe("a credentials Secret that cannot be used", () => {
 
 describe("a Secret that connects, but to the wrong place or with the wrong credentials: mc serve's log says so in words", () => {
   /** `mc serve` as a process with the Secret in place, until its stderr shows `expected` (escaped) and the Link's `type` condition says `reason`; what it wrote meanwhile. */
-  async function serveLog(kubeconfig: string, expected: string, type: string, reason: string, event?: string): Promise<{ stderr: string; written: string[] }> {
+  async function serveLog(
+    kubeconfig: string,
+    expected: string,
+    type: string,
+    reason: string,
+    event?: string,
+  ): Promise<{ stderr: string; written: string[] }> {
     const current = west.store.get({ group: "", plural: "secrets" }, DEFAULT_NAMESPACE, NAME);
     if (current) await westClient.delete(resources.secret, DEFAULT_NAMESPACE, NAME);
     await westClient.create(resources.secret, secretWith({ data: { kubeconfig: b64(kubeconfig) } }));
     await westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: { conditions: null } }, { subresource: "status" }); // each case starts from none
     const written: string[] = [];
-    const offs = [west, east].map((sb) => sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)));
+    const offs = [west, east].map((sb) =>
+      sb.store.onCommit((e) => written.push(`${sb.name}: ${e.type} ${e.key} ${e.object.metadata.name}`)),
+    );
     // With `event`: also wait for the Warning Event of that reason on the Link before stopping mc serve.
     const evented = event === undefined ? Promise.resolve() : untilLinkEvent(event);
     const path = join(mkdtempSync(join(tmpdir(), "mc-bad-creds-")), "west.kubeconfig");
     writeFileSync(path, west.kubeconfig);
     const run = await within(
-      spawnUntil(["bun", MC, "--kubeconfig", path, "serve", `--namespace=${DEFAULT_NAMESPACE}`, "--admin-addr=127.0.0.1:0", "--probe-address=127.0.0.1:1", "--leader-elect=false", "east"], new RegExp(expected.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))),
+      spawnUntil(
+        [
+          "bun",
+          MC,
+          "--kubeconfig",
+          path,
+          "serve",
+          `--namespace=${DEFAULT_NAMESPACE}`,
+          "--admin-addr=127.0.0.1:0",
+          "--probe-address=127.0.0.1:1",
+          "--leader-elect=false",
+          "east",
+        ],
+        new RegExp(expected.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+      ),
       `mc serve to log: ${expected}`,
       15_000,
     );

@@ -15,8 +15,14 @@ const linkWith = (...args: string[]) => mc(["--kubeconfig", "/nonexistent/kubeco
 
 describe("mc link", () => {
   test.each<[string, string]>([
-    ["", `error: --selector: "" selects no Service (an empty selector selects nothing, and the controller deletes every mirror of the link): ${FIX}\n`],
-    ["  ", `error: --selector: "  " selects no Service (an empty selector selects nothing, and the controller deletes every mirror of the link): ${FIX}\n`],
+    [
+      "",
+      `error: --selector: "" selects no Service (an empty selector selects nothing, and the controller deletes every mirror of the link): ${FIX}\n`,
+    ],
+    [
+      "  ",
+      `error: --selector: "  " selects no Service (an empty selector selects nothing, and the controller deletes every mirror of the link): ${FIX}\n`,
+    ],
     ["app in ()", `error: --selector: "app in ()" can match no Service (app in () lists no values): ${FIX}\n`],
     ["app=a,app=b", `error: --selector: "app=a,app=b" can match no Service (no value of app meets every requirement on it): ${FIX}\n`],
     ["app,!app", `error: --selector: "app,!app" can match no Service (app must both exist and not exist): ${FIX}\n`],
@@ -53,7 +59,13 @@ describe("impossibility", () => {
 });
 
 describe("mc check", () => {
-  const selectsNothing = { type: "ServicesSelected", status: "False", reason: "SelectsNothing", message: "spec.selector matches no Service in east, though this Link's mirrors existed: they are deleted", lastTransitionTime: "2026-12-03T10:00:00Z" };
+  const selectsNothing = {
+    type: "ServicesSelected",
+    status: "False",
+    reason: "SelectsNothing",
+    message: "spec.selector matches no Service in east, though this Link's mirrors existed: they are deleted",
+    lastTransitionTime: "2026-12-03T10:00:00Z",
+  };
   const run = async (conditions: unknown[]) => {
     const ctx = createCheckContext({ local: undefined as unknown as KubeClient, linkerdNamespace: "linkerd" });
     ctx.links = [link({ status: { conditions } })];

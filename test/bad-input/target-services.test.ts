@@ -21,12 +21,21 @@ const manyPorts = Array.from({ length: 100 }, (_, i) => ({ name: `p${i}`, protoc
 
 beforeAll(async () => {
   pair = await startPair();
-  const svc = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}) => pair.eastClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", labels: EXPORT, ...meta }, spec });
+  const svc = (name: string, spec: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
+    pair.eastClient.create(resources.service, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "ns1", labels: EXPORT, ...meta },
+      spec,
+    });
   await svc("noports", {});
   await svc("ext", { type: "ExternalName", externalName: "db.example.com", ports: [{ name: "pg", port: 5432 }] });
   await svc(LONG, { ports: [{ name: "http", port: 80 }] });
   await svc("many", { ports: manyPorts });
-  await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: "many", ports: manyPorts.map((p) => ({ name: p.name, port: p.port })) }));
+  await pair.eastClient.create(
+    resources.endpoints,
+    remoteEndpoints({ name: "many", ports: manyPorts.map((p) => ({ name: p.name, port: p.port })) }),
+  );
   await svc("uni", { ports: [{ name: "http", port: 80 }] }, { annotations: { note: "日本語の説明 ✓", "example.com/owner": "Zoë" } });
   log = recordingLog();
   ctl = await startController(pair, {}, { log, settings: { eventRequeueLimit: 1 } });
@@ -34,14 +43,22 @@ beforeAll(async () => {
 afterAll(() => pair?.stop());
 
 type Status = { mirrorServices?: Array<{ remoteRef: { name: string }; conditions: Array<{ reason: string; message: string }> }> };
-const statusOf = (name: string) => (readLink(pair.west)?.status as Status | undefined)?.mirrorServices?.find((m) => m.remoteRef.name === name)?.conditions[0];
-const eventsOn = (name: string) => list(pair.east, "events", "ns1").filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name).map((e) => (e as { message?: string }).message);
+const statusOf = (name: string) =>
+  (readLink(pair.west)?.status as Status | undefined)?.mirrorServices?.find((m) => m.remoteRef.name === name)?.conditions[0];
+const eventsOn = (name: string) =>
+  list(pair.east, "events", "ns1")
+    .filter((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === name)
+    .map((e) => (e as { message?: string }).message);
 const westServices = () => list(pair.west, "services", "ns1").map((s) => s.metadata.name);
 
 describe("what cannot be mirrored is reported, and nothing is written for it", () => {
   const rows: [string, string, string][] = [
     ["no ports", "noports", "object spec has no exposed ports"],
-    ["an ExternalName Service", "ext", "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead"],
+    [
+      "an ExternalName Service",
+      "ext",
+      "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead",
+    ],
     [
       "a name that overflows 63 characters with the suffix",
       LONG,
@@ -52,7 +69,11 @@ describe("what cannot be mirrored is reported, and nothing is written for it", (
     test(`${what}: one log line naming the field and the fix, the Link status, an Event on the target; no mirror`, () => {
       expect(log.at("warn").filter((l) => l.includes(`ns1/${name}`))).toEqual([`not mirroring ns1/${name}: ${message}`]);
       expect(statusOf(name)).toMatchObject({ reason: "InvalidService", message });
-      expect(eventsOn(name)).toEqual([message === "object spec has no exposed ports" ? "Skipped mirroring service: object spec has no exposed ports" : `Skipped mirroring service: ${message}`]);
+      expect(eventsOn(name)).toEqual([
+        message === "object spec has no exposed ports"
+          ? "Skipped mirroring service: object spec has no exposed ports"
+          : `Skipped mirroring service: ${message}`,
+      ]);
       expect(read(pair.west, "services", "ns1", `${name}-east`)).toBeUndefined();
       expect(read(pair.west, "endpoints", "ns1", `${name}-east`)).toBeUndefined();
       expect(ctl.outcome(`ns1/${name}`)).toBe("skipped");
@@ -64,9 +85,18 @@ describe("what cannot be mirrored is reported, and nothing is written for it", (
   });
 
   test("a unicode label on the target is refused by its API server, naming metadata.labels, so there is nothing to mirror", async () => {
-    const err = await pair.eastClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "cafe", namespace: "ns1", labels: { ...EXPORT, flavour: "café" } }, spec: { ports: [{ port: 80 }] } }).catch((e: unknown) => e);
+    const err = await pair.eastClient
+      .create(resources.service, {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "cafe", namespace: "ns1", labels: { ...EXPORT, flavour: "café" } },
+        spec: { ports: [{ port: 80 }] },
+      })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeError);
-    expect((err as KubeError).message).toContain(`422 Invalid: Service "cafe" is invalid: metadata.labels: Invalid value: "café": a valid label must be an empty string or consist of alphanumeric characters`);
+    expect((err as KubeError).message).toContain(
+      `422 Invalid: Service "cafe" is invalid: metadata.labels: Invalid value: "café": a valid label must be an empty string or consist of alphanumeric characters`,
+    );
     expect(read(pair.east, "services", "ns1", "cafe")).toBeUndefined();
   });
 });
@@ -80,20 +110,33 @@ describe("what can be mirrored is mirrored whole", () => {
   });
 
   test("unicode annotations are copied byte for byte", () => {
-    expect(read(pair.west, "services", "ns1", "uni-east")?.metadata.annotations).toMatchObject({ note: "日本語の説明 ✓", "example.com/owner": "Zoë" });
+    expect(read(pair.west, "services", "ns1", "uni-east")?.metadata.annotations).toMatchObject({
+      note: "日本語の説明 ✓",
+      "example.com/owner": "Zoë",
+    });
   });
 });
 
 describe.skipIf(!hasKubectl)("the sandbox validates labels as kube-apiserver does", () => {
-  test(needsKubectl("kubectl apply of a Service with a unicode label value or a bad label key is refused with kube's message"), async () => {
-    const kubectl = kubectlFor(pair.east.kubeconfig);
-    const value = await kubectl(["apply", "-f", "-"], { stdin: 'apiVersion: v1\nkind: Service\nmetadata: {name: cafe, namespace: ns1, labels: {flavour: "café"}}\nspec: {ports: [{port: 80}]}\n' });
-    expect(value.code).toBe(1);
-    expect(value.stderr).toContain(`The Service "cafe" is invalid: metadata.labels: Invalid value: "café": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
-    const key = await kubectl(["apply", "-f", "-"], { stdin: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns1, labels: {"bad key!": "x"}}\n' });
-    expect(key.code).toBe(1);
-    expect(key.stderr).toContain(`metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`);
-    const long = await kubectl(["create", "service", "clusterip", `s${"x".repeat(63)}`, "--tcp=80", "-n", "ns1"]);
-    expect(long.stderr).toContain("must be no more than 63 characters");
-  });
+  test(
+    needsKubectl("kubectl apply of a Service with a unicode label value or a bad label key is refused with kube's message"),
+    async () => {
+      const kubectl = kubectlFor(pair.east.kubeconfig);
+      const value = await kubectl(["apply", "-f", "-"], {
+        stdin:
+          'apiVersion: v1\nkind: Service\nmetadata: {name: cafe, namespace: ns1, labels: {flavour: "café"}}\nspec: {ports: [{port: 80}]}\n',
+      });
+      expect(value.code).toBe(1);
+      expect(value.stderr).toContain(
+        `The Service "cafe" is invalid: metadata.labels: Invalid value: "café": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      );
+      const key = await kubectl(["apply", "-f", "-"], {
+        stdin: 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns1, labels: {"bad key!": "x"}}\n',
+      });
+      expect(key.code).toBe(1);
+      expect(key.stderr).toContain(`metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters`);
+      const long = await kubectl(["create", "service", "clusterip", `s${"x".repeat(63)}`, "--tcp=80", "-n", "ns1"]);
+      expect(long.stderr).toContain("must be no more than 63 characters");
+    },
+  );
 });

@@ -13,7 +13,12 @@ afterEach(async () => {
   setup = undefined;
 });
 
-const clusterRoleBinding = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false };
+const clusterRoleBinding = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  plural: "clusterrolebindings",
+  namespaced: false,
+};
 
 test("a deleted remote-access ClusterRoleBinding on the target fails remote access and skips the checks that need the target", async () => {
   setup = await multiclusterSetup();
@@ -24,7 +29,9 @@ test("a deleted remote-access ClusterRoleBinding on the target fails remote acce
 
   const skipped = ["trust-anchors", "gateways-alive", "mirror-sync", "mirror-name-conflicts"];
   const got = Object.fromEntries(checks.map((x) => [x.id, x.result]));
-  expect(got).toEqual(Object.fromEntries(checks.map((x) => [x.id, x.id === "remote-access" ? "error" : skipped.includes(x.id) ? "skipped" : "success"])));
+  expect(got).toEqual(
+    Object.fromEntries(checks.map((x) => [x.id, x.id === "remote-access" ? "error" : skipped.includes(x.id) ? "skipped" : "success"])),
+  );
   const failed = checks.find((x) => x.id === "remote-access")!;
   expect(failed.description).toBe("remote cluster access credentials are valid");
   expect(failed.details).toEqual([

@@ -22,14 +22,15 @@ beforeAll(async () => {
 });
 afterAll(() => sb.stop());
 
-const results = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as JsonReport).categories[0]!.checks.map((c) => [c.id, c.result]));
+const results = (stdout: string) =>
+  Object.fromEntries((JSON.parse(stdout) as JsonReport).categories[0]!.checks.map((c) => [c.id, c.result]));
 
 describe("mc check before the extension is set up", () => {
   test("without the Link CRD the first check fails and every other check is skipped", async () => {
     const r = await runMc(["--kubeconfig", kubeconfig, "check"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toStartWith(
-      "linkerd-multicluster\n--------------------\n× Link CRD exists\n    multicluster.linkerd.io/Link CRD is missing: west does not serve multicluster.linkerd.io/v1alpha3 links (apply mc install's output there)\n    see docs/checks.md#l5d-multicluster-link-crd-exists for hints\n- Link resources are valid (skipped: \"Link CRD exists\" did not pass)\n",
+      'linkerd-multicluster\n--------------------\n× Link CRD exists\n    multicluster.linkerd.io/Link CRD is missing: west does not serve multicluster.linkerd.io/v1alpha3 links (apply mc install\'s output there)\n    see docs/checks.md#l5d-multicluster-link-crd-exists for hints\n- Link resources are valid (skipped: "Link CRD exists" did not pass)\n',
     );
     expect(r.stderr).toBe("error: 1 of 17 checks failed (see the hints above)\n");
     const json = await runMc(["--kubeconfig", kubeconfig, "check", "-o", "json"]);
@@ -50,7 +51,11 @@ describe("mc check before the extension is set up", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("√ Link resources are valid\n    no links detected\n");
     expect(r.stdout).toEndWith("Status check results are √\n");
-    expect(await runMc(["--kubeconfig", kubeconfig, "check", "-o", "short"])).toEqual({ code: 0, stdout: "Status check results are √\n", stderr: "" });
+    expect(await runMc(["--kubeconfig", kubeconfig, "check", "-o", "short"])).toEqual({
+      code: 0,
+      stdout: "Status check results are √\n",
+      stderr: "",
+    });
   });
 
   test("an invalid Link fails with the field path that is wrong and the fix", async () => {

@@ -14,7 +14,14 @@ import { exportService, multiclusterSetup, NS, waitFor, type Setup } from "../he
 // are best effort: a denied one is logged at debug), and mc check agrees: the RBAC check passes,
 // noting the Events.
 
-const clusterRoles = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", group: "rbac.authorization.k8s.io", version: "v1", namespaced: false } as const;
+const clusterRoles = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRole",
+  plural: "clusterroles",
+  group: "rbac.authorization.k8s.io",
+  version: "v1",
+  namespaced: false,
+} as const;
 
 /** The ClusterRole Linkerd's link chart renders for a Link's service mirror. */
 const linkerdRules = [
@@ -49,7 +56,14 @@ test("under Linkerd's ClusterRole, mc serve (as the rendered ServiceAccount, RBA
   // An update of the exported Service reaches its mirror (an update: the controller never patches).
   const svc = await east.client.get<KubeObject>(resources.service, "default", "late");
   await east.client.update(resources.service, { ...svc, metadata: { ...svc.metadata, labels: { ...svc.metadata.labels, tier: "edge" } } });
-  await waitFor(s.westClient, resources.service, "default", "late-east", (o) => o?.metadata.labels?.tier === "edge", "late-east's new label");
+  await waitFor(
+    s.westClient,
+    resources.service,
+    "default",
+    "late-east",
+    (o) => o?.metadata.labels?.tier === "edge",
+    "late-east's new label",
+  );
   const link = await s.westClient.get<KubeObject & { status?: { mirrorServices?: unknown[] } }>(linkResource, NS, "east");
   expect(link.status?.mirrorServices ?? []).toEqual([]); // no write failed (a 403 on one would be listed here)
 

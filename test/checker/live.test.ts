@@ -37,7 +37,9 @@ type Checked = Awaited<ReturnType<typeof check>>;
 /** Exactly `id` ends as `status` with its hint shown; `skipped` are skipped; everything else passes. */
 function expectOnly(c: Checked, id: string, status: "error" | "warning", skipped: string[] = []): void {
   const got: Record<string, string> = Object.fromEntries(c.checks.map((x) => [x.id, x.result]));
-  const want: Record<string, string> = Object.fromEntries(c.checks.map((x) => [x.id, x.id === id ? status : skipped.includes(x.id) ? "skipped" : "success"]));
+  const want: Record<string, string> = Object.fromEntries(
+    c.checks.map((x) => [x.id, x.id === id ? status : skipped.includes(x.id) ? "skipped" : "success"]),
+  );
   expect(got).toEqual(want);
   const failed = c.checks.find((x) => x.id === id)!;
   expect(c.table.stdout).toContain(`${status === "error" ? "×" : "‼"} ${failed.description}\n`);
@@ -66,16 +68,24 @@ describe("mc check with one thing broken", () => {
     const c = await check(s);
     expectOnly(c, "remote-access", "error", ["trust-anchors", "gateways-alive", "mirror-sync", "mirror-name-conflicts"]);
     expect(detailsOf(c, "remote-access")).toBe("east: Secret linkerd-multicluster/cluster-credentials-east on west: not found");
-    expect(c.table.stdout).toContain('- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)');
+    expect(c.table.stdout).toContain(
+      '- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)',
+    );
   });
 
   test("a corrupt kubeconfig in the Secret fails remote access without printing the token", async () => {
     const s = await start();
-    const secret = await s.westClient.get<{ metadata: object; data: Record<string, string> }>(resources.secret, NS, credentialsSecretName("east"));
+    const secret = await s.westClient.get<{ metadata: object; data: Record<string, string> }>(
+      resources.secret,
+      NS,
+      credentialsSecretName("east"),
+    );
     const kubeconfig = Buffer.from(secret.data.kubeconfig!, "base64").toString();
     const token = (YAML.parse(kubeconfig) as { users: { user: { token: string } }[] }).users[0]!.user.token;
     const corrupt = `${kubeconfig}\nusers: [unclosed\n`;
-    await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), { data: { kubeconfig: Buffer.from(corrupt).toString("base64") } });
+    await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), {
+      data: { kubeconfig: Buffer.from(corrupt).toString("base64") },
+    });
     const c = await check(s);
     expectOnly(c, "remote-access", "error", ["trust-anchors", "gateways-alive", "mirror-sync", "mirror-name-conflicts"]);
     expect(detailsOf(c, "remote-access")).toStartWith("east: kubeconfig in Secret linkerd-multicluster/cluster-credentials-east on west");
@@ -84,7 +94,9 @@ describe("mc check with one thing broken", () => {
 
   test("different trust anchors on the target fail only the trust anchor check", async () => {
     const s = await start();
-    fakeLinkerd(s.targets.get("east")!.sandbox, { anchors: "-----BEGIN CERTIFICATE-----\nMIIBanother-anchor\n-----END CERTIFICATE-----\n" });
+    fakeLinkerd(s.targets.get("east")!.sandbox, {
+      anchors: "-----BEGIN CERTIFICATE-----\nMIIBanother-anchor\n-----END CERTIFICATE-----\n",
+    });
     const c = await check(s);
     expectOnly(c, "trust-anchors", "error");
     expect(detailsOf(c, "trust-anchors")).toBe("east: no trust anchor in common with west");
@@ -99,15 +111,25 @@ describe("mc check with one thing broken", () => {
       "east: probeSpec.timeout 30s exceeds probeSpec.period 1s: a gateway that accepts connections and never answers is noticed after 1 probe of 30s (set the timeout to at most 1s, or run the controller with --fast-failure-detection)",
     );
     const name = serviceMirrorName("east");
-    const deployment = await s.westClient.get<{ spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }>(resources.deployment, NS, name);
-    const containers = deployment.spec.template.spec.containers.map((x, i) => (i === 0 ? { ...x, args: [...x.args, "--fast-failure-detection"] } : x));
+    const deployment = await s.westClient.get<{ spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }>(
+      resources.deployment,
+      NS,
+      name,
+    );
+    const containers = deployment.spec.template.spec.containers.map((x, i) =>
+      i === 0 ? { ...x, args: [...x.args, "--fast-failure-detection"] } : x,
+    );
     await s.westClient.patch(resources.deployment, NS, name, { spec: { template: { spec: { containers } } } });
     expect((await check(s)).checks.find((x) => x.id === "probe-timeouts")?.result).toBe("success");
   });
 
   test("a deleted controller ClusterRole fails the RBAC check and names it", async () => {
     const s = await start();
-    await s.westClient.delete({ apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false }, undefined, localResourcesAccessName("east"));
+    await s.westClient.delete(
+      { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false },
+      undefined,
+      localResourcesAccessName("east"),
+    );
     const c = await check(s);
     expectOnly(c, "controller-rbac", "error");
     expect(detailsOf(c, "controller-rbac")).toBe(`east: ClusterRole ${localResourcesAccessName("east")} is missing`);
@@ -124,7 +146,14 @@ describe("mc check with one thing broken", () => {
   test("a killed gateway fails only the gateway check once the controller reports it dead", async () => {
     const s = await start();
     await s.targets.get("east")!.gateway.kill();
-    await waitFor(s.westClient, linkResource, NS, "east", (l) => (l as { status?: { gateway?: { alive?: boolean } } } | undefined)?.status?.gateway?.alive === false, "east's gateway reported dead");
+    await waitFor(
+      s.westClient,
+      linkResource,
+      NS,
+      "east",
+      (l) => (l as { status?: { gateway?: { alive?: boolean } } } | undefined)?.status?.gateway?.alive === false,
+      "east's gateway reported dead",
+    );
     const c = await check(s);
     expectOnly(c, "gateways-alive", "error");
     expect(detailsOf(c, "gateways-alive")).toStartWith("east: gateway 192.0.2.10 is not alive since ");
@@ -144,8 +173,18 @@ describe("mc check with one thing broken", () => {
     const s = await start();
     const labels = { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: "gone" };
     applyObjects(s.west, [
-      { apiVersion: "v1", kind: "Service", metadata: { name: "web-gone", namespace: "default", labels }, spec: { ports: [{ name: "http", port: 80 }] } },
-      { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web-gone", namespace: "default", labels }, subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 4143 }] }] },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "web-gone", namespace: "default", labels },
+        spec: { ports: [{ name: "http", port: 80 }] },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name: "web-gone", namespace: "default", labels },
+        subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 4143 }] }],
+      },
     ]);
     const c = await check(s);
     expectOnly(c, "mirror-orphans", "warning");
@@ -155,9 +194,12 @@ describe("mc check with one thing broken", () => {
 
   test("a foreign Service on a mirror name is a warning naming it", async () => {
     const s = await start();
-    applyObjects(s.west, [{ apiVersion: "v1", kind: "Service", metadata: { name: "api-east", namespace: "default" }, spec: { ports: [{ port: 80 }] } }]);
+    applyObjects(s.west, [
+      { apiVersion: "v1", kind: "Service", metadata: { name: "api-east", namespace: "default" }, spec: { ports: [{ port: 80 }] } },
+    ]);
     exportService(s.targets.get("east")!, "default", "api");
-    const reported = (l: unknown) => JSON.stringify((l as { status?: { mirrorServices?: unknown } } | undefined)?.status?.mirrorServices ?? null).includes('"api"');
+    const reported = (l: unknown) =>
+      JSON.stringify((l as { status?: { mirrorServices?: unknown } } | undefined)?.status?.mirrorServices ?? null).includes('"api"');
     await waitFor(s.westClient, linkResource, NS, "east", reported, "the conflict on api-east in the Link status");
     const c = await check(s);
     expectOnly(c, "mirror-name-conflicts", "warning");
@@ -169,7 +211,10 @@ describe("mc check with one thing broken", () => {
     await s.controllers.get("east")!.stop();
     await s.targets.get("east")!.client.patch(resources.service, "default", "web", { metadata: { annotations: { changed: "yes" } } });
     const c = await check(s);
-    expect(c.checks.filter((x) => x.result !== "success").map((x) => `${x.id}:${x.result}`)).toEqual(["controller-running:error", "mirror-sync:warning"]);
+    expect(c.checks.filter((x) => x.result !== "success").map((x) => `${x.id}:${x.result}`)).toEqual([
+      "controller-running:error",
+      "mirror-sync:warning",
+    ]);
     expect(detailsOf(c, "mirror-sync")).toBe("east: 1 mirror behind the target's resourceVersion: default/web-east");
   });
 });

@@ -1,6 +1,14 @@
 // `mc check`'s verdicts on mirrors: endpoints, orphans, sync, missing mirrors, blocked names and dangling federated members.
 import { describe, expect, test } from "bun:test";
-import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, orphanMirrors, outOfSync } from "../../src/checker/mirrors.ts";
+import {
+  blockedMirrorNames,
+  danglingMembers,
+  listFew,
+  missingMirrors,
+  mirrorsWithoutEndpoints,
+  orphanMirrors,
+  outOfSync,
+} from "../../src/checker/mirrors.ts";
 import * as L from "../../src/model/labels.ts";
 import { endpoints, link, mirror, service } from "./fixtures.ts";
 
@@ -8,8 +16,17 @@ const ready = [{ addresses: [{ ip: "192.0.2.10" }] }];
 
 describe("mirror endpoints", () => {
   test("mirrors with ready or not-ready addresses have endpoints; missing or empty ones are listed", () => {
-    const services = [mirror("default", "a", "east"), mirror("default", "b", "east"), mirror("default", "c", "east"), mirror("default", "d", "east")];
-    const eps = [endpoints("default", "a-east", ready), endpoints("default", "b-east", [{ notReadyAddresses: [{ ip: "x" }] }]), endpoints("default", "c-east", null)];
+    const services = [
+      mirror("default", "a", "east"),
+      mirror("default", "b", "east"),
+      mirror("default", "c", "east"),
+      mirror("default", "d", "east"),
+    ];
+    const eps = [
+      endpoints("default", "a-east", ready),
+      endpoints("default", "b-east", [{ notReadyAddresses: [{ ip: "x" }] }]),
+      endpoints("default", "c-east", null),
+    ];
     expect(mirrorsWithoutEndpoints(services, eps)).toEqual(["default/c-east", "default/d-east"]);
   });
 
@@ -20,7 +37,9 @@ describe("mirror endpoints", () => {
       endpoints,
     });
     const one = [{ addresses: ["192.0.2.10"], conditions: { ready: false } }];
-    expect(mirrorsWithoutEndpoints(services, [], [slice("a-east", one), slice("b-east", []), slice("c-east", one, "someone-else")])).toEqual(["default/b-east", "default/c-east"]);
+    expect(
+      mirrorsWithoutEndpoints(services, [], [slice("a-east", one), slice("b-east", []), slice("c-east", one, "someone-else")]),
+    ).toEqual(["default/b-east", "default/c-east"]);
   });
 
   test("remote-discovery mirrors, probe Services and foreign Services are not expected to have endpoints", () => {
@@ -42,7 +61,12 @@ describe("orphan mirrors", () => {
 
 describe("mirror sync", () => {
   test("a mirror whose annotation differs from the target's resourceVersion is stale; a missing target is gone", () => {
-    const mirrors = [mirror("default", "a", "east", { rv: "5" }), mirror("default", "b", "east", { rv: "5" }), mirror("default", "c", "east"), mirror("default", "x", "north")];
+    const mirrors = [
+      mirror("default", "a", "east", { rv: "5" }),
+      mirror("default", "b", "east", { rv: "5" }),
+      mirror("default", "c", "east"),
+      mirror("default", "x", "north"),
+    ];
     const targets = [service("default", "a", { rv: "5" }), service("default", "b", { rv: "6" })];
     expect(outOfSync(mirrors, "east", targets)).toEqual([
       { mirror: "default/b-east", problem: "stale" },
@@ -83,8 +107,14 @@ describe("missing mirrors", () => {
     expect(missingMirrors(link({ gateway: false }), [], targets)).toEqual(["default/rd-east"]);
     const l = link();
     l.status.mirrorServices = [
-      { remoteRef: { namespace: "default", name: "a" }, conditions: [{ type: "Mirrored", status: "False", reason: "MissingNamespace", message: "m" }] },
-      { remoteRef: { namespace: "default", name: "rd" }, conditions: [{ type: "Mirrored", status: "False", reason: "Error", message: "404 not retried" }] },
+      {
+        remoteRef: { namespace: "default", name: "a" },
+        conditions: [{ type: "Mirrored", status: "False", reason: "MissingNamespace", message: "m" }],
+      },
+      {
+        remoteRef: { namespace: "default", name: "rd" },
+        conditions: [{ type: "Mirrored", status: "False", reason: "Error", message: "404 not retried" }],
+      },
     ];
     // A failure that is an error (not a deliberate skip) still counts as missing.
     expect(missingMirrors(l, [], targets)).toEqual(["default/rd-east"]);
@@ -94,7 +124,12 @@ describe("missing mirrors", () => {
 describe("foreign services on mirror names", () => {
   test("an exported target whose mirror name is held by a Service that is not its mirror is listed", () => {
     const exported = { [L.EXPORTED]: "true" };
-    const targets = [service("default", "a", { labels: exported }), service("default", "b", { labels: exported }), service("default", "c", { labels: exported }), service("default", "d")];
+    const targets = [
+      service("default", "a", { labels: exported }),
+      service("default", "b", { labels: exported }),
+      service("default", "c", { labels: exported }),
+      service("default", "d"),
+    ];
     const local = [
       mirror("default", "a", "east"), // our mirror: fine
       service("default", "b-east"), // a foreign Service
@@ -114,7 +149,10 @@ describe("foreign services on mirror names", () => {
     // east-a is the mirror of a (its annotation says so): a's own name, c's wanted one.
     const ofA = { ...mirror("default", "a", "east"), metadata: { ...mirror("default", "a", "east").metadata, name: "east-a" } };
     const local = [ofA, service("default", "shop")];
-    expect(blockedMirrorNames(link(), targets, local, { template: "{cluster}-{service}", namespaceMap: {} })).toEqual(["default/shop", "default/east-a (the mirror of default/a)"]);
+    expect(blockedMirrorNames(link(), targets, local, { template: "{cluster}-{service}", namespaceMap: {} })).toEqual([
+      "default/shop",
+      "default/east-a (the mirror of default/a)",
+    ]);
     // With Linkerd's template, a's mirror would be a-east: nothing holds it.
     expect(blockedMirrorNames(link(), targets.slice(0, 1), local)).toEqual([]);
   });
@@ -128,7 +166,9 @@ describe("mirrors named by a template", () => {
     expect(missingMirrors(link(), [named], [target], new Set(), { template: "{cluster}-{service}", namespaceMap: {} })).toEqual([]);
     expect(outOfSync([named], "east", [target])).toEqual([]);
     expect(outOfSync([named], "east", [])).toEqual([{ mirror: "default/east-web", problem: "target-gone" }]);
-    expect(missingMirrors(link(), [], [target], new Set(), { template: "{cluster}-{service}", namespaceMap: {} })).toEqual(["default/east-web"]);
+    expect(missingMirrors(link(), [], [target], new Set(), { template: "{cluster}-{service}", namespaceMap: {} })).toEqual([
+      "default/east-web",
+    ]);
   });
 });
 
@@ -155,7 +195,8 @@ describe("listFew", () => {
 });
 
 describe("federated members", () => {
-  const federated = (ns: string, name: string, annotations: Record<string, string>) => service(ns, name, { labels: { [L.MIRRORED_SERVICE]: "true" }, annotations });
+  const federated = (ns: string, name: string, annotations: Record<string, string>) =>
+    service(ns, name, { labels: { [L.MIRRORED_SERVICE]: "true" }, annotations });
   test("remote members of clusters without a Link are listed per federated Service; local members and other Services are not", () => {
     const services = [
       federated("default", "web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east,web@gone", [L.MC_LOCAL_DISCOVERY]: "web" }),

@@ -18,7 +18,9 @@ const denying = Bun.serve({
     const url = new URL(req.url);
     if (url.pathname === "/version") return Response.json({ major: "1", minor: "32" });
     if (url.pathname.endsWith("/selfsubjectaccessreviews")) {
-      const body = (await req.json()) as { spec: { resourceAttributes: { verb: string; resource: string; group: string; name?: string; namespace?: string } } };
+      const body = (await req.json()) as {
+        spec: { resourceAttributes: { verb: string; resource: string; group: string; name?: string; namespace?: string } };
+      };
       const a = body.spec.resourceAttributes;
       reviews.push(`${a.verb} ${a.resource}${a.group ? `.${a.group}` : ""}${a.name ? ` ${a.namespace}/${a.name}` : ""}`);
       const allowed = !deny.has(`${a.verb} ${a.resource}`);
@@ -41,7 +43,8 @@ current-context: t
 const sourceWith = (args?: string[]) =>
   ({
     get: async (_res: unknown, _ns: string, name: string) => {
-      if (args && name === serviceMirrorName("east")) return { metadata: { name }, spec: { template: { spec: { containers: [{ name: "service-mirror", args }] } } } };
+      if (args && name === serviceMirrorName("east"))
+        return { metadata: { name }, spec: { template: { spec: { containers: [{ name: "service-mirror", args }] } } } };
       throw Object.assign(new Error("not found"), { code: 404 });
     },
   }) as unknown as KubeClient;
@@ -57,7 +60,16 @@ describe("remote cluster access credentials", () => {
     reviews.length = 0;
     deny = new Set();
     const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
-    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list serviceexports.multicluster.x-k8s.io", "watch serviceexports.multicluster.x-k8s.io"]);
+    expect(reviews).toEqual([
+      "list services",
+      "watch services",
+      "list endpoints",
+      "watch endpoints",
+      "create events",
+      "get configmaps linkerd/linkerd-config",
+      "list serviceexports.multicluster.x-k8s.io",
+      "watch serviceexports.multicluster.x-k8s.io",
+    ]);
     expect(report.results[0]!.status).toBe("success");
   });
 
@@ -66,15 +78,22 @@ describe("remote cluster access credentials", () => {
     deny = new Set(["list serviceexports"]);
     const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
     expect(report.results[0]!.status).toBe("success");
-    expect(report.results[0]!.details).toEqual(["east", "east: the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)"]);
+    expect(report.results[0]!.details).toEqual([
+      "east",
+      "east: the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)",
+    ]);
   });
 
   test("credentials that may not list and watch services fail, naming the verbs denied", async () => {
     deny = new Set(["list services", "watch services"]);
-    const { report, ctx } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
+    const { report, ctx } = await run(() =>
+      connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }),
+    );
     expect(report.results[0]).toMatchObject({
       status: "error",
-      details: ["east: the credentials may not list (no RBAC rule), watch (no RBAC rule) services (apply mc install or mc allow on the target, then mc link again)"],
+      details: [
+        "east: the credentials may not list (no RBAC rule), watch (no RBAC rule) services (apply mc install or mc allow on the target, then mc link again)",
+      ],
     });
     expect(ctx.remotes.size).toBe(0);
   });
@@ -84,33 +103,59 @@ describe("remote cluster access credentials", () => {
     const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }));
     expect(report.results[0]).toMatchObject({
       status: "error",
-      details: ["east: the credentials may not watch (no RBAC rule) endpoints; create (no RBAC rule) events (apply mc install or mc allow on the target, then mc link again)"],
+      details: [
+        "east: the credentials may not watch (no RBAC rule) endpoints; create (no RBAC rule) events (apply mc install or mc allow on the target, then mc link again)",
+      ],
     });
   });
 
   test("a controller run with --enable-endpoint-slices: its EndpointSlice reads are reviewed too", async () => {
     reviews.length = 0;
     deny = new Set();
-    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), sourceWith(["serve", "--enable-endpoint-slices", "east"]));
-    expect(reviews).toEqual(["list services", "watch services", "list endpoints", "watch endpoints", "create events", "get configmaps linkerd/linkerd-config", "list endpointslices.discovery.k8s.io", "watch endpointslices.discovery.k8s.io", "list serviceexports.multicluster.x-k8s.io", "watch serviceexports.multicluster.x-k8s.io"]);
+    const { report } = await run(
+      () => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }),
+      sourceWith(["serve", "--enable-endpoint-slices", "east"]),
+    );
+    expect(reviews).toEqual([
+      "list services",
+      "watch services",
+      "list endpoints",
+      "watch endpoints",
+      "create events",
+      "get configmaps linkerd/linkerd-config",
+      "list endpointslices.discovery.k8s.io",
+      "watch endpointslices.discovery.k8s.io",
+      "list serviceexports.multicluster.x-k8s.io",
+      "watch serviceexports.multicluster.x-k8s.io",
+    ]);
     expect(report.results[0]!.status).toBe("success");
   });
 
   test("credentials that may not watch EndpointSlices fail for such a controller, naming the install flag that grants it", async () => {
     deny = new Set(["watch endpointslices"]);
     const slices = sourceWith(["serve", "--enable-endpoint-slices", "east"]);
-    const { report } = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), slices);
+    const { report } = await run(
+      () => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }),
+      slices,
+    );
     expect(report.results[0]).toMatchObject({
       status: "error",
-      details: ["east: the credentials may not watch (no RBAC rule) endpointslices.discovery.k8s.io (apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target, then mc link again)"],
+      details: [
+        "east: the credentials may not watch (no RBAC rule) endpointslices.discovery.k8s.io (apply mc install --endpoint-slices-access (or mc allow --endpoint-slices-access) on the target, then mc link again)",
+      ],
     });
     // The same credentials are enough for a controller that reads Endpoints.
-    const plain = await run(() => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }), sourceWith(["serve", "east"]));
+    const plain = await run(
+      () => connectKubeconfigText(kubeconfigFor(`http://127.0.0.1:${denying.port}`), "test", { name: "east" }),
+      sourceWith(["serve", "east"]),
+    );
     expect(plain.report.results[0]!.status).toBe("success");
   });
 
   test("an unreachable target API fails with the one-line connection error", async () => {
-    const { report } = await run(() => connectKubeconfigText(kubeconfigFor("http://127.0.0.1:9"), "test", { name: "east", timeoutMs: 2000 }));
+    const { report } = await run(() =>
+      connectKubeconfigText(kubeconfigFor("http://127.0.0.1:9"), "test", { name: "east", timeoutMs: 2000 }),
+    );
     expect(report.results[0]!.status).toBe("error");
     expect(report.results[0]!.details[0]).toStartWith("east: ");
     expect(report.results[0]!.details[0]).not.toContain("\n");

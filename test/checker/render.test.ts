@@ -4,7 +4,12 @@ import { renderHeader, renderJson, renderResult, renderSummary, renderTable, toJ
 import type { CheckReport, CheckResult } from "../../src/checker/types.ts";
 import { expectGolden } from "../manifests/golden.ts";
 
-const result = (r: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "status">): CheckResult => ({ severity: "error", details: [], attempts: 1, ...r });
+const result = (r: Partial<CheckResult> & Pick<CheckResult, "id" | "title" | "status">): CheckResult => ({
+  severity: "error",
+  details: [],
+  attempts: 1,
+  ...r,
+});
 
 const mixed: CheckReport = {
   success: false,
@@ -19,7 +24,13 @@ const mixed: CheckReport = {
       details: ["north: Secret linkerd-multicluster/cluster-credentials-north on west: not found"],
       hint: "l5d-smc-target-clusters-access",
     }),
-    result({ id: "trust-anchors", title: "clusters share trust anchors", status: "skipped", skippedBecause: "remote cluster access credentials are valid", attempts: 0 }),
+    result({
+      id: "trust-anchors",
+      title: "clusters share trust anchors",
+      status: "skipped",
+      skippedBecause: "remote cluster access credentials are valid",
+      attempts: 0,
+    }),
     result({
       id: "mirror-orphans",
       title: "all mirror services are part of a Link",
@@ -38,7 +49,9 @@ describe("the table", () => {
   });
 
   test("says a skipped check was skipped and which check had to pass first", () => {
-    expect(renderResult(mixed.results[3]!)).toBe('- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)\n');
+    expect(renderResult(mixed.results[3]!)).toBe(
+      '- clusters share trust anchors (skipped: "remote cluster access credentials are valid" did not pass)\n',
+    );
   });
 
   test("prints piece by piece exactly what it prints at once", () => {
@@ -62,7 +75,13 @@ describe("-o json", () => {
     expect(parsed).toEqual(toJsonReport(mixed));
     expect(parsed.success).toBe(false);
     expect(parsed.categories[0].categoryName).toBe("linkerd-multicluster");
-    expect(parsed.categories[0].checks.map((c: { result: string }) => c.result)).toEqual(["success", "success", "error", "skipped", "warning"]);
+    expect(parsed.categories[0].checks.map((c: { result: string }) => c.result)).toEqual([
+      "success",
+      "success",
+      "error",
+      "skipped",
+      "warning",
+    ]);
     expect(parsed.categories[0].checks[2].hint).toBe("docs/checks.md#l5d-smc-target-clusters-access");
   });
 });

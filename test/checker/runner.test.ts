@@ -45,7 +45,10 @@ describe("runChecks", () => {
 
   test("a check whose needed check failed is skipped while unrelated checks still run", async () => {
     const ctx = { ran: [] as string[] };
-    const report = await runChecks([check("a", "error", fail), check("b", "error", pass, { needs: ["a"] }), check("c", "error", pass)], ctx);
+    const report = await runChecks(
+      [check("a", "error", fail), check("b", "error", pass, { needs: ["a"] }), check("c", "error", pass)],
+      ctx,
+    );
     expect(ctx.ran).toEqual(["a", "c"]);
     expect(report.results.map((r) => `${r.id}:${r.status}`)).toEqual(["a:error", "b:skipped", "c:success"]);
     expect(report.results[1]!.skippedBecause).toBe("title of a");
@@ -63,7 +66,10 @@ describe("runChecks", () => {
   });
 
   test("a check that throws fails with the error's one redacted line", async () => {
-    const boom: Check<Ctx> = { ...check("a", "error", pass), run: async () => Promise.reject(new Error("GET failed\nAuthorization: Bearer abc.def")) };
+    const boom: Check<Ctx> = {
+      ...check("a", "error", pass),
+      run: async () => Promise.reject(new Error("GET failed\nAuthorization: Bearer abc.def")),
+    };
     const report = await runChecks([boom], { ran: [] });
     expect(report.results[0]!.status).toBe("error");
     expect(report.results[0]!.message).toBe("GET failed Authorization: Bearer <redacted>");
@@ -79,7 +85,11 @@ describe("runChecks", () => {
     let clock = 0;
     let calls = 0;
     const flaky = check("r", "error", () => (++calls < 3 ? fail : pass), { retry: true });
-    const report = await runChecks([flaky], { ran: [] }, { deadline: 10_000, now: () => clock, sleep: async (ms) => void (clock += ms), retryDelayMs: 1000 });
+    const report = await runChecks(
+      [flaky],
+      { ran: [] },
+      { deadline: 10_000, now: () => clock, sleep: async (ms) => void (clock += ms), retryDelayMs: 1000 },
+    );
     expect(report.results[0]).toMatchObject({ status: "success", attempts: 3 });
     expect(clock).toBe(2000);
   });
@@ -87,13 +97,17 @@ describe("runChecks", () => {
   test("retries stop at the deadline and the last failure is reported", async () => {
     let clock = 0;
     const results: CheckResult[] = [];
-    const report = await runChecks([check("r", "error", fail, { retry: true })], { ran: [] }, {
-      deadline: 3500,
-      now: () => clock,
-      sleep: async (ms) => void (clock += ms),
-      retryDelayMs: 1000,
-      onResult: (r) => results.push(r),
-    });
+    const report = await runChecks(
+      [check("r", "error", fail, { retry: true })],
+      { ran: [] },
+      {
+        deadline: 3500,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        retryDelayMs: 1000,
+        onResult: (r) => results.push(r),
+      },
+    );
     expect(report.results[0]).toMatchObject({ status: "error", attempts: 4, message: "broken" });
     expect(clock).toBe(3000);
     expect(results).toHaveLength(1);
@@ -110,12 +124,16 @@ describe("progress while waiting", () => {
   test("each retry is announced with the failing outcome and the attempt number", async () => {
     let clock = 0;
     const seen: string[] = [];
-    await runChecks([check("r", "error", fail, { retry: true })], { ran: [] }, {
-      deadline: 2000,
-      now: () => clock,
-      sleep: async (ms) => void (clock += ms),
-      onRetry: (c, outcome, attempt) => seen.push(`${c.id} ${outcome.message} #${attempt}`),
-    });
+    await runChecks(
+      [check("r", "error", fail, { retry: true })],
+      { ran: [] },
+      {
+        deadline: 2000,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+        onRetry: (c, outcome, attempt) => seen.push(`${c.id} ${outcome.message} #${attempt}`),
+      },
+    );
     expect(seen).toEqual(["r broken #1", "r broken #2"]);
   });
 });

@@ -12,7 +12,10 @@ describe("the controller's Lease", () => {
   });
 
   test("a missing Lease means no controller ever ran", () => {
-    expect(leaseVerdict(undefined, where, NOW)).toMatchObject({ ok: false, line: `${where} not found: no controller has ever run for this link` });
+    expect(leaseVerdict(undefined, where, NOW)).toMatchObject({
+      ok: false,
+      line: `${where} not found: no controller has ever run for this link`,
+    });
   });
 
   test("a released Lease means the controller stopped", () => {
@@ -23,11 +26,16 @@ describe("the controller's Lease", () => {
 
   test("a Lease not renewed within its duration means the controller is stuck or gone", () => {
     const v = leaseVerdict({ spec: { holderIdentity: "pod-1", renewTime: ago(45_000), leaseDurationSeconds: 30 } }, where, NOW);
-    expect(v).toEqual({ ok: false, line: `${where} held by pod-1 was last renewed 45s ago, longer than its 30s duration: the controller is stuck or gone` });
+    expect(v).toEqual({
+      ok: false,
+      line: `${where} held by pod-1 was last renewed 45s ago, longer than its 30s duration: the controller is stuck or gone`,
+    });
   });
 
   test("the Deployment is only a detail: available replicas, or where else the controller may run", () => {
-    expect(deploymentDetail({ spec: { replicas: 3 }, status: { availableReplicas: 2 } }, "Deployment d")).toBe("Deployment d: 2/3 replicas available");
+    expect(deploymentDetail({ spec: { replicas: 3 }, status: { availableReplicas: 2 } }, "Deployment d")).toBe(
+      "Deployment d: 2/3 replicas available",
+    );
     expect(deploymentDetail({ status: {} }, "Deployment d")).toBe("Deployment d: 0/1 replicas available");
     expect(deploymentDetail(undefined, "Deployment d")).toContain("not found (the controller runs elsewhere");
   });
@@ -45,12 +53,21 @@ describe("gateway status", () => {
   });
 
   test("no status yet fails", () => {
-    expect(gatewayVerdict(link(), NOW)).toMatchObject({ ok: false, line: "east: no gateway status yet (the controller writes it after its first probe)" });
+    expect(gatewayVerdict(link(), NOW)).toMatchObject({
+      ok: false,
+      line: "east: no gateway status yet (the controller writes it after its first probe)",
+    });
   });
 
   test("a dead gateway fails with its failure count and since when", () => {
-    const v = gatewayVerdict(link({ status: { alive: false, lastProbeTime: ago(1000), consecutiveFailures: 4, lastTransitionTime: "2026-12-02T11:59:50Z" } }), NOW);
-    expect(v).toMatchObject({ ok: false, line: "east: gateway 192.0.2.10 is not alive since 2026-12-02T11:59:50Z (4 failed probes in a row)" });
+    const v = gatewayVerdict(
+      link({ status: { alive: false, lastProbeTime: ago(1000), consecutiveFailures: 4, lastTransitionTime: "2026-12-02T11:59:50Z" } }),
+      NOW,
+    );
+    expect(v).toMatchObject({
+      ok: false,
+      line: "east: gateway 192.0.2.10 is not alive since 2026-12-02T11:59:50Z (4 failed probes in a row)",
+    });
   });
 
   test("an alive status older than 30 s counts as a failure, as mc gateways calls it stale", () => {
@@ -74,16 +91,20 @@ describe("RBAC coverage", () => {
   });
 
   test("each missing verb and resource is named", () => {
-    expect(missingPermissions(want, [{ apiGroups: [""], resources: ["services"], verbs: ["get"] }])).toEqual(["list services", "get endpoints", "list endpoints"]);
+    expect(missingPermissions(want, [{ apiGroups: [""], resources: ["services"], verbs: ["get"] }])).toEqual([
+      "list services",
+      "get endpoints",
+      "list endpoints",
+    ]);
   });
 
   test("a rule limited to names grants only those names", () => {
     const named = [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["a"], verbs: ["get"] }];
     expect(missingPermissions(named, named)).toEqual([]);
     expect(missingPermissions([{ apiGroups: [""], resources: ["secrets"], verbs: ["get"] }], named)).toEqual(["get secrets"]);
-    expect(missingPermissions([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["b"], verbs: ["get"] }], [])).toEqual([
-      "get coordination.k8s.io/leases/b",
-    ]);
+    expect(
+      missingPermissions([{ apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["b"], verbs: ["get"] }], []),
+    ).toEqual(["get coordination.k8s.io/leases/b"]);
   });
 
   test("a binding must reference the role and bind the service account", () => {

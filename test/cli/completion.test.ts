@@ -67,15 +67,30 @@ try() {
 }
 ${lines.map((l) => `try ${JSON.stringify(l)}`).join("\n")}
 `;
-  const proc = Bun.spawn(["bash", "-c", script], { env: { ...process.env, MC, NO_COLOR: "1", HOME: dir, KUBECONFIG: "" }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bash", "-c", script], {
+    env: { ...process.env, MC, NO_COLOR: "1", HOME: dir, KUBECONFIG: "" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  const replies = out.split("--end--\n").slice(0, lines.length).map((r) => r.split("\n").filter(Boolean));
+  const replies = out
+    .split("--end--\n")
+    .slice(0, lines.length)
+    .map((r) => r.split("\n").filter(Boolean));
   return { replies, stderr };
 }
 
 describe.skipIf(!hasBashCompletion)("bash, with the script mc completion bash prints (skipped without the bash-completion package)", () => {
   test("completes commands, flags and -o values, with --flag= as well as -o VALUE", async () => {
-    const { replies, stderr } = await tab(["mc ", "mc li", "mc install -o ", "mc install --output=j", "mc link --cluster-n", "mc completion ", "mc gateways -o js"]);
+    const { replies, stderr } = await tab([
+      "mc ",
+      "mc li",
+      "mc install -o ",
+      "mc install --output=j",
+      "mc link --cluster-n",
+      "mc completion ",
+      "mc gateways -o js",
+    ]);
     const [all, li, output, eq, flag, shells, gw] = replies;
     expect(all).toEqual(expect.arrayContaining(["install", "link", "serve", "check", "completion"]));
     expect(all).not.toContain("complete");
@@ -90,7 +105,13 @@ describe.skipIf(!hasBashCompletion)("bash, with the script mc completion bash pr
 
   test("completes Link names from the cluster and contexts from the kubeconfig", async () => {
     const k = `--kubeconfig ${kubeconfig}`;
-    const { replies, stderr } = await tab([`mc ${k} unlink --cluster-name `, `mc ${k} serve `, `mc ${k} gateways --cluster-name n`, `mc ${k} --context `, `mc ${k} --context west-`]);
+    const { replies, stderr } = await tab([
+      `mc ${k} unlink --cluster-name `,
+      `mc ${k} serve `,
+      `mc ${k} gateways --cluster-name n`,
+      `mc ${k} --context `,
+      `mc ${k} --context west-`,
+    ]);
     const [unlink, serve, north, contexts, admin] = replies;
     expect(unlink?.toSorted()).toEqual(["east", "north"]);
     expect(serve?.toSorted()).toEqual(["east", "north"]);
@@ -120,7 +141,11 @@ describe("the scripts and the callback", () => {
 
   test("an unknown shell is one line naming the choices", async () => {
     const r = await mc(["completion", "tcsh"]);
-    expect(r).toEqual({ code: 1, stdout: "", stderr: 'error: SHELL: must be one of bash, zsh, fish, powershell, got "tcsh" (e.g. mc completion bash)\n' });
+    expect(r).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: 'error: SHELL: must be one of bash, zsh, fish, powershell, got "tcsh" (e.g. mc completion bash)\n',
+    });
   });
 
   test("the callback itself is silent on stderr when the cluster is down", async () => {

@@ -7,7 +7,11 @@ import { UserError } from "../../src/errors.ts";
 
 const flags = defineFlags(
   {
-    "cluster-name": { type: "string", description: "Target cluster", schema: v.pipe(v.string("is required"), v.regex(/^[a-z]+$/, "must be lowercase letters")) },
+    "cluster-name": {
+      type: "string",
+      description: "Target cluster",
+      schema: v.pipe(v.string("is required"), v.regex(/^[a-z]+$/, "must be lowercase letters")),
+    },
     namespace: namespaceFlag("Where the Links are"),
     "gateway-port": { type: "string", default: "4143", description: "Port", schema: v.pipe(v.string(), v.transform(Number)) },
     wait: durationFlag({ alias: "w", default: "0s", description: "How long", message: "must be a duration such as 30s", min: 0 }),
@@ -46,7 +50,11 @@ describe("a flag table", () => {
   test.each<[string, Record<string, unknown>, string]>([
     ["a missing required flag", {}, "--cluster-name: is required"],
     ["a bad value, named by its flag", { "cluster-name": "East" }, '--cluster-name: must be lowercase letters, got "East"'],
-    ["a bad shared row", { "cluster-name": "east", namespace: "A" }, `--namespace: must be a namespace name (lowercase letters, digits, '-'), got "A"`],
+    [
+      "a bad shared row",
+      { "cluster-name": "east", namespace: "A" },
+      `--namespace: must be a namespace name (lowercase letters, digits, '-'), got "A"`,
+    ],
     ["a bad duration", { "cluster-name": "east", wait: "soon" }, '--wait: must be a duration such as 30s, got "soon"'],
     ["a choice not offered", { "cluster-name": "east", output: "yaml" }, '--output: must be one of table, json, got "yaml"'],
   ])("%s is one UserError naming the flag", (_what, args, message) => {
@@ -54,15 +62,22 @@ describe("a flag table", () => {
   });
 
   test("refuses an argument, saying the command takes flags only", () => {
-    expect(() => flags.parse({ _: ["east"], "cluster-name": "east" })).toThrow(new UserError('unexpected argument "east": mc gateways takes flags only (e.g. --cluster-name east)'));
+    expect(() => flags.parse({ _: ["east"], "cluster-name": "east" })).toThrow(
+      new UserError('unexpected argument "east": mc gateways takes flags only (e.g. --cluster-name east)'),
+    );
     const plain = defineFlags({ output: outputFlag(["yaml", "json"]) }, { command: "uninstall" });
     expect(() => plain.parse({ _: ["x"] })).toThrow(new UserError('unexpected argument "x": mc uninstall takes flags only'));
   });
 
   test("takes as many arguments as it has positional rows, no more", () => {
-    const serve = defineFlags({ link: { type: "positional", required: false, description: "Link" }, ha: { type: "boolean", default: true, description: "HA" } }, { command: "serve" });
+    const serve = defineFlags(
+      { link: { type: "positional", required: false, description: "Link" }, ha: { type: "boolean", default: true, description: "HA" } },
+      { command: "serve" },
+    );
     expect(serve.args.link).toEqual({ type: "positional", required: false, description: "Link" });
     expect(serve.parse({ _: ["east"], link: "east" })).toEqual({ link: "east", ha: true });
-    expect(() => serve.parse({ _: ["east", "west"], link: "east" })).toThrow(new UserError('unexpected argument "west": mc serve takes only flags and LINK'));
+    expect(() => serve.parse({ _: ["east", "west"], link: "east" })).toThrow(
+      new UserError('unexpected argument "west": mc serve takes only flags and LINK'),
+    );
   });
 });

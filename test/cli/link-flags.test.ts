@@ -9,11 +9,21 @@ import { linkSpecOptions, noLinkSpecOptions, parseLink, type LinkSpecOptions } f
 import { parseLabelSelector } from "../../src/model/selector.ts";
 
 const globals = { verbose: false };
-const facts = { clusterDomain: "cluster.local", gateway: { addresses: ["203.0.113.10"], port: 4143, identity: "gw", probe: { path: "/ready", port: 4191, periodMs: 3000 } } };
+const facts = {
+  clusterDomain: "cluster.local",
+  gateway: { addresses: ["203.0.113.10"], port: 4143, identity: "gw", probe: { path: "/ready", port: 4191, periodMs: 3000 } },
+};
 
 /** The Link `mc link` would print for these options, read back as the controller reads it. */
 function roundTrip(spec: LinkSpecOptions): LinkSpecOptions {
-  const link = renderLink({ clusterName: "east", namespace: "linkerd-multicluster", linkerdNamespace: "linkerd", ...facts, spec, version: "0" });
+  const link = renderLink({
+    clusterName: "east",
+    namespace: "linkerd-multicluster",
+    linkerdNamespace: "linkerd",
+    ...facts,
+    spec,
+    version: "0",
+  });
   return linkSpecOptions(parseLink(link));
 }
 
@@ -65,7 +75,18 @@ describe("defaultLinkOptions", () => {
         logLevel: "info",
         logFormat: "plain",
         ha: false,
-        settings: { eventRequeueLimit: 3, enableEndpointSlices: false, enableNamespaceCreation: false, mirrorEndpointSlices: false, mirrorNameTemplate: "{service}-{cluster}", namespaceSelector: "", namespaceMap: {}, fastFailureDetection: false, kubeApiQps: 0, kubeApiBurst: 100 },
+        settings: {
+          eventRequeueLimit: 3,
+          enableEndpointSlices: false,
+          enableNamespaceCreation: false,
+          mirrorEndpointSlices: false,
+          mirrorNameTemplate: "{service}-{cluster}",
+          namespaceSelector: "",
+          namespaceMap: {},
+          fastFailureDetection: false,
+          kubeApiQps: 0,
+          kubeApiBurst: 100,
+        },
         resources: { requests: { cpu: "100m", memory: "128Mi" }, limits: { cpu: "1", memory: "512Mi" } },
       },
       version: pkg.version,
@@ -75,16 +96,30 @@ describe("defaultLinkOptions", () => {
   });
 
   test("takes the global flags it is given", () => {
-    expect(linkOptions({ "cluster-name": "east" }, { kubeconfig: "/k", context: "east", verbose: true }).options).toMatchObject({ kubeconfig: "/k", context: "east" });
+    expect(linkOptions({ "cluster-name": "east" }, { kubeconfig: "/k", context: "east", verbose: true }).options).toMatchObject({
+      kubeconfig: "/k",
+      context: "east",
+    });
   });
 
   test("--fast-failure-detection goes into the controller's args only; the Link stays as without it", async () => {
     const bundle = async (...flags: string[]) => {
       const { options } = linkOptions({ "cluster-name": "east", ...Object.fromEntries(flags.map((f) => [f, true])) }, globals);
-      return renderLinkBundle({ ...options, kubeconfig: "apiVersion: v1\nkind: Config\n", ...facts, linkerdNamespace: "linkerd", trustDomain: "cluster.local" });
+      return renderLinkBundle({
+        ...options,
+        kubeconfig: "apiVersion: v1\nkind: Config\n",
+        ...facts,
+        linkerdNamespace: "linkerd",
+        trustDomain: "cluster.local",
+      });
     };
     const [plain, fast] = await Promise.all([bundle(), bundle("fast-failure-detection")]);
-    const args = (objects: typeof plain) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+    const args = (objects: typeof plain) =>
+      (
+        objects.find((o) => o.kind === "Deployment") as unknown as {
+          spec: { template: { spec: { containers: Array<{ args: string[] }> } } };
+        }
+      ).spec.template.spec.containers[0]!.args;
     expect(args(fast)).toEqual([...args(plain).slice(0, -1), "--fast-failure-detection", "east"]);
     expect(fast.find((o) => o.kind === "Link")).toEqual(plain.find((o) => o.kind === "Link"));
     expect(fast.filter((o) => o.kind !== "Deployment")).toEqual(plain.filter((o) => o.kind !== "Deployment"));
@@ -93,10 +128,21 @@ describe("defaultLinkOptions", () => {
   test("--namespace-map goes into the controller's args as given (none without it); the Link stays as without it", async () => {
     const bundle = async (args: Record<string, unknown>) => {
       const { options } = linkOptions({ "cluster-name": "east", ...args }, globals);
-      return renderLinkBundle({ ...options, kubeconfig: "apiVersion: v1\nkind: Config\n", ...facts, linkerdNamespace: "linkerd", trustDomain: "cluster.local" });
+      return renderLinkBundle({
+        ...options,
+        kubeconfig: "apiVersion: v1\nkind: Config\n",
+        ...facts,
+        linkerdNamespace: "linkerd",
+        trustDomain: "cluster.local",
+      });
     };
     const [plain, mapped] = await Promise.all([bundle({}), bundle({ "namespace-map": "shop=shop-east, pay=pay-east" })]);
-    const args = (objects: typeof plain) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+    const args = (objects: typeof plain) =>
+      (
+        objects.find((o) => o.kind === "Deployment") as unknown as {
+          spec: { template: { spec: { containers: Array<{ args: string[] }> } } };
+        }
+      ).spec.template.spec.containers[0]!.args;
     expect(args(plain).some((a) => a.startsWith("--namespace-map"))).toBe(false);
     expect(args(mapped).filter((a) => !args(plain).includes(a))).toEqual(["--namespace-map=shop=shop-east,pay=pay-east"]);
     expect(args(mapped).length).toBe(args(plain).length + 1);

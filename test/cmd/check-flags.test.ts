@@ -24,8 +24,16 @@ const cases: Array<[string, string[], string]> = [
   ["check --timeout 0s", ["check", "--timeout", "0s"], '--timeout: must be at least 100ms, e.g. 10s, got "0s"'],
   ["check with an argument", ["check", "east"], 'unexpected argument "east": mc check takes flags only'],
   ["check with an unknown flag", ["check", "--namespace", "x"], "unknown flag: --namespace (see mc check --help)"],
-  ["unlink without --cluster-name", ["unlink"], '--cluster-name: is required: the target cluster\'s name, e.g. --cluster-name east, got ""'],
-  ["unlink with a bad cluster name", ["unlink", "--cluster-name", "East_1"], `--cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East_1"`],
+  [
+    "unlink without --cluster-name",
+    ["unlink"],
+    '--cluster-name: is required: the target cluster\'s name, e.g. --cluster-name east, got ""',
+  ],
+  [
+    "unlink with a bad cluster name",
+    ["unlink", "--cluster-name", "East_1"],
+    `--cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East_1"`,
+  ],
   ["unlink -o table", ["unlink", "--cluster-name", "east", "-o", "table"], '--output: must be one of yaml, json, got "table"'],
   ["uninstall -o table", ["uninstall", "-o", "table"], '--output: must be one of yaml, json, got "table"'],
 ];

@@ -58,10 +58,16 @@ describe("global flags", () => {
 describe("a stray argument is refused by every command, before anything runs", () => {
   test.each<[string[], string]>([
     [["demo", "--hold", "false"], 'unexpected argument "false": boolean flags take their value after =, e.g. --hold=false'],
-    [["sandbox", "--tls", "false", "--kubeconfig", "/tmp/never-written"], 'unexpected argument "false": boolean flags take their value after =, e.g. --tls=false'],
+    [
+      ["sandbox", "--tls", "false", "--kubeconfig", "/tmp/never-written"],
+      'unexpected argument "false": boolean flags take their value after =, e.g. --tls=false',
+    ],
     [["sandbox", "east", "--kubeconfig", "/tmp/never-written"], 'unexpected argument "east": mc sandbox takes flags only'],
     [["serve", "east", "west"], 'unexpected argument "west": mc serve takes only flags and LINK'],
-    [["serve", "east", "--leader-elect", "false"], 'unexpected argument "false": boolean flags take their value after =, e.g. --leader-elect=false'],
+    [
+      ["serve", "east", "--leader-elect", "false"],
+      'unexpected argument "false": boolean flags take their value after =, e.g. --leader-elect=false',
+    ],
     [["install", "--ignore-cluster", "--ha", "1"], 'unexpected argument "1": boolean flags take their value after =, e.g. --ha=1'],
     [["uninstall", "all"], 'unexpected argument "all": mc uninstall takes flags only'],
   ])("mc %p", async (argv, message) => {

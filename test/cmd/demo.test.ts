@@ -14,6 +14,8 @@ test("mc demo links two clusters, mirrors, follows gateway health and unexport, 
   expect(out).toContain("web-east is ready again and mc gateways says ALIVE True");
   expect(out).toContain("east's web pods fail their readiness probes: web-east has no endpoints");
   expect(out).toContain("west's web-east is gone");
-  expect(out).toMatch(/✓ west has ServiceImport default\/web \(same name, ClusterSetIP [0-9.]+, from east\), its EndpointSlice at [0-9.]+:\d+ \(east's gateway\)\n/);
+  expect(out).toMatch(
+    /✓ west has ServiceImport default\/web \(same name, ClusterSetIP [0-9.]+, from east\), its EndpointSlice at [0-9.]+:\d+ \(east's gateway\)\n/,
+  );
   expect(out).toMatch(/Done in \d+\.\ds\.\n$/);
 }, 60_000);

@@ -7,7 +7,7 @@ import { runMc } from "../cmd/run-mc.ts";
 const install = (...flags: string[]) => runMc(["install", "--ignore-cluster", ...flags]);
 const kinds = (yaml: string) => yaml.split("\n").filter((l) => l.startsWith("kind:")).length;
 /** The gateway's Deployment (the local mirror's is rendered either way). */
-const GATEWAY_DEPLOYMENT = /kind: Deployment\nmetadata:\n  name: linkerd-gateway\n/;
+const GATEWAY_DEPLOYMENT = /kind: Deployment\nmetadata:\n {2}name: linkerd-gateway\n/;
 
 describe("boolean flag values", () => {
   test.each(["false", "False", "FALSE", "0", "f", "F"])("--gateway=%s leaves the gateway out", async (value) => {

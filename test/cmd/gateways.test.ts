@@ -46,7 +46,14 @@ describe("mc gateways", () => {
     const r = await gateways("-o", "json", "--cluster-name", "east");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([
-      { clusterName: "east", alive: true, stale: false, numberOfServices: 1, latency: { p50: "3ms", p95: "9ms", p99: "14ms" }, lastProbeTime: expect.any(String) },
+      {
+        clusterName: "east",
+        alive: true,
+        stale: false,
+        numberOfServices: 1,
+        latency: { p50: "3ms", p95: "9ms", p99: "14ms" },
+        lastProbeTime: expect.any(String),
+      },
     ]);
   });
 
@@ -58,8 +65,16 @@ describe("mc gateways", () => {
 
   const bad: Array<[string, string[], string]> = [
     ["an unknown output format", ["-o", "yaml"], 'error: --output: must be one of table, json, got "yaml"\n'],
-    ["a wait without a unit", ["--wait", "30"], 'error: --wait: must be a duration such as 30s or 2m (a bare number has no unit: write 30s), got "30"\n'],
-    ["a cluster name that is not a DNS label", ["--cluster-name", "East_1"], `error: --cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East_1"\n`],
+    [
+      "a wait without a unit",
+      ["--wait", "30"],
+      'error: --wait: must be a duration such as 30s or 2m (a bare number has no unit: write 30s), got "30"\n',
+    ],
+    [
+      "a cluster name that is not a DNS label",
+      ["--cluster-name", "East_1"],
+      `error: --cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East_1"\n`,
+    ],
     ["a positional argument", ["east"], 'error: unexpected argument "east": mc gateways takes flags only (e.g. --cluster-name east)\n'],
     [
       "a namespace without Links",

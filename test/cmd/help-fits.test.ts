@@ -10,11 +10,17 @@ import { shellBlocks } from "./readme-walk.ts";
 const README = await Bun.file(new URL("../../README.md", import.meta.url)).text();
 
 type Loader = () => Promise<{ meta?: { name?: string; hidden?: boolean } }>;
-const loaded = await Promise.all(Object.entries(main.subCommands as unknown as Record<string, Loader>).map(async ([name, load]) => [name, (await load()).meta] as const));
+const loaded = await Promise.all(
+  Object.entries(main.subCommands as unknown as Record<string, Loader>).map(async ([name, load]) => [name, (await load()).meta] as const),
+);
 const COMMANDS = loaded.filter(([, meta]) => !meta?.hidden).map(([name]) => name);
 
 /** Help's lines as the shell reads them: a line ending in ` \` goes on in the next one; spaces collapsed. */
-const asShellReads = (help: string): string[] => help.replace(/ \\\n\s*/g, " ").split("\n").map((l) => l.trim().replace(/\s+/g, " "));
+const asShellReads = (help: string): string[] =>
+  help
+    .replace(/ \\\n\s*/g, " ")
+    .split("\n")
+    .map((l) => l.trim().replace(/\s+/g, " "));
 
 /** The command a README line runs: `mc [--context east] link …` → link ("" for the root). */
 function commandOf(line: string): string {
@@ -33,7 +39,12 @@ function readmeExamples(): Array<{ command: string; line: string }> {
   return shellBlocks(README)
     .flatMap((block) => block.split("\n"))
     .filter((line) => line.startsWith("mc "))
-    .map((line) => line.replace(/\s+#.*$/, "").replace(/\s+&$/, "").trim())
+    .map((line) =>
+      line
+        .replace(/\s+#.*$/, "")
+        .replace(/\s+&$/, "")
+        .trim(),
+    )
     .map((line) => ({ command: commandOf(line), line }));
 }
 
@@ -50,19 +61,22 @@ const helpOf = async (argv: string[]) => {
 };
 
 describe("--help of each command", () => {
-  test.each([[""], ...COMMANDS.map((c) => [c])])("mc %s --help: no line over 100 columns, no flag without words, defaults one way", async (name) => {
-    const help = await helpOf(name ? [name] : []);
-    const lines = help.split("\n");
-    expect(lines.filter((l) => l.length > 100)).toEqual([]);
-    // Not a terminal: wrapped at 80, where a word allows.
-    expect(lines.filter((l) => l.length > 80 && l.trim().includes(" "))).toEqual([]);
-    const flagLines = lines.map((l, i) => [l, lines[i + 1] ?? ""] as const).filter(([l]) => /^ {2}-/.test(l));
-    if (name) expect(flagLines.length).toBeGreaterThan(0);
-    expect(flagLines.filter(([, next]) => !/^ {6}\S/.test(next)).map(([l]) => l)).toEqual([]);
-    expect(help).not.toMatch(/\((default:|Default)/);
-    // The global flags, in every command's help.
-    for (const flag of Object.keys(GLOBAL_ARGS)) expect(help).toContain(`--${flag}`);
-  });
+  test.each([[""], ...COMMANDS.map((c) => [c])])(
+    "mc %s --help: no line over 100 columns, no flag without words, defaults one way",
+    async (name) => {
+      const help = await helpOf(name ? [name] : []);
+      const lines = help.split("\n");
+      expect(lines.filter((l) => l.length > 100)).toEqual([]);
+      // Not a terminal: wrapped at 80, where a word allows.
+      expect(lines.filter((l) => l.length > 80 && l.trim().includes(" "))).toEqual([]);
+      const flagLines = lines.map((l, i) => [l, lines[i + 1] ?? ""] as const).filter(([l]) => /^ {2}-/.test(l));
+      if (name) expect(flagLines.length).toBeGreaterThan(0);
+      expect(flagLines.filter(([, next]) => !/^ {6}\S/.test(next)).map(([l]) => l)).toEqual([]);
+      expect(help).not.toMatch(/\((default:|Default)/);
+      // The global flags, in every command's help.
+      for (const flag of Object.keys(GLOBAL_ARGS)) expect(help).toContain(`--${flag}`);
+    },
+  );
 
   test("the README runs only commands mc has, and each of its lines is among that command's Examples", async () => {
     const examples = readmeExamples();

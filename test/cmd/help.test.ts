@@ -6,7 +6,11 @@ import { MC } from "../helpers/mc.ts";
 import { runMc } from "./run-mc.ts";
 
 async function shell(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(["bash", "-o", "pipefail", "-c", script], { env: { ...process.env, NO_COLOR: "1", MC }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bash", "-o", "pipefail", "-c", script], {
+    env: { ...process.env, NO_COLOR: "1", MC },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -34,20 +38,26 @@ describe("every way to ask for help prints to stdout", () => {
     expect(r.stdout).toMatch(/\n {2}link +Print, for the source cluster/);
   });
 
-  test.each([[["link", "--help"]], [["link", "-h"]], [["help", "link"]], [["--kubeconfig", "/k", "help", "link"]], [["link", "--cluster-name", "east", "--help"]]])(
-    "mc %p: mc link's usage, exit 0",
-    async (argv) => {
-      const r = await runMc(argv);
-      expect(r).toEqual({ code: 0, stdout: (await runMc(["link", "--help"])).stdout, stderr: "" });
-      expect(r.stdout).toContain("\nUsage:\n  mc link [options]\n");
-      expect(r.stdout).toContain("\n  --federated-service-selector=SELECTOR\n");
-    },
-  );
+  test.each([
+    [["link", "--help"]],
+    [["link", "-h"]],
+    [["help", "link"]],
+    [["--kubeconfig", "/k", "help", "link"]],
+    [["link", "--cluster-name", "east", "--help"]],
+  ])("mc %p: mc link's usage, exit 0", async (argv) => {
+    const r = await runMc(argv);
+    expect(r).toEqual({ code: 0, stdout: (await runMc(["link", "--help"])).stdout, stderr: "" });
+    expect(r.stdout).toContain("\nUsage:\n  mc link [options]\n");
+    expect(r.stdout).toContain("\n  --federated-service-selector=SELECTOR\n");
+  });
 });
 
 describe("a wrong invocation goes to stderr with exit 1", () => {
   test.each<[string[], string]>([
-    [["help", "frobnicate"], 'error: unknown command "frobnicate" for "mc" (commands: install, link, link-gen, allow, unlink, uninstall, serve, gateways, check, sandbox, demo, completion; see mc --help)\n'],
+    [
+      ["help", "frobnicate"],
+      'error: unknown command "frobnicate" for "mc" (commands: install, link, link-gen, allow, unlink, uninstall, serve, gateways, check, sandbox, demo, completion; see mc --help)\n',
+    ],
     [["--bogus"], "error: unknown flag: --bogus (see mc --help)\n"],
     [["unlink", "--bogus"], "error: unknown flag: --bogus (see mc unlink --help)\n"],
   ])("mc %p", async (argv, stderr) => {

@@ -33,9 +33,15 @@ beforeAll(async () => {
   fakeLinkerd(west, { trustDomain: "west.example" });
   eastKubectl = kubectlFor(east.kubeconfig);
   westKubectl = kubectlFor(west.kubeconfig);
-  const installs = await Promise.all([mc(["--kubeconfig", eastKubectl.kubeconfigPath, "install"]), mc(["--kubeconfig", westKubectl.kubeconfigPath, "install"])]);
+  const installs = await Promise.all([
+    mc(["--kubeconfig", eastKubectl.kubeconfigPath, "install"]),
+    mc(["--kubeconfig", westKubectl.kubeconfigPath, "install"]),
+  ]);
   for (const r of installs) if (r.code !== 0) throw new Error(`mc install failed: ${r.stderr}`);
-  await Promise.all([ok(eastKubectl, ["apply", "-f", "-"], installs[0]!.stdout), ok(westKubectl, ["apply", "-f", "-"], installs[1]!.stdout)]);
+  await Promise.all([
+    ok(eastKubectl, ["apply", "-f", "-"], installs[0]!.stdout),
+    ok(westKubectl, ["apply", "-f", "-"], installs[1]!.stdout),
+  ]);
   const link = await mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "east"]);
   if (link.code !== 0) throw new Error(`mc link failed: ${link.stderr}`);
   linkOutput = link.stdout;
@@ -67,13 +73,18 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
     const copy = await getJson(westKubectl, ["get", "secret", "cluster-credentials-east", "-n", "linkerd"]);
     expect(mirror.type).toBe("mirror.linkerd.io/remote-kubeconfig");
     expect(copy.metadata.labels).toEqual({ "multicluster.linkerd.io/cluster-name": "east" });
-    expect(copy.metadata.annotations).toMatchObject({ "multicluster.linkerd.io/trust-domain": "east.example", "multicluster.linkerd.io/cluster-domain": "cluster.local" });
+    expect(copy.metadata.annotations).toMatchObject({
+      "multicluster.linkerd.io/trust-domain": "east.example",
+      "multicluster.linkerd.io/cluster-domain": "cluster.local",
+    });
     expect(copy.data.kubeconfig).toBe(mirror.data.kubeconfig);
   });
 
   test("the controller objects exist in west", async () => {
     const names = async (kind: string, ns?: string) =>
-      (await getJson(westKubectl, ["get", kind, ...(ns ? ["-n", ns] : []), "-l", "mirror.linkerd.io/cluster-name=east"])).items.map((o: { metadata: { name: string } }) => o.metadata.name);
+      (await getJson(westKubectl, ["get", kind, ...(ns ? ["-n", ns] : []), "-l", "mirror.linkerd.io/cluster-name=east"])).items.map(
+        (o: { metadata: { name: string } }) => o.metadata.name,
+      );
     const [clusterRoles, clusterRoleBindings, roles, roleBindings, accounts, services, deployment] = await Promise.all([
       names("clusterroles"),
       names("clusterrolebindings"),
@@ -92,7 +103,15 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
       services: ["probe-gateway-east"],
     });
     const container = deployment.spec.template.spec.containers[0];
-    expect(container.args).toEqual(["serve", "--namespace=linkerd-multicluster", "--log-level=info", "--log-format=plain", "--event-requeue-limit=3", "--probe-service=probe-gateway-east", "east"]);
+    expect(container.args).toEqual([
+      "serve",
+      "--namespace=linkerd-multicluster",
+      "--log-level=info",
+      "--log-format=plain",
+      "--event-requeue-limit=3",
+      "--probe-service=probe-gateway-east",
+      "east",
+    ]);
     expect(container.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true });
   });
 
@@ -111,7 +130,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
   test("mc link --enable-endpoint-slices renders the flag into the controller's args, a flag mc serve knows", async () => {
     const r = await mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "east", "--enable-endpoint-slices"]);
     expect(r.code).toBe(0);
-    const deployment = parseManifests(r.stdout).find((m) => m.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } };
+    const deployment = parseManifests(r.stdout).find((m) => m.kind === "Deployment") as unknown as {
+      spec: { template: { spec: { containers: Array<{ args: string[] }> } } };
+    };
     expect(deployment.spec.template.spec.containers[0]!.args).toEqual([
       "serve",
       "--namespace=linkerd-multicluster",
@@ -123,7 +144,11 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc install | kubectl apply, then mc l
       "east",
     ]);
     // Known to mc serve: without a Link name it fails on that, not on the flag.
-    expect(await mc(["serve", "--enable-endpoint-slices"])).toEqual({ code: 1, stdout: "", stderr: "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n" });
+    expect(await mc(["serve", "--enable-endpoint-slices"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n",
+    });
   });
 
   test("mc link run again prints the same bundle, and re-applying it changes nothing", async () => {
@@ -140,11 +165,16 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc as a subprocess"), () => {
       mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "East"]),
       mc(["--kubeconfig", eastKubectl.kubeconfigPath, "link", "--cluster-name", "east", "-L", "nowhere"]),
     ]);
-    expect(badFlag).toEqual({ code: 1, stdout: "", stderr: `error: --cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East"\n` });
+    expect(badFlag).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `error: --cluster-name: must be a DNS-1123 label (lowercase letters, digits, '-'), got "East"\n`,
+    });
     expect(missing).toEqual({
       code: 1,
       stdout: "",
-      stderr: "error: ConfigMap nowhere/linkerd-config on east not found: install Linkerd's control plane first, or pass --linkerd-namespace if it runs elsewhere\n",
+      stderr:
+        "error: ConfigMap nowhere/linkerd-config on east not found: install Linkerd's control plane first, or pass --linkerd-namespace if it runs elsewhere\n",
     });
   });
 });

@@ -26,7 +26,8 @@ afterAll(() => sb?.stop());
 const target = (ns: string, mutate?: (objects: Manifest[]) => Manifest[], serviceType?: "LoadBalancer" | "ClusterIP") =>
   installMc(sb, { namespace: ns, mutate, serviceType });
 
-const without = (kind: string, name?: string) => (objects: Manifest[]) => objects.filter((o) => !(o.kind === kind && (name === undefined || o.metadata.name === name)));
+const without = (kind: string, name?: string) => (objects: Manifest[]) =>
+  objects.filter((o) => !(o.kind === kind && (name === undefined || o.metadata.name === name)));
 const gatewayAnnotations = (change: (a: Record<string, string>) => void) => (objects: Manifest[]) =>
   objects.map((o) => {
     if (o.kind !== "Service") return o;
@@ -82,7 +83,10 @@ describe("mc link names the missing object and the fix", () => {
   });
 
   test("the gateway without its identity annotation", async () => {
-    await target("mc-noid", gatewayAnnotations((a) => delete a["mirror.linkerd.io/gateway-identity"]));
+    await target(
+      "mc-noid",
+      gatewayAnnotations((a) => delete a["mirror.linkerd.io/gateway-identity"]),
+    );
     await expectError(
       ["link", "--cluster-name", "east", "--namespace", "mc-noid"],
       "gateway Service mc-noid/linkerd-gateway on east has no mirror.linkerd.io/gateway-identity annotation: re-run mc install on the target",
@@ -90,7 +94,10 @@ describe("mc link names the missing object and the fix", () => {
   });
 
   test("the gateway with an unreadable probe period", async () => {
-    await target("mc-badperiod", gatewayAnnotations((a) => (a["mirror.linkerd.io/probe-period"] = "often")));
+    await target(
+      "mc-badperiod",
+      gatewayAnnotations((a) => (a["mirror.linkerd.io/probe-period"] = "often")),
+    );
     await expectError(
       ["link", "--cluster-name", "east", "--namespace", "mc-badperiod"],
       `gateway Service mc-badperiod/linkerd-gateway on east annotation mirror.linkerd.io/probe-period is "often": want seconds ("3") or a Go duration ("3s") of at least 1s and at most 1h; fix the annotation or re-run mc install --gateway-probe-seconds`,

@@ -16,7 +16,10 @@ afterAll(() => procs.forEach((p) => p.kill()));
 
 async function start(name: string, extra: string[] = []) {
   const path = join(dir, `${name}.kubeconfig`);
-  const run = await mcUntil(["sandbox", "--name", name, "--port", "0", "--kubeconfig", path, ...extra], new RegExp(`sandbox ${name} ready at (\\S+)`));
+  const run = await mcUntil(
+    ["sandbox", "--name", name, "--port", "0", "--kubeconfig", path, ...extra],
+    new RegExp(`sandbox ${name} ready at (\\S+)`),
+  );
   procs.push(run.proc);
   return { ...run, path, url: run.match[1]!, kubeconfig: readFileSync(path, "utf8") };
 }
@@ -54,16 +57,23 @@ describe("mc sandbox", () => {
       }
     });
 
-    test.skipIf(!hasKubectl)(needsKubectl("kubectl connects with CA + token and with the client certificate, and a wrong token is refused"), async () => {
-      const sb = await start("secure2", ["--tls"]);
-      const kubectl = kubectlFor(sb.kubeconfig);
-      expect(await kubectl(["get", "ns", "default", "-o", "name"])).toMatchObject({ code: 0, stdout: "namespace/default\n", stderr: "" });
-      expect(await kubectl(["--context", "secure2-cert", "create", "-f", "-"], { stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n" })).toMatchObject({ code: 0, stderr: "" });
-      const wrong = kubectlFor(sb.kubeconfig.replace(/token: .*/, "token: nope"));
-      const r = await wrong(["get", "ns"]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain("error: You must be logged in to the server");
-    });
+    test.skipIf(!hasKubectl)(
+      needsKubectl("kubectl connects with CA + token and with the client certificate, and a wrong token is refused"),
+      async () => {
+        const sb = await start("secure2", ["--tls"]);
+        const kubectl = kubectlFor(sb.kubeconfig);
+        expect(await kubectl(["get", "ns", "default", "-o", "name"])).toMatchObject({ code: 0, stdout: "namespace/default\n", stderr: "" });
+        expect(
+          await kubectl(["--context", "secure2-cert", "create", "-f", "-"], {
+            stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n",
+          }),
+        ).toMatchObject({ code: 0, stderr: "" });
+        const wrong = kubectlFor(sb.kubeconfig.replace(/token: .*/, "token: nope"));
+        const r = await wrong(["get", "ns"]);
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain("error: You must be logged in to the server");
+      },
+    );
   });
 
   describe("with --linkerd", () => {
@@ -73,35 +83,67 @@ describe("mc sandbox", () => {
       return YAML.parse(r.stdout) as { identityTrustAnchorsPEM: string; identityTrustDomain: string; clusterDomain: string };
     };
 
-    test.skipIf(!hasKubectl)(needsKubectl("two sandboxes started at once with one --trust-anchor file share the anchor written there, with Linkerd's namespace and policy CRDs"), async () => {
-      const anchor = join(dir, "shared-anchor.pem");
-      const [a, b] = await Promise.all([start("la", ["--tls", "--linkerd", "--trust-anchor", anchor]), start("lb", ["--tls", "--linkerd", "--trust-anchor", anchor])]);
-      const pem = readFileSync(anchor, "utf8");
-      expect(anchorSet(pem).size).toBe(1);
-      for (const sb of [a, b]) {
-        expect(await linkerdConfig(sb.kubeconfig)).toMatchObject({ identityTrustAnchorsPEM: pem, identityTrustDomain: "cluster.local", clusterDomain: "cluster.local" });
-        const crds = await kubectlFor(sb.kubeconfig)(["get", "crd", "servers.policy.linkerd.io", "authorizationpolicies.policy.linkerd.io", "-o", "name"]);
-        expect(crds).toMatchObject({ code: 0, stdout: "customresourcedefinition.apiextensions.k8s.io/servers.policy.linkerd.io\ncustomresourcedefinition.apiextensions.k8s.io/authorizationpolicies.policy.linkerd.io\n" });
-      }
-      const said = [a, b].map((sb) => sb.stderr().match(/trust anchor (generated and written to|read from) /)?.[1]).sort();
-      expect(said).toEqual(["generated and written to", "read from"]);
-    });
+    test.skipIf(!hasKubectl)(
+      needsKubectl(
+        "two sandboxes started at once with one --trust-anchor file share the anchor written there, with Linkerd's namespace and policy CRDs",
+      ),
+      async () => {
+        const anchor = join(dir, "shared-anchor.pem");
+        const [a, b] = await Promise.all([
+          start("la", ["--tls", "--linkerd", "--trust-anchor", anchor]),
+          start("lb", ["--tls", "--linkerd", "--trust-anchor", anchor]),
+        ]);
+        const pem = readFileSync(anchor, "utf8");
+        expect(anchorSet(pem).size).toBe(1);
+        for (const sb of [a, b]) {
+          expect(await linkerdConfig(sb.kubeconfig)).toMatchObject({
+            identityTrustAnchorsPEM: pem,
+            identityTrustDomain: "cluster.local",
+            clusterDomain: "cluster.local",
+          });
+          const crds = await kubectlFor(sb.kubeconfig)([
+            "get",
+            "crd",
+            "servers.policy.linkerd.io",
+            "authorizationpolicies.policy.linkerd.io",
+            "-o",
+            "name",
+          ]);
+          expect(crds).toMatchObject({
+            code: 0,
+            stdout:
+              "customresourcedefinition.apiextensions.k8s.io/servers.policy.linkerd.io\ncustomresourcedefinition.apiextensions.k8s.io/authorizationpolicies.policy.linkerd.io\n",
+          });
+        }
+        const said = [a, b].map((sb) => sb.stderr().match(/trust anchor (generated and written to|read from) /)?.[1]).sort();
+        expect(said).toEqual(["generated and written to", "read from"]);
+      },
+    );
 
-    test.skipIf(!hasKubectl)(needsKubectl("without --trust-anchor each sandbox has an anchor of its own, and says it is not saved"), async () => {
-      const sb = await start("lc", ["--linkerd"]);
-      expect(anchorSet((await linkerdConfig(sb.kubeconfig)).identityTrustAnchorsPEM).size).toBe(1);
-      expect(sb.stderr()).toContain("trust anchor generated, not saved: --trust-anchor FILE shares one");
-    });
+    test.skipIf(!hasKubectl)(
+      needsKubectl("without --trust-anchor each sandbox has an anchor of its own, and says it is not saved"),
+      async () => {
+        const sb = await start("lc", ["--linkerd"]);
+        expect(anchorSet((await linkerdConfig(sb.kubeconfig)).identityTrustAnchorsPEM).size).toBe(1);
+        expect(sb.stderr()).toContain("trust anchor generated, not saved: --trust-anchor FILE shares one");
+      },
+    );
 
     test("--trust-anchor without --linkerd, or a file that holds no certificate, is one line and exit 1, and no kubeconfig is written", async () => {
       const kubeconfig = join(dir, "never.kubeconfig");
       const alone = await mc(["sandbox", "--trust-anchor", join(dir, "x.pem"), "--kubeconfig", kubeconfig]);
-      expect(alone).toMatchObject({ code: 1, stdout: "", stderr: "error: --trust-anchor: only means something with --linkerd; add --linkerd or leave --trust-anchor out\n" });
+      expect(alone).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: "error: --trust-anchor: only means something with --linkerd; add --linkerd or leave --trust-anchor out\n",
+      });
       const junk = join(dir, "junk.pem");
       writeFileSync(junk, "hello\n");
       const bad = await mc(["sandbox", "--linkerd", "--trust-anchor", junk, "--kubeconfig", kubeconfig]);
       expect(bad.code).toBe(1);
-      expect(bad.stderr).toBe(`error: --trust-anchor: ${junk} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there\n`);
+      expect(bad.stderr).toBe(
+        `error: --trust-anchor: ${junk} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there\n`,
+      );
       expect(existsSync(kubeconfig)).toBe(false);
       expect(existsSync(join(dir, "x.pem"))).toBe(false);
     });

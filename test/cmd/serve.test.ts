@@ -21,7 +21,10 @@ afterAll(() => {
 
 async function sandbox(name: string) {
   const path = join(dir, `${name}.kubeconfig`);
-  const run = await mcUntil(["sandbox", "--name", name, "--port", "0", "--kubeconfig", path], new RegExp(`sandbox ${name} ready at (\\S+)`));
+  const run = await mcUntil(
+    ["sandbox", "--name", name, "--port", "0", "--kubeconfig", path],
+    new RegExp(`sandbox ${name} ready at (\\S+)`),
+  );
   procs.push(run.proc);
   return { path, kubeconfig: readFileSync(path, "utf8"), kubectl: kubectlFor(readFileSync(path, "utf8")) };
 }
@@ -67,43 +70,92 @@ async function ok(kubectl: Kubectl, args: string[], stdin?: string): Promise<str
 const json = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n");
 
 describe("mc serve (subprocess)", () => {
-  test.skipIf(!hasKubectl)(needsKubectl("mirrors an exported Service from one mc sandbox into another through an alive gateway, removes it when unexported, and stops on SIGTERM"), async () => {
-    const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => new Response(new URL(req.url).pathname === "/ready" ? "ok" : "no", { status: new URL(req.url).pathname === "/ready" ? 200 : 404 }) });
-    servers.push(gateway);
-    const [east, west] = await Promise.all([sandbox("east"), sandbox("west")]);
-    await ok(east.kubectl, ["create", "namespace", "ns1"]);
-    await ok(east.kubectl, ["apply", "-f", "-"], json(remoteService({ name: "web" }), remoteEndpoints({ name: "web" })));
-    await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
-    await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
-    await ok(west.kubectl, ["create", "namespace", "ns1"]);
-    const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
-    await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
+  test.skipIf(!hasKubectl)(
+    needsKubectl(
+      "mirrors an exported Service from one mc sandbox into another through an alive gateway, removes it when unexported, and stops on SIGTERM",
+    ),
+    async () => {
+      const gateway = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: (req) =>
+          new Response(new URL(req.url).pathname === "/ready" ? "ok" : "no", {
+            status: new URL(req.url).pathname === "/ready" ? 200 : 404,
+          }),
+      });
+      servers.push(gateway);
+      const [east, west] = await Promise.all([sandbox("east"), sandbox("west")]);
+      await ok(east.kubectl, ["create", "namespace", "ns1"]);
+      await ok(east.kubectl, ["apply", "-f", "-"], json(remoteService({ name: "web" }), remoteEndpoints({ name: "web" })));
+      await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
+      await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
+      await ok(west.kubectl, ["create", "namespace", "ns1"]);
+      const link = linkObject({
+        gatewayAddress: "192.0.2.10",
+        gatewayPort: "4143",
+        probe: { path: "/ready", port: String(gateway.port), period: "1s" },
+      });
+      await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
 
-    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", "east"]);
-    const [, admin] = await serve.until(/admin server listening on (http:\/\/127\.0\.0\.1:\d+)/, "the admin server");
-    await serve.until(/mirrored ns1\/web as ns1\/web-east/, "the mirror");
-    const svc = JSON.parse(await ok(west.kubectl, ["get", "service", "web-east", "-n", "ns1", "-o", "json"]));
-    const linkUid = JSON.parse(await ok(west.kubectl, ["get", "link", "east", "-n", "linkerd-multicluster", "-o", "json"])).metadata.uid;
-    expect(svc.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": linkUid });
-    expect(svc.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(["port1:555", "port2:666"]);
-    const ep = JSON.parse(await ok(west.kubectl, ["get", "endpoints", "web-east", "-n", "ns1", "-o", "json"]));
-    expect(ep.subsets).toEqual([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "port1", port: 4143, protocol: "TCP" }, { name: "port2", port: 4143, protocol: "TCP" }] }]);
-    await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
-    expect(await (await fetch(`${admin}/ready`)).text()).toBe("ok\n");
-    expect(await (await fetch(`${admin}/metrics`)).text()).toContain('gateway_alive{target_cluster_name="east"} 1');
+      const serve = spawnMc([
+        "serve",
+        "--kubeconfig",
+        west.path,
+        "--namespace",
+        "linkerd-multicluster",
+        "--admin-addr",
+        "127.0.0.1:0",
+        `--probe-address=127.0.0.1:${gateway.port}`,
+        "--leader-elect=false",
+        "east",
+      ]);
+      const [, admin] = await serve.until(/admin server listening on (http:\/\/127\.0\.0\.1:\d+)/, "the admin server");
+      await serve.until(/mirrored ns1\/web as ns1\/web-east/, "the mirror");
+      const svc = JSON.parse(await ok(west.kubectl, ["get", "service", "web-east", "-n", "ns1", "-o", "json"]));
+      const linkUid = JSON.parse(await ok(west.kubectl, ["get", "link", "east", "-n", "linkerd-multicluster", "-o", "json"])).metadata.uid;
+      expect(svc.metadata.labels).toEqual({
+        "mirror.linkerd.io/mirrored-service": "true",
+        "mirror.linkerd.io/cluster-name": "east",
+        "mirror.linkerd.io/link-uid": linkUid,
+      });
+      expect(svc.spec.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`)).toEqual(["port1:555", "port2:666"]);
+      const ep = JSON.parse(await ok(west.kubectl, ["get", "endpoints", "web-east", "-n", "ns1", "-o", "json"]));
+      expect(ep.subsets).toEqual([
+        {
+          addresses: [{ ip: "192.0.2.10" }],
+          ports: [
+            { name: "port1", port: 4143, protocol: "TCP" },
+            { name: "port2", port: 4143, protocol: "TCP" },
+          ],
+        },
+      ]);
+      await ok(west.kubectl, [
+        "wait",
+        "--for=jsonpath={.status.gateway.alive}=true",
+        "link/east",
+        "-n",
+        "linkerd-multicluster",
+        "--timeout=20s",
+      ]);
+      expect(await (await fetch(`${admin}/ready`)).text()).toBe("ok\n");
+      expect(await (await fetch(`${admin}/metrics`)).text()).toContain('gateway_alive{target_cluster_name="east"} 1');
 
-    await ok(east.kubectl, ["label", "service", "web", "-n", "ns1", "mirror.linkerd.io/exported-"]);
-    await ok(west.kubectl, ["wait", "--for=delete", "service/web-east", "-n", "ns1", "--timeout=20s"]);
-    expect((await west.kubectl(["get", "endpoints", "web-east", "-n", "ns1"])).code).not.toBe(0);
+      await ok(east.kubectl, ["label", "service", "web", "-n", "ns1", "mirror.linkerd.io/exported-"]);
+      await ok(west.kubectl, ["wait", "--for=delete", "service/web-east", "-n", "ns1", "--timeout=20s"]);
+      expect((await west.kubectl(["get", "endpoints", "web-east", "-n", "ns1"])).code).not.toBe(0);
 
-    serve.proc.kill("SIGTERM");
-    expect(await serve.proc.exited).toBe(0);
-    expect(serve.stderr()).not.toMatch(/eyJ|Bearer/);
-  }, 40_000);
+      serve.proc.kill("SIGTERM");
+      expect(await serve.proc.exited).toBe(0);
+      expect(serve.stderr()).not.toMatch(/eyJ|Bearer/);
+    },
+    40_000,
+  );
 
   for (const mode of [[], ["--enable-endpoint-slices"]]) {
     test.skipIf(!hasKubectl)(
-      needsKubectl(`a selector-less export with unlabelled hand-managed Endpoints and a selector export of a Deployment's Pods are mirrored alike, emptied alike and restored alike${mode.length ? ", reading EndpointSlices" : ""}`),
+      needsKubectl(
+        `a selector-less export with unlabelled hand-managed Endpoints and a selector export of a Deployment's Pods are mirrored alike, emptied alike and restored alike${mode.length ? ", reading EndpointSlices" : ""}`,
+      ),
       async () => {
         const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
         servers.push(gateway);
@@ -120,42 +172,101 @@ describe("mc serve (subprocess)", () => {
           json(
             { apiVersion: "v1", kind: "Service", metadata: { name: "db", namespace: "ns1", labels: exported }, spec: { ports: http } },
             hand([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 8080 }] }]),
-            { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "ns1", labels: exported }, spec: { selector: { app: "web" }, ports: http } },
+            {
+              apiVersion: "v1",
+              kind: "Service",
+              metadata: { name: "web", namespace: "ns1", labels: exported },
+              spec: { selector: { app: "web" }, ports: http },
+            },
           ),
         );
         expect(JSON.parse(await ok(east.kubectl, ["get", "endpoints", "db", "-n", "ns1", "-o", "json"])).metadata.labels).toBeUndefined();
         await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
         await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
         await ok(west.kubectl, ["create", "namespace", "ns1"]);
-        const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } });
+        const link = linkObject({
+          gatewayAddress: "192.0.2.10",
+          gatewayPort: "4143",
+          probe: { path: "/ready", port: String(gateway.port), period: "1s" },
+        });
         await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
         const westClient = await connectKubeconfigText(west.kubeconfig, "west");
-        const ready = (n: number) => (o: KubeObject | undefined) => ((o as { subsets?: Array<{ addresses?: unknown[] }> } | undefined)?.subsets ?? []).reduce((k, x) => k + (x.addresses?.length ?? 0), 0) === n && !!o;
+        const ready = (n: number) => (o: KubeObject | undefined) =>
+          ((o as { subsets?: Array<{ addresses?: unknown[] }> } | undefined)?.subsets ?? []).reduce(
+            (k, x) => k + (x.addresses?.length ?? 0),
+            0,
+          ) === n && !!o;
         const both = (pred: (o: KubeObject | undefined) => boolean, what: string) =>
-          Promise.all(["db-east", "web-east"].map((name) => waitForObject(westClient, resources.endpoints, "ns1", name, pred, { what: `${name} ${what}`, timeoutMs: 20_000 })));
+          Promise.all(
+            ["db-east", "web-east"].map((name) =>
+              waitForObject(westClient, resources.endpoints, "ns1", name, pred, { what: `${name} ${what}`, timeoutMs: 20_000 }),
+            ),
+          );
 
-        const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", ...mode, "east"]);
+        const serve = spawnMc([
+          "serve",
+          "--kubeconfig",
+          west.path,
+          "--namespace",
+          "linkerd-multicluster",
+          "--admin-addr",
+          "127.0.0.1:0",
+          `--probe-address=127.0.0.1:${gateway.port}`,
+          "--leader-elect=false",
+          ...mode,
+          "east",
+        ]);
         await both(ready(1), "with a ready address");
-        const subsets = async (name: string) => JSON.parse(await ok(west.kubectl, ["get", "endpoints", name, "-n", "ns1", "-o", "json"])).subsets;
+        const subsets = async (name: string) =>
+          JSON.parse(await ok(west.kubectl, ["get", "endpoints", name, "-n", "ns1", "-o", "json"])).subsets;
         const expected = [{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }];
         expect(await subsets("db-east")).toEqual(expected);
         expect(await subsets("web-east")).toEqual(expected);
 
         // No ready target endpoint: the hand-managed Endpoints emptied, every Pod failing readiness.
         await ok(east.kubectl, ["replace", "-f", "-"], JSON.stringify(hand([])));
-        const pods = JSON.parse(await ok(east.kubectl, ["get", "pods", "-n", "ns1", "-l", "app=web", "-o", "json"])).items as Array<{ metadata: { name: string }; status: { conditions: Array<{ type: string }> } }>;
+        const pods = JSON.parse(await ok(east.kubectl, ["get", "pods", "-n", "ns1", "-l", "app=web", "-o", "json"])).items as Array<{
+          metadata: { name: string };
+          status: { conditions: Array<{ type: string }> };
+        }>;
         for (const pod of pods) {
           const i = pod.status.conditions.findIndex((c) => c.type === "Ready");
-          await ok(east.kubectl, ["patch", "pod", pod.metadata.name, "-n", "ns1", "--subresource=status", "--type", "json", "-p", JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "False" }])]);
+          await ok(east.kubectl, [
+            "patch",
+            "pod",
+            pod.metadata.name,
+            "-n",
+            "ns1",
+            "--subresource=status",
+            "--type",
+            "json",
+            "-p",
+            JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "False" }]),
+          ]);
         }
         await both((o) => !!o && ((o as { subsets?: unknown[] }).subsets ?? []).length === 0, "with no subsets");
         expect((await subsets("db-east")) ?? []).toEqual([]);
         expect((await subsets("web-east")) ?? []).toEqual([]);
 
         // And back: an address in the hand-managed Endpoints, one Pod ready again.
-        await ok(east.kubectl, ["replace", "-f", "-"], JSON.stringify(hand([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 8080 }] }])));
+        await ok(
+          east.kubectl,
+          ["replace", "-f", "-"],
+          JSON.stringify(hand([{ addresses: [{ ip: "192.0.2.10" }], ports: [{ name: "http", port: 8080 }] }])),
+        );
         const i = pods[0]!.status.conditions.findIndex((c) => c.type === "Ready");
-        await ok(east.kubectl, ["patch", "pod", pods[0]!.metadata.name, "-n", "ns1", "--subresource=status", "--type", "json", "-p", JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "True" }])]);
+        await ok(east.kubectl, [
+          "patch",
+          "pod",
+          pods[0]!.metadata.name,
+          "-n",
+          "ns1",
+          "--subresource=status",
+          "--type",
+          "json",
+          "-p",
+          JSON.stringify([{ op: "replace", path: `/status/conditions/${i}/status`, value: "True" }]),
+        ]);
         await both(ready(1), "with a ready address again");
         expect(await subsets("db-east")).toEqual(expected);
         expect(await subsets("web-east")).toEqual(expected);
@@ -167,33 +278,79 @@ describe("mc serve (subprocess)", () => {
     );
   }
 
-  test.skipIf(!hasKubectl)(needsKubectl("--fast-failure-detection reaches the prober: a failed probe is confirmed at period/10 until the threshold"), async () => {
-    let up = true;
-    const gateway = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(up ? "ok" : "down", { status: up ? 200 : 503 }) });
-    servers.push(gateway);
-    const [east, west] = await Promise.all([sandbox("east-ffd"), sandbox("west-ffd")]);
-    await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
-    await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
-    const link = linkObject({ gatewayAddress: "192.0.2.10", gatewayPort: "4143", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }); // failureThreshold: the CRD default, 3
-    await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
-    const serve = spawnMc(["serve", "--kubeconfig", west.path, "--namespace", "linkerd-multicluster", "--admin-addr", "127.0.0.1:0", `--probe-address=127.0.0.1:${gateway.port}`, "--leader-elect=false", "--fast-failure-detection", "east"]);
-    await serve.until(/probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms, unanswered for 33ms counts as failed once it has answered\)/, "the prober's start line");
-    await ok(west.kubectl, ["wait", "--for=jsonpath={.status.gateway.alive}=true", "link/east", "-n", "linkerd-multicluster", "--timeout=20s"]);
-    up = false;
-    await serve.until(/gateway east probe failed \(1 of 3 before it counts as dead\): .*HTTP 503; probing again in 100ms/, "the first failure, confirmed at period/10");
-    await serve.until(/gateway east became unreachable after 3 failed probes/, "the verdict");
-    serve.proc.kill("SIGTERM");
-    expect(await serve.proc.exited).toBe(0);
-  }, 40_000);
+  test.skipIf(!hasKubectl)(
+    needsKubectl("--fast-failure-detection reaches the prober: a failed probe is confirmed at period/10 until the threshold"),
+    async () => {
+      let up = true;
+      const gateway = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: () => new Response(up ? "ok" : "down", { status: up ? 200 : 503 }),
+      });
+      servers.push(gateway);
+      const [east, west] = await Promise.all([sandbox("east-ffd"), sandbox("west-ffd")]);
+      await ok(west.kubectl, ["apply", "-f", "-"], JSON.stringify(renderLinkCrd("mc/test")));
+      await ok(west.kubectl, ["create", "namespace", "linkerd-multicluster"]);
+      const link = linkObject({
+        gatewayAddress: "192.0.2.10",
+        gatewayPort: "4143",
+        probe: { path: "/ready", port: String(gateway.port), period: "1s" },
+      }); // failureThreshold: the CRD default, 3
+      await ok(west.kubectl, ["apply", "-f", "-"], json(credentialsSecret("east", east.kubeconfig), link));
+      const serve = spawnMc([
+        "serve",
+        "--kubeconfig",
+        west.path,
+        "--namespace",
+        "linkerd-multicluster",
+        "--admin-addr",
+        "127.0.0.1:0",
+        `--probe-address=127.0.0.1:${gateway.port}`,
+        "--leader-elect=false",
+        "--fast-failure-detection",
+        "east",
+      ]);
+      await serve.until(
+        /probing gateway east at \/ready every 1s \(timeout 30s, dead after 3 failed probes, confirmed every 100ms, unanswered for 33ms counts as failed once it has answered\)/,
+        "the prober's start line",
+      );
+      await ok(west.kubectl, [
+        "wait",
+        "--for=jsonpath={.status.gateway.alive}=true",
+        "link/east",
+        "-n",
+        "linkerd-multicluster",
+        "--timeout=20s",
+      ]);
+      up = false;
+      await serve.until(
+        /gateway east probe failed \(1 of 3 before it counts as dead\): .*HTTP 503; probing again in 100ms/,
+        "the first failure, confirmed at period/10",
+      );
+      await serve.until(/gateway east became unreachable after 3 failed probes/, "the verdict");
+      serve.proc.kill("SIGTERM");
+      expect(await serve.proc.exited).toBe(0);
+    },
+    40_000,
+  );
 
   test("flag mistakes are one line naming the flag, with exit code 1", async () => {
     const cases: Array<[string[], string]> = [
       [["serve"], "error: LINK_NAME: is required: the Link to serve, e.g. mc serve --namespace linkerd-multicluster east\n"],
       [["serve", "east", "--log-format=xml"], 'error: --log-format: must be one of plain, json, got "xml"\n'],
       [["serve", "east", "--event-requeue-limit=-1"], 'error: --event-requeue-limit: must be a whole number of retries, got "-1"\n'],
-      [["serve", "--all", "--local"], "error: --all and --local are mutually exclusive: run one process for the Links and another for the local mirror\n"],
-      [["serve", "east", "--all"], 'error: LINK_NAME: "east" and --all are mutually exclusive: serve one Link, every Link (--all), or the local mirror (--local)\n'],
-      [["serve", "--local", "--federated-service-selector=a b"], 'error: --federated-service-selector: cannot parse selector term "a b" in "a b" (use kubectl\'s selector syntax, e.g. mirror.linkerd.io/exported=true), got "a b"\n'],
+      [
+        ["serve", "--all", "--local"],
+        "error: --all and --local are mutually exclusive: run one process for the Links and another for the local mirror\n",
+      ],
+      [
+        ["serve", "east", "--all"],
+        'error: LINK_NAME: "east" and --all are mutually exclusive: serve one Link, every Link (--all), or the local mirror (--local)\n',
+      ],
+      [
+        ["serve", "--local", "--federated-service-selector=a b"],
+        'error: --federated-service-selector: cannot parse selector term "a b" in "a b" (use kubectl\'s selector syntax, e.g. mirror.linkerd.io/exported=true), got "a b"\n',
+      ],
     ];
     for (const [args, stderr] of cases) {
       const r = await mc(args);

@@ -54,7 +54,8 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two l
     expect(r).toEqual({
       code: 1,
       stdout: "",
-      stderr: "error: --cluster-name: no Link linkerd-multicluster/south; Links on west: linkerd-multicluster/east, linkerd-multicluster/north (pass one of their names, or --namespace)\n",
+      stderr:
+        "error: --cluster-name: no Link linkerd-multicluster/south; Links on west: linkerd-multicluster/east, linkerd-multicluster/north (pass one of their names, or --namespace)\n",
     });
   });
 
@@ -95,14 +96,21 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two l
     const generated = (x: string) => isSlice(x) || isWorkload(x) || isEvent(x);
     const gone = minus(before, after);
     expect(gone.filter((x) => !generated(x)).sort()).toEqual(EAST);
-    expect(gone.filter(isSlice).map((x) => x.replace(/-[a-z0-9]{5}$/, "")).sort()).toEqual([
+    expect(
+      gone
+        .filter(isSlice)
+        .map((x) => x.replace(/-[a-z0-9]{5}$/, ""))
+        .sort(),
+    ).toEqual([
       "discovery.k8s.io/EndpointSlice default/web-east",
       "discovery.k8s.io/EndpointSlice linkerd-multicluster/probe-gateway-east",
     ]);
-    expect(gone.filter(isWorkload).map((x) => x.replace(/-[b-z2-9]{5}$/, "").replace(/-[b-z2-9]{6,10}$/, "")).sort()).toEqual([
-      "Pod linkerd-multicluster/linkerd-service-mirror-east",
-      "apps/ReplicaSet linkerd-multicluster/linkerd-service-mirror-east",
-    ]);
+    expect(
+      gone
+        .filter(isWorkload)
+        .map((x) => x.replace(/-[b-z2-9]{5}$/, "").replace(/-[b-z2-9]{6,10}$/, ""))
+        .sort(),
+    ).toEqual(["Pod linkerd-multicluster/linkerd-service-mirror-east", "apps/ReplicaSet linkerd-multicluster/linkerd-service-mirror-east"]);
     expect(minus(after, before)).toEqual([]);
     expect(after.filter((x) => x.includes("north") && !generated(x)).length).toBe(EAST.length);
     expect(after.filter((x) => isSlice(x) && x.includes("north")).length).toBe(2);
@@ -114,7 +122,8 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two l
     expect(r).toEqual({
       code: 1,
       stdout: "",
-      stderr: "error: Links still exist on west; unlink these clusters first: north (mc unlink --cluster-name <name> | kubectl delete -f -)\n",
+      stderr:
+        "error: Links still exist on west; unlink these clusters first: north (mc unlink --cluster-name <name> | kubectl delete -f -)\n",
     });
   });
 
@@ -131,6 +140,10 @@ describe.skipIf(!hasKubectl)(needsKubectl("mc unlink and mc uninstall with two l
     expect(del.code).toBe(0);
     expect(listing(s.west)).toEqual([...s.baseline, ...UNRELATED].sort());
     const again = await runMc(["--kubeconfig", s.westKubeconfig, "uninstall"]);
-    expect(again).toEqual({ code: 1, stdout: "", stderr: "error: no resources labelled linkerd.io/extension=multicluster found to uninstall on west\n" });
+    expect(again).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: no resources labelled linkerd.io/extension=multicluster found to uninstall on west\n",
+    });
   });
 });

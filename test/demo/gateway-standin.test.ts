@@ -77,8 +77,12 @@ describe("the sandbox's gateway probe", () => {
     await answering(standIn, `127.0.0.1:${port}/ready`);
     expect(await status(`http://127.0.0.1:${port}/ready`)).toBe(200);
     expect(await status(`http://127.0.0.1:${port}/live`)).toBe(404);
-    expect(log.at("info")).toEqual([`gateway probe answered at 127.0.0.1:${port}/ready (point mc serve at it: --probe-address 127.0.0.1:${port})`]);
-    expect((sb.store.get(gatewayType(sb), "linkerd-multicluster", "linkerd-gateway")!.status as { loadBalancer: unknown }).loadBalancer).toEqual({ ingress: [{ ip: "192.0.2.1", ipMode: "VIP" }] });
+    expect(log.at("info")).toEqual([
+      `gateway probe answered at 127.0.0.1:${port}/ready (point mc serve at it: --probe-address 127.0.0.1:${port})`,
+    ]);
+    expect(
+      (sb.store.get(gatewayType(sb), "linkerd-multicluster", "linkerd-gateway")!.status as { loadBalancer: unknown }).loadBalancer,
+    ).toEqual({ ingress: [{ ip: "192.0.2.1", ipMode: "VIP" }] });
   });
 
   test("follows the Service to another port and path, and stops when it is deleted", async () => {
@@ -120,12 +124,29 @@ describe("the sandbox's gateway probe", () => {
   });
 
   test("where the stand-in answers: 127.0.0.1 on the probe port once the load balancer has an address, on a NodePort's node port, nowhere for ClusterIP", () => {
-    const ports = [{ name: "mc-gateway", port: 4143, nodePort: 30001 }, { name: "mc-probe", port: 4191, nodePort: 30002 }];
+    const ports = [
+      { name: "mc-gateway", port: 4143, nodePort: 30001 },
+      { name: "mc-probe", port: 4191, nodePort: 30002 },
+    ];
     const lb = { ingress: [{ hostname: "gw.example" }, { ip: "192.0.2.7" }] };
-    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: lb } })).toEqual({ hostname: "127.0.0.1", port: 4191, path: "/ready" });
-    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: { ingress: [{ hostname: "gw.example" }] } } })).toEqual({ hostname: "127.0.0.1", port: 4191, path: "/ready" });
+    expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: lb } })).toEqual({
+      hostname: "127.0.0.1",
+      port: 4191,
+      path: "/ready",
+    });
+    expect(
+      probeTarget({
+        metadata: {},
+        spec: { type: "LoadBalancer", ports },
+        status: { loadBalancer: { ingress: [{ hostname: "gw.example" }] } },
+      }),
+    ).toEqual({ hostname: "127.0.0.1", port: 4191, path: "/ready" });
     expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports }, status: { loadBalancer: {} } })).toBeUndefined();
-    expect(probeTarget({ metadata: { annotations: { [PROBE_PATH]: "/health" } }, spec: { type: "NodePort", ports } })).toEqual({ hostname: "127.0.0.1", port: 30002, path: "/health" });
+    expect(probeTarget({ metadata: { annotations: { [PROBE_PATH]: "/health" } }, spec: { type: "NodePort", ports } })).toEqual({
+      hostname: "127.0.0.1",
+      port: 30002,
+      path: "/health",
+    });
     expect(probeTarget({ metadata: {}, spec: { type: "ClusterIP", ports } })).toBeUndefined();
     expect(probeTarget({ metadata: {}, spec: { type: "LoadBalancer", ports: [ports[0]!] }, status: { loadBalancer: lb } })).toBeUndefined();
   });

@@ -53,7 +53,9 @@ describe("trust anchors for sandboxes", () => {
     const d = dir();
     writeFileSync(join(d, "junk.pem"), "not a certificate\n");
     await expect(sharedTrustAnchor(join(d, "junk.pem"))).rejects.toThrow(
-      new UserError(`--trust-anchor: ${join(d, "junk.pem")} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there`),
+      new UserError(
+        `--trust-anchor: ${join(d, "junk.pem")} holds no PEM certificate (-----BEGIN CERTIFICATE-----): pass Linkerd's trust anchor file, or a path that does not exist yet to have one generated there`,
+      ),
     );
     await expect(sharedTrustAnchor(join(d, "no-such-dir", "a.pem"))).rejects.toThrow(
       `--trust-anchor: cannot write ${join(d, "no-such-dir", "a.pem")} (ENOENT): pass a path in a directory that exists and is writable`,

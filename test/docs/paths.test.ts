@@ -63,7 +63,13 @@ describe("paths named in README.md and docs/", () => {
     ];
     for (const ref of present) expect(exists(pathOf(ref, page, topLevel)!, files)).toBe(true);
     // Not paths: label keys, API paths, URLs, names in prose.
-    for (const text of ["mirror.linkerd.io/exported", "links/status", "https://github.com/linkerd/linkerd2", "ns/name", "linkerd-gateway"]) {
+    for (const text of [
+      "mirror.linkerd.io/exported",
+      "links/status",
+      "https://github.com/linkerd/linkerd2",
+      "ns/name",
+      "linkerd-gateway",
+    ]) {
       expect(pathOf({ line: 1, text, kind: text.startsWith("http") ? "link" : "code" }, page, topLevel)).toBeUndefined();
     }
     expect(anchors(read("docs/checks.md")).has("no-such-anchor")).toBe(false);
@@ -105,7 +111,10 @@ function entries(log: string): Row[] {
       id: entry[1]!,
       title: plain(entry[2]!),
       area,
-      status: statusLine && anchorLine === `<a id="${entry[1]!.toLowerCase()}"></a>` ? plain(statusLine[1]!) : "(missing anchor or date · status line)",
+      status:
+        statusLine && anchorLine === `<a id="${entry[1]!.toLowerCase()}"></a>`
+          ? plain(statusLine[1]!)
+          : "(missing anchor or date · status line)",
     });
   });
   return out;
@@ -127,7 +136,11 @@ describe("docs/decisions.md is a decision log", () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const { id, status } of entries(log)) {
       const superseded = /^superseded by (D\d+)$/.exec(status);
-      expect({ id, status, ok: status === "accepted" || (superseded !== null && ids.includes(superseded[1]!) && superseded[1] !== id) }).toEqual({
+      expect({
+        id,
+        status,
+        ok: status === "accepted" || (superseded !== null && ids.includes(superseded[1]!) && superseded[1] !== id),
+      }).toEqual({
         id,
         status,
         ok: true,
@@ -177,7 +190,13 @@ describe("no citation points outside the repository", () => {
 
   test("each kind of unresolvable citation is caught, and so is a cited anchor that does not exist", () => {
     // Assembled, so that this file does not cite what it forbids.
-    const samples = [["(SPEC", "§5.5)"], ["see issue", "16 item 4"], ["Issue", "13's benchmarks"], ["as in", "#1" + "3783"], ["(issues", "10 and 11)"]].map((p) => p.join(" "));
+    const samples = [
+      ["(SPEC", "§5.5)"],
+      ["see issue", "16 item 4"],
+      ["Issue", "13's benchmarks"],
+      ["as in", "#1" + "3783"],
+      ["(issues", "10 and 11)"],
+    ].map((p) => p.join(" "));
     for (const sample of samples) expect(UNRESOLVABLE.some(({ pattern }) => pattern.test(sample))).toBe(true);
     for (const fine of ["linkerd/linkerd2#13783", "oven-sh/bun#14097", "r broken #1", "docs/linkerd-compatibility.md#mirror-objects"]) {
       expect(UNRESOLVABLE.some(({ pattern }) => pattern.test(fine))).toBe(false);
@@ -186,4 +205,3 @@ describe("no citation points outside the repository", () => {
     expect(cited.map(([, page, anchor]) => anchors(read(`docs/${page}`)).has(anchor!))).toEqual([true, false]);
   });
 });
-

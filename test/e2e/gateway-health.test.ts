@@ -30,7 +30,10 @@ const DEADLINE_MS = 3 * (THRESHOLD * (PERIOD_MS + JITTER_MS) + SLACK_MS);
 let setup: Setup;
 let east: Target;
 beforeAll(async () => {
-  setup = await multiclusterSetup({ probe: { period: `${PERIOD_MS}ms`, failureThreshold: String(THRESHOLD), timeout: "1s" }, gatewayDelayMs: DELAY_MS });
+  setup = await multiclusterSetup({
+    probe: { period: `${PERIOD_MS}ms`, failureThreshold: String(THRESHOLD), timeout: "1s" },
+    gatewayDelayMs: DELAY_MS,
+  });
   east = setup.targets.get("east")!;
 }, 15_000);
 afterAll(async () => {
@@ -40,13 +43,17 @@ afterAll(async () => {
 type Subset = NonNullable<EndpointsObject["subsets"]>[number];
 const subsetsOf = (o: KubeObject | undefined): Subset[] => (o as EndpointsObject | undefined)?.subsets ?? [];
 /** Every mirror address is ready (and there is one). */
-const allReady = (o: KubeObject | undefined) => subsetsOf(o).length > 0 && subsetsOf(o).every((s) => (s.addresses?.length ?? 0) > 0 && !s.notReadyAddresses?.length);
+const allReady = (o: KubeObject | undefined) =>
+  subsetsOf(o).length > 0 && subsetsOf(o).every((s) => (s.addresses?.length ?? 0) > 0 && !s.notReadyAddresses?.length);
 /** Every mirror address moved to notReadyAddresses. */
-const allNotReady = (o: KubeObject | undefined) => subsetsOf(o).length > 0 && subsetsOf(o).every((s) => !s.addresses?.length && (s.notReadyAddresses?.length ?? 0) > 0);
+const allNotReady = (o: KubeObject | undefined) =>
+  subsetsOf(o).length > 0 && subsetsOf(o).every((s) => !s.addresses?.length && (s.notReadyAddresses?.length ?? 0) > 0);
 const gatewayOf = (o: KubeObject | undefined) => (o as { status?: { gateway?: GatewayStatus } } | undefined)?.status?.gateway;
 
-const waitMirror = (pred: (o: KubeObject | undefined) => boolean, what: string) => waitFor(setup.westClient, resources.endpoints, "default", "web-east", pred, what, DEADLINE_MS);
-const waitLink = (pred: (o: KubeObject | undefined) => boolean, what: string) => waitFor(setup.westClient, linkResource, NS, "east", pred, what, DEADLINE_MS);
+const waitMirror = (pred: (o: KubeObject | undefined) => boolean, what: string) =>
+  waitFor(setup.westClient, resources.endpoints, "default", "web-east", pred, what, DEADLINE_MS);
+const waitLink = (pred: (o: KubeObject | undefined) => boolean, what: string) =>
+  waitFor(setup.westClient, linkResource, NS, "east", pred, what, DEADLINE_MS);
 
 /** `gateway_alive{target_cluster_name="east"}` on the controller's admin server. */
 async function gatewayAlive(): Promise<number | undefined> {
@@ -78,7 +85,12 @@ describe("gateway health end to end (two sandboxes, mc serve --probe-address)", 
   });
 
   test(`probe latencies are plausible: mc gateways -o json reports a p50 of at least the gateway's ${DELAY_MS} ms delay and under ${DELAY_MS + 200} ms`, async () => {
-    const rows = JSON.parse(await mcGateways("-o", "json")) as Array<{ clusterName: string; alive: boolean; stale: boolean; latency: { p50: string | null; p95: string | null; p99: string | null } }>;
+    const rows = JSON.parse(await mcGateways("-o", "json")) as Array<{
+      clusterName: string;
+      alive: boolean;
+      stale: boolean;
+      latency: { p50: string | null; p95: string | null; p99: string | null };
+    }>;
     expect(rows.map((r) => [r.clusterName, r.alive, r.stale])).toEqual([["east", true, false]]);
     const { p50, p95, p99 } = rows[0]!.latency;
     const ms = [p50, p95, p99].map((v) => parseDuration(v ?? "none"));

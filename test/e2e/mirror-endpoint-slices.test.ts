@@ -12,7 +12,11 @@ import { hasKubectl, kubectlFor, needsKubectl, type Kubectl } from "../helpers/k
 // the way back to Endpoints, the way there again, and mc unlink | kubectl delete -f -.
 
 const MANAGED_BY = "endpointslice.kubernetes.io/managed-by=service-mirror.mc-project.io";
-type Slice = KubeObject & { addressType: string; endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean } }>; ports: unknown[] };
+type Slice = KubeObject & {
+  addressType: string;
+  endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean } }>;
+  ports: unknown[];
+};
 
 let s: Setup;
 let kubectl: Kubectl;
@@ -32,7 +36,8 @@ async function slices(selector: string, namespace = "default"): Promise<Slice[]>
   return (JSON.parse(r.stdout) as { items: Slice[] }).items;
 }
 
-const sliceReady = (ready: boolean) => (o: KubeObject | undefined) => ((o as Slice | undefined)?.endpoints ?? []).some((e) => e.conditions.ready === ready);
+const sliceReady = (ready: boolean) => (o: KubeObject | undefined) =>
+  ((o as Slice | undefined)?.endpoints ?? []).some((e) => e.conditions.ready === ready);
 
 describe.skipIf(!hasKubectl)("mc link --mirror-endpoint-slices", () => {
   test(needsKubectl("the mirror has one slice managed by mc, ready, with the gateway's port; kubectl finds no Endpoints"), async () => {
@@ -61,7 +66,9 @@ describe.skipIf(!hasKubectl)("mc link --mirror-endpoint-slices", () => {
 
   test(needsKubectl("mc check counts the slice as the mirror's endpoints"), async () => {
     const r = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const checks = (JSON.parse(r.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories.flatMap((c) => c.checks);
+    const checks = (
+      JSON.parse(r.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }
+    ).categories.flatMap((c) => c.checks);
     expect(checks.find((c) => c.description === "all mirror services have endpoints")?.result).toBe("success");
   });
 
@@ -82,7 +89,10 @@ describe.skipIf(!hasKubectl)("mc link --mirror-endpoint-slices", () => {
     expect(denied?.result).toBe("error");
     expect(JSON.stringify(denied)).toContain("endpointslices");
     const back = JSON.parse((await kubectl(["get", "clusterrole", role, "-o", "json"])).stdout) as { metadata: Record<string, unknown> };
-    const restored = { ...(JSON.parse(original) as object), metadata: { ...(JSON.parse(original) as { metadata: object }).metadata, resourceVersion: back.metadata.resourceVersion } };
+    const restored = {
+      ...(JSON.parse(original) as object),
+      metadata: { ...(JSON.parse(original) as { metadata: object }).metadata, resourceVersion: back.metadata.resourceVersion },
+    };
     expect((await kubectl(["replace", "-f", "-"], { stdin: JSON.stringify(restored) })).code).toBe(0);
     expect((await rbac())?.result).toBe("success");
   }, 20_000);
@@ -96,7 +106,9 @@ describe.skipIf(!hasKubectl)("mc link --mirror-endpoint-slices", () => {
     expect(await slices(MANAGED_BY)).toEqual([]);
   });
 
-  test(needsKubectl("turned on again, Endpoints go once the slice is there; mc unlink | kubectl delete -f - removes the slices"), async () => {
+  test(needsKubectl(
+    "turned on again, Endpoints go once the slice is there; mc unlink | kubectl delete -f - removes the slices",
+  ), async () => {
     await s.startController("east", { mirrorEndpointSlices: true });
     await waitFor(s.westClient, resources.endpoints, "default", "web-east", (o) => o === undefined, "web-east's Endpoints to go");
     expect(await slices(MANAGED_BY)).toHaveLength(1);

@@ -15,7 +15,11 @@ let west: Kubectl;
 let east: Kubectl;
 beforeAll(async () => {
   if (!hasKubectl) return;
-  s = await multiclusterSetup({ enforceRbac: true, linkArgs: ["--mirror-name-template", TEMPLATE], settings: { mirrorNameTemplate: TEMPLATE } });
+  s = await multiclusterSetup({
+    enforceRbac: true,
+    linkArgs: ["--mirror-name-template", TEMPLATE],
+    settings: { mirrorNameTemplate: TEMPLATE },
+  });
   west = kubectlFor(s.west.kubeconfig);
   east = kubectlFor(s.targets.get("east")!.sandbox.kubeconfig);
 }, 30_000);
@@ -34,7 +38,15 @@ const gone = (o: KubeObject | undefined) => o === undefined;
 
 describe.skipIf(!hasKubectl)("mc link --mirror-name-template and the annotation mc-project.io/mirror-name", () => {
   test(needsKubectl("mc link renders the template into the controller's args; the mirror is named by it"), async () => {
-    const args = await west(["get", "deployment", "linkerd-service-mirror-east", "-n", NS, "-o", "jsonpath={.spec.template.spec.containers[0].args}"]);
+    const args = await west([
+      "get",
+      "deployment",
+      "linkerd-service-mirror-east",
+      "-n",
+      NS,
+      "-o",
+      "jsonpath={.spec.template.spec.containers[0].args}",
+    ]);
     expect(JSON.parse(args.stdout)).toContain(`--mirror-name-template=${TEMPLATE}`);
     expect(await names()).toEqual(["east-web"]);
   });
@@ -48,18 +60,46 @@ describe.skipIf(!hasKubectl)("mc link --mirror-name-template and the annotation 
     expect(ep.stdout).toBe("192.0.2.10");
   });
 
-  test(needsKubectl("a name another Service holds is refused: the old mirror stays, the Link status, an Event and mc check name it"), async () => {
+  test(needsKubectl(
+    "a name another Service holds is refused: the old mirror stays, the Link status, an Event and mc check name it",
+  ), async () => {
     expect((await west(["create", "service", "clusterip", "taken", "-n", "default", "--tcp=80:80"])).code).toBe(0);
     const before = await west(["get", "service", "shop", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}"]);
     expect((await east(["annotate", "--overwrite", "service", "web", "-n", "default", "mc-project.io/mirror-name=taken"])).stderr).toBe("");
-    const refused = (o: KubeObject | undefined) => JSON.stringify((o as { status?: unknown } | undefined)?.status ?? {}).includes("Service default/taken exists and is not a mirror of east");
-    await waitFor(s.westClient, { apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true }, NS, "east", refused, "the refusal in the Link's status", 10_000);
+    const refused = (o: KubeObject | undefined) =>
+      JSON.stringify((o as { status?: unknown } | undefined)?.status ?? {}).includes(
+        "Service default/taken exists and is not a mirror of east",
+      );
+    await waitFor(
+      s.westClient,
+      { apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true },
+      NS,
+      "east",
+      refused,
+      "the refusal in the Link's status",
+      10_000,
+    );
     expect((await west(["get", "service", "taken", "-n", "default", "-o", "jsonpath={.metadata.labels}"])).stdout).toBe('{"app":"taken"}'); // kubectl's, untouched
-    expect((await west(["get", "service", "shop", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}"])).stdout).toBe(before.stdout);
-    const events = await west(["get", "events", "-n", "default", "--field-selector", "involvedObject.name=taken", "-o", "jsonpath={.items[*].reason}"]);
+    expect((await west(["get", "service", "shop", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}"])).stdout).toBe(
+      before.stdout,
+    );
+    const events = await west([
+      "get",
+      "events",
+      "-n",
+      "default",
+      "--field-selector",
+      "involvedObject.name=taken",
+      "-o",
+      "jsonpath={.items[*].reason}",
+    ]);
     expect(events.stdout).toBe("ServiceMirroringSkipped");
     const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const checks = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string; error?: string; details?: string[] }> }> }).categories.flatMap((c) => c.checks);
+    const checks = (
+      JSON.parse(check.stdout) as {
+        categories: Array<{ checks: Array<{ description: string; result: string; error?: string; details?: string[] }> }>;
+      }
+    ).categories.flatMap((c) => c.checks);
     const blocked = checks.find((c) => c.description === "no foreign service blocks a mirror name");
     expect(blocked?.result).toBe("warning");
     expect(JSON.stringify(blocked)).toContain("east: 1 export not mirrored, the name is taken: default/taken");

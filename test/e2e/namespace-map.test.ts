@@ -11,7 +11,11 @@ let s: Setup;
 let west: Kubectl;
 beforeAll(async () => {
   if (!hasKubectl) return;
-  s = await multiclusterSetup({ enforceRbac: true, linkArgs: ["--namespace-map", "default=shop-east"], settings: { namespaceMap: { default: "shop-east" } } });
+  s = await multiclusterSetup({
+    enforceRbac: true,
+    linkArgs: ["--namespace-map", "default=shop-east"],
+    settings: { namespaceMap: { default: "shop-east" } },
+  });
   west = kubectlFor(s.west.kubeconfig);
 }, 30_000);
 afterAll(async () => {
@@ -21,16 +25,30 @@ afterAll(async () => {
 const exists = (o: KubeObject | undefined) => o !== undefined;
 type Check = { description: string; result: string };
 const checks = async () =>
-  (JSON.parse((await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"])).stdout) as { categories: Array<{ checks: Check[] }> }).categories.flatMap((c) => c.checks);
+  (
+    JSON.parse((await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"])).stdout) as {
+      categories: Array<{ checks: Check[] }>;
+    }
+  ).categories.flatMap((c) => c.checks);
 
 describe.skipIf(!hasKubectl)("mc link --namespace-map", () => {
   test(needsKubectl("mc link renders the map into the controller's args; nothing is mirrored into default"), async () => {
-    const got = await west(["get", "deployment", "-n", "linkerd-multicluster", "linkerd-service-mirror-east", "-o", "jsonpath={.spec.template.spec.containers[0].args}"]);
+    const got = await west([
+      "get",
+      "deployment",
+      "-n",
+      "linkerd-multicluster",
+      "linkerd-service-mirror-east",
+      "-o",
+      "jsonpath={.spec.template.spec.containers[0].args}",
+    ]);
     expect(got.stdout).toContain("--namespace-map=default=shop-east");
     expect(await s.westClient.get(resources.service, "default", "web-east").catch(() => undefined)).toBeUndefined();
   });
 
-  test(needsKubectl("kubectl create namespace shop-east: the mirror comes there; mc check finds it, in sync, nothing missing"), async () => {
+  test(needsKubectl(
+    "kubectl create namespace shop-east: the mirror comes there; mc check finds it, in sync, nothing missing",
+  ), async () => {
     expect((await west(["create", "namespace", "shop-east"])).code).toBe(0);
     await waitFor(s.westClient, resources.service, "shop-east", "web-east", exists, "web-east in shop-east", 10_000);
     await waitFor(s.westClient, resources.endpoints, "shop-east", "web-east", exists, "its Endpoints");

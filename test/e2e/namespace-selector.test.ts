@@ -13,7 +13,12 @@ let s: Setup;
 let east: Kubectl;
 beforeAll(async () => {
   if (!hasKubectl) return;
-  s = await multiclusterSetup({ enforceRbac: true, installArgs: ["--namespaces-access"], linkArgs: ["--namespace-selector", "team=shop"], settings: { namespaceSelector: "team=shop" } });
+  s = await multiclusterSetup({
+    enforceRbac: true,
+    installArgs: ["--namespaces-access"],
+    linkArgs: ["--namespace-selector", "team=shop"],
+    settings: { namespaceSelector: "team=shop" },
+  });
   east = kubectlFor(s.targets.get("east")!.sandbox.kubeconfig);
 }, 30_000);
 afterAll(async () => {
@@ -24,12 +29,17 @@ const exists = (o: KubeObject | undefined) => o !== undefined;
 const gone = (o: KubeObject | undefined) => o === undefined;
 
 describe.skipIf(!hasKubectl)("mc link --namespace-selector", () => {
-  test(needsKubectl("an unselected namespace's export has no mirror; mc check's access review passes with --namespaces-access"), async () => {
-    expect(await s.westClient.get(resources.service, "default", "web-east").catch(() => undefined)).toBeUndefined();
-    const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const checks = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories.flatMap((c) => c.checks);
-    expect(checks.find((c) => c.description === "remote cluster access credentials are valid")?.result).toBe("success");
-  });
+  test(
+    needsKubectl("an unselected namespace's export has no mirror; mc check's access review passes with --namespaces-access"),
+    async () => {
+      expect(await s.westClient.get(resources.service, "default", "web-east").catch(() => undefined)).toBeUndefined();
+      const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
+      const checks = (
+        JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }
+      ).categories.flatMap((c) => c.checks);
+      expect(checks.find((c) => c.description === "remote cluster access credentials are valid")?.result).toBe("success");
+    },
+  );
 
   test(needsKubectl("kubectl label namespace selects it: the mirror comes; the label removed: the mirror goes"), async () => {
     expect((await east(["label", "namespace", "default", "team=shop"])).stderr).toBe("");
@@ -38,10 +48,13 @@ describe.skipIf(!hasKubectl)("mc link --namespace-selector", () => {
     expect((await east(["label", "namespace", "default", "team-"])).stderr).toBe("");
     await waitFor(s.westClient, resources.service, "default", "web-east", gone, "web-east once default is no longer selected", 10_000);
     // web-east is still exported, in a namespace no longer selected: the Link selects nothing, and mc check says so.
-    const selectsNothing = (o: KubeObject | undefined) => findCondition(readConditions((o as { status?: unknown } | undefined)?.status), "ServicesSelected")?.reason === "SelectsNothing";
+    const selectsNothing = (o: KubeObject | undefined) =>
+      findCondition(readConditions((o as { status?: unknown } | undefined)?.status), "ServicesSelected")?.reason === "SelectsNothing";
     await waitFor(s.westClient, linkResource, "linkerd-multicluster", "east", selectsNothing, "ServicesSelected SelectsNothing", 10_000);
     const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const checks = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories.flatMap((c) => c.checks);
+    const checks = (
+      JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }
+    ).categories.flatMap((c) => c.checks);
     const selects = checks.find((c) => c.description === "every Link selects services");
     expect(selects?.result).toBe("warning");
     expect(JSON.stringify(selects)).toContain("--namespace-selector team=shop");
@@ -54,7 +67,9 @@ describe.skipIf(!hasKubectl)("mc link --namespace-selector", () => {
     obj.rules = obj.rules.filter((r) => !r.resources.includes("namespaces"));
     expect((await east(["replace", "-f", "-"], { stdin: JSON.stringify(obj) })).code).toBe(0);
     const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const checks = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories.flatMap((c) => c.checks);
+    const checks = (
+      JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }
+    ).categories.flatMap((c) => c.checks);
     const access = checks.find((c) => c.description === "remote cluster access credentials are valid");
     expect(access?.result).toBe("error");
     expect(JSON.stringify(access)).toContain("list, watch namespaces");

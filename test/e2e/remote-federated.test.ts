@@ -40,20 +40,36 @@ async function ok(k: Kubectl, args: string[], stdin?: string): Promise<string> {
 }
 
 const json = (...objects: unknown[]) => objects.map((o) => JSON.stringify(o)).join("\n");
-const svc = (name: string, labels: Record<string, string>) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { ports: [{ name: "http", port: 80 }] } });
-const eps = (name: string) => ({ apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default" }, subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }] });
+const svc = (name: string, labels: Record<string, string>) => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "default", labels },
+  spec: { ports: [{ name: "http", port: 80 }] },
+});
+const eps = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Endpoints",
+  metadata: { name, namespace: "default" },
+  subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }],
+});
 
 async function get(k: Kubectl, kind: string, name: string, namespace = "default"): Promise<KubeObject | undefined> {
   const r = await k(["get", kind, name, "-n", namespace, "-o", "json"]);
   return r.code === 0 ? (JSON.parse(r.stdout) as KubeObject) : undefined;
 }
 
-const until = (name: string, pred: (o: KubeObject | undefined) => boolean, what: string, kind: ResourceType = resources.service) => waitFor(s.westClient, kind, "default", name, pred, what, 10_000);
+const until = (name: string, pred: (o: KubeObject | undefined) => boolean, what: string, kind: ResourceType = resources.service) =>
+  waitFor(s.westClient, kind, "default", name, pred, what, 10_000);
 const RD = "multicluster.linkerd.io/remote-discovery";
-const members = (o: KubeObject | undefined) => [...(o?.metadata.annotations?.[RD] ?? "").split(",").filter(Boolean)].sort().join(",") + (o?.metadata.annotations?.["multicluster.linkerd.io/local-discovery"] ? "+local" : "");
+const members = (o: KubeObject | undefined) =>
+  [...(o?.metadata.annotations?.[RD] ?? "").split(",").filter(Boolean)].sort().join(",") +
+  (o?.metadata.annotations?.["multicluster.linkerd.io/local-discovery"] ? "+local" : "");
 
 async function serve(args: string[], ready: RegExp): Promise<Until> {
-  const p = await spawnUntil(["bun", MC, "--kubeconfig", s.westKubeconfig, "serve", "--namespace", NS, "--admin-addr", "127.0.0.1:0", ...args], ready);
+  const p = await spawnUntil(
+    ["bun", MC, "--kubeconfig", s.westKubeconfig, "serve", "--namespace", NS, "--admin-addr", "127.0.0.1:0", ...args],
+    ready,
+  );
   procs.push(p);
   return p;
 }
@@ -63,7 +79,14 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
 
   test("mc serve --all serves both Links; a remote-discovery Service is mirrored with its labels and no Endpoints", async () => {
     await ok(kubectl.east, ["apply", "-f", "-"], json(svc("web", { "mirror.linkerd.io/exported": "remote-discovery" }), eps("web")));
-    all = await serve(["--all", `--probe-address=${["east", "north"].map((c) => `${c}=127.0.0.1:${s.targets.get(c)!.gateway.port}`).join(",")}`, "--identity=e2e-all"], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    all = await serve(
+      [
+        "--all",
+        `--probe-address=${["east", "north"].map((c) => `${c}=127.0.0.1:${s.targets.get(c)!.gateway.port}`).join(",")}`,
+        "--identity=e2e-all",
+      ],
+      /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
     await until("web-east", (o) => o?.metadata.labels?.[RD] === "east", "the remote-discovery mirror web-east");
     const mirror = (await get(kubectl.west, "service", "web-east"))!;
     const link = (await get(kubectl.west, "link", "east", "linkerd-multicluster"))!;
@@ -81,7 +104,12 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     const uid = (await get(kubectl.west, "service", "web-east"))!.metadata.uid;
     await ok(kubectl.east, ["label", "service", "web", "mirror.linkerd.io/exported=true", "--overwrite"]);
     await until("web-east", (o) => o !== undefined && o.metadata.labels?.[RD] === undefined, "web-east in gateway mode");
-    await until("web-east", (o) => (o as { subsets?: unknown[] } | undefined)?.subsets?.length === 1, "web-east's gateway Endpoints", resources.endpoints);
+    await until(
+      "web-east",
+      (o) => (o as { subsets?: unknown[] } | undefined)?.subsets?.length === 1,
+      "web-east's gateway Endpoints",
+      resources.endpoints,
+    );
     const ep = (await get(kubectl.west, "endpoints", "web-east")) as KubeObject & { subsets: unknown[] };
     expect(ep.subsets).toEqual([{ addresses: [{ ip: GATEWAY_IP }], ports: [{ name: "http", port: 4143, protocol: "TCP" }] }]);
     expect((await get(kubectl.west, "service", "web-east"))!.metadata.uid).toBe(uid);
@@ -94,11 +122,30 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
   }, 20_000);
 
   test("a third Link with a broken Secret: east and north keep mirroring, /ready stays ok", async () => {
-    const broken = { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-credentials-south", namespace: NS }, type: "mirror.linkerd.io/remote-kubeconfig", data: { kubeconfig: Buffer.from("not: [a kubeconfig").toString("base64") } };
+    const broken = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "cluster-credentials-south", namespace: NS },
+      type: "mirror.linkerd.io/remote-kubeconfig",
+      data: { kubeconfig: Buffer.from("not: [a kubeconfig").toString("base64") },
+    };
     const link = (await get(kubectl.west, "link", "east", NS))!;
-    const south = { apiVersion: link.apiVersion, kind: "Link", metadata: { name: "south", namespace: NS }, spec: { ...(link.spec as object), targetClusterName: "south", clusterCredentialsSecret: "cluster-credentials-south" } };
+    const south = {
+      apiVersion: link.apiVersion,
+      kind: "Link",
+      metadata: { name: "south", namespace: NS },
+      spec: { ...(link.spec as object), targetClusterName: "south", clusterCredentialsSecret: "cluster-credentials-south" },
+    };
     await ok(kubectl.west, ["apply", "-f", "-"], json(broken, south));
-    await waitFor(s.westClient, resources.lease, NS, "service-mirror-write-south", (l) => (l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "e2e-all", "south's Lease held by the shared process", 10_000);
+    await waitFor(
+      s.westClient,
+      resources.lease,
+      NS,
+      "service-mirror-write-south",
+      (l) => (l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "e2e-all",
+      "south's Lease held by the shared process",
+      10_000,
+    );
     await ok(kubectl.east, ["apply", "-f", "-"], json(svc("api", { "mirror.linkerd.io/exported": "true" }), eps("api")));
     await ok(kubectl.north, ["apply", "-f", "-"], json(svc("api", { "mirror.linkerd.io/exported": "true" }), eps("api")));
     await Promise.all([until("api-east", (o) => o !== undefined, "api-east"), until("api-north", (o) => o !== undefined, "api-north")]);
@@ -119,7 +166,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     expect(fed.metadata.labels).toEqual({ "mirror.linkerd.io/mirrored-service": "true" });
     expect((fed.spec as { ports: unknown[] }).ports).toEqual([{ name: "http", port: 80, protocol: "TCP", targetPort: 80 }]);
     expect(await get(kubectl.west, "endpoints", "web-federated")).toBeUndefined();
-    const status = (await get(kubectl.west, "link", "east", NS))!.status as { federatedServices?: Array<{ conditions: Array<{ reason: string }> }> };
+    const status = (await get(kubectl.west, "link", "east", NS))!.status as {
+      federatedServices?: Array<{ conditions: Array<{ reason: string }> }>;
+    };
     expect(status.federatedServices?.[0]?.conditions[0]?.reason).toBe("Mirrored");
 
     await ok(kubectl.east, ["label", "service", "web", "mirror.linkerd.io/federated-"]);
@@ -128,7 +177,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     await ok(kubectl.west, ["delete", "link", "north", "-n", NS]);
     await until("web-federated", (o) => members(o) === "+local", "north's member to go with its Link");
     const check = await runMc(["--kubeconfig", s.westKubeconfig, "check", "-o", "json"]);
-    const federatedCheck = (JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }).categories[0]!.checks.find((c) => c.description === "all federated service members are part of a Link");
+    const federatedCheck = (
+      JSON.parse(check.stdout) as { categories: Array<{ checks: Array<{ description: string; result: string }> }> }
+    ).categories[0]!.checks.find((c) => c.description === "all federated service members are part of a Link");
     expect(federatedCheck?.result).toBe("success");
   }, 30_000);
 
@@ -141,7 +192,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("remote discovery, federated services 
     }
     await ok(kubectl.west, ["delete", "link", "east", "-n", NS]);
     const r = await runMc(["--kubeconfig", s.westKubeconfig, "check"]);
-    expect(r.stdout).toContain("‼ all federated service members are part of a Link\n    federated services with members whose Link is gone:\n    * default/web-federated: web@east has no Link\n");
+    expect(r.stdout).toContain(
+      "‼ all federated service members are part of a Link\n    federated services with members whose Link is gone:\n    * default/web-federated: web@east has no Link\n",
+    );
     expect(members(await get(kubectl.west, "service", "web-federated"))).toBe("web@east+local");
     expect(await s.westClient.get<KubeObject>(linkResource, NS, "east").catch(() => undefined)).toBeUndefined();
   }, 20_000);

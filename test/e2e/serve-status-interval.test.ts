@@ -50,7 +50,10 @@ describe("mc serve --status-interval", () => {
     await pair.eastClient.create(resources.service, remoteService());
     await pair.eastClient.create(resources.endpoints, remoteEndpoints());
     await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
-    await pair.westClient.create(linkResource, linkObject({ gatewayAddress: "192.0.2.10", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }));
+    await pair.westClient.create(
+      linkResource,
+      linkObject({ gatewayAddress: "192.0.2.10", probe: { path: "/ready", port: String(gateway.port), period: "1s" } }),
+    );
     const intervalMs = 1500; // the floors: probes every 1s, a status interval of 1s at the fastest
     const writes: Array<{ at: number; lastProbeTime: string }> = [];
     const seen = (o: KubeObject | undefined) => {
@@ -58,9 +61,33 @@ describe("mc serve --status-interval", () => {
       if (t && writes.at(-1)?.lastProbeTime !== t) writes.push({ at: performance.now(), lastProbeTime: t });
       return writes.length >= 4;
     };
-    const watching = waitFor(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", seen, "4 status.gateway writes from mc serve", 20_000);
-    const args = ["--kubeconfig", westKubeconfig, "serve", "east", "--leader-elect=false", `--probe-address=127.0.0.1:${gateway.port}`, "--admin-addr", "127.0.0.1:0", "--status-interval", `${intervalMs}ms`];
-    const proc = Bun.spawn(["bun", MC, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const watching = waitFor(
+      pair.westClient,
+      linkResource,
+      DEFAULT_NAMESPACE,
+      "east",
+      seen,
+      "4 status.gateway writes from mc serve",
+      20_000,
+    );
+    const args = [
+      "--kubeconfig",
+      westKubeconfig,
+      "serve",
+      "east",
+      "--leader-elect=false",
+      `--probe-address=127.0.0.1:${gateway.port}`,
+      "--admin-addr",
+      "127.0.0.1:0",
+      "--status-interval",
+      `${intervalMs}ms`,
+    ];
+    const proc = Bun.spawn(["bun", MC, ...args], {
+      env: { ...process.env, NO_COLOR: "1" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const stderr = new Response(proc.stderr).text();
     try {
       await watching;

@@ -17,13 +17,28 @@ function ports(r: Rand): { name: string; port: number }[] {
   return names.slice(0, n).map((name, i) => ({ name, port: 1000 + Math.floor(r() * 8000) + i }));
 }
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace: string; labels: Record<string, string> }; [k: string]: unknown };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  [k: string]: unknown;
+};
 
 export function serviceObjects(r: Rand, namespace: string, name: string, labels: Record<string, string>): Manifest[] {
   const p = ports(r);
   return [
     { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: p } },
-    { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: `10.1.${Math.floor(r() * 250)}.${1 + Math.floor(r() * 250)}` }], ports: p.map((x) => ({ name: x.name, port: x.port + 1 })) }] },
+    {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name, namespace, labels },
+      subsets: [
+        {
+          addresses: [{ ip: `10.1.${Math.floor(r() * 250)}.${1 + Math.floor(r() * 250)}` }],
+          ports: p.map((x) => ({ name: x.name, port: x.port + 1 })),
+        },
+      ],
+    },
   ];
 }
 
@@ -31,7 +46,10 @@ export function serviceObjects(r: Rand, namespace: string, name: string, labels:
 export function seedServices(sb: Sandbox, r: Rand, count: number): void {
   for (let i = 0; i < count; i++) {
     const ns = NAMESPACES[i % NAMESPACES.length]!;
-    applyObjects(sb, serviceObjects(r, ns, `svc-${String(i).padStart(4, "0")}`, { [EXPORTED]: "true", tier: pick(r, ["web", "db", "cache"]) }));
+    applyObjects(
+      sb,
+      serviceObjects(r, ns, `svc-${String(i).padStart(4, "0")}`, { [EXPORTED]: "true", tier: pick(r, ["web", "db", "cache"]) }),
+    );
   }
 }
 

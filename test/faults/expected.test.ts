@@ -17,19 +17,53 @@ afterAll(async () => {
 
 const own = { [MIRRORED]: "true", [CLUSTER]: "east" };
 const target = (name: string, ports: { name: string; port: number }[], labels: Record<string, string> = {}) => [
-  { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels: { [EXPORTED]: "true", ...labels } }, spec: { ports } },
+  {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace: "default", labels: { [EXPORTED]: "true", ...labels } },
+    spec: { ports },
+  },
   { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default" }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports }] },
 ];
-const mirror = (name: string, ports: { name: string; port: number }[], labels: Record<string, string>, gatewayPorts = ports.map((p) => ({ name: p.name, port: 4143 }))) => [
-  { apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", labels }, spec: { ports: ports.map((p) => ({ ...p, protocol: "TCP", targetPort: p.port })) } },
-  { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: "default", labels }, subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: gatewayPorts.map((p) => ({ ...p, protocol: "TCP" })) }] },
+const mirror = (
+  name: string,
+  ports: { name: string; port: number }[],
+  labels: Record<string, string>,
+  gatewayPorts = ports.map((p) => ({ name: p.name, port: 4143 })),
+) => [
+  {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace: "default", labels },
+    spec: { ports: ports.map((p) => ({ ...p, protocol: "TCP", targetPort: p.port })) },
+  },
+  {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name, namespace: "default", labels },
+    subsets: [{ addresses: [{ ip: "192.0.2.10" }], ports: gatewayPorts.map((p) => ({ ...p, protocol: "TCP" })) }],
+  },
 ];
-const diff = () => diffMirrors(east, west, { cluster: "east", gatewayIp: "192.0.2.10", gatewayPort: 4143, alive: true, foreign: new Set(["default/taken-east"]) });
+const diff = () =>
+  diffMirrors(east, west, {
+    cluster: "east",
+    gatewayIp: "192.0.2.10",
+    gatewayPort: 4143,
+    alive: true,
+    foreign: new Set(["default/taken-east"]),
+  });
 
 test("clean when every export has its mirror; each kind of difference is named", () => {
   applyObjects(east, target("web", [{ name: "http", port: 80 }], { tier: "web" }));
   applyObjects(west, mirror("web-east", [{ name: "http", port: 80 }], expectedLabels({ [EXPORTED]: "true", tier: "web" }, "east")));
-  applyObjects(east, [{ apiVersion: "v1", kind: "Service", metadata: { name: "taken", namespace: "default", labels: { [EXPORTED]: "true" } }, spec: { ports: [{ port: 1 }] } }]);
+  applyObjects(east, [
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "taken", namespace: "default", labels: { [EXPORTED]: "true" } },
+      spec: { ports: [{ port: 1 }] },
+    },
+  ]);
   expect(isClean(diff())).toBe(true);
 
   applyObjects(east, target("api", [{ name: "grpc", port: 9090 }]));
@@ -51,7 +85,14 @@ test("the ownership monitor reports a write to a Service without mc's label", ()
   const monitor = ownershipMonitor(west, new Set(["east"]));
   applyObjects(west, mirror("web-east", [{ name: "http", port: 80 }], expectedLabels({ [EXPORTED]: "true", tier: "web", v: "2" }, "east")));
   expect(monitor.violations).toEqual([]);
-  applyObjects(west, [{ apiVersion: "v1", kind: "Service", metadata: { name: "someone-elses", namespace: "default", labels: { app: "x" } }, spec: { ports: [{ port: 1 }] } }]);
+  applyObjects(west, [
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "someone-elses", namespace: "default", labels: { app: "x" } },
+      spec: { ports: [{ port: 1 }] },
+    },
+  ]);
   expect(monitor.violations).toEqual(["ADDED services default/someone-elses"]);
   monitor.stop();
 });

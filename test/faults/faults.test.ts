@@ -49,7 +49,9 @@ function expectHealthy(killed: Replica[] = []): void {
 const killedOnPurpose: Replica[] = [];
 
 beforeAll(async () => {
-  console.log(`fault suite: seed ${SEED}, ${SERVICES} services, ${PHASE_MS} ms per fault (MC_FAULT_SEED, MC_FAULT_SERVICES, MC_FAULT_PHASE_MS)`);
+  console.log(
+    `fault suite: seed ${SEED}, ${SERVICES} services, ${PHASE_MS} ms per fault (MC_FAULT_SEED, MC_FAULT_SERVICES, MC_FAULT_PHASE_MS)`,
+  );
   rig = await Rig.start({ services: SERVICES, seed: SEED });
   foreignRv = rig.foreignVersion();
   const before = rig.counts();
@@ -88,25 +90,32 @@ const FAULTS: [string, FaultSettings][] = [
   ["--conflict-rate 0.3", { conflictRate: 0.3 }],
 ];
 
-for (const [name, settings] of FAULTS) test(`under ${name} with churn, the mirrors converge to exactly the exported set`, () => underFault(name, settings), 60_000);
+for (const [name, settings] of FAULTS)
+  test(`under ${name} with churn, the mirrors converge to exactly the exported set`, () => underFault(name, settings), 60_000);
 
-test("under --forget-history for 4 phases (every watch resume expired, the watches dropped once at its start), the relists back off: the LISTs of its second half are at most half of its first's (they held at ~5/s on east, ~8/s on west)", () =>
-  underFault("--forget-history, long (LISTs counted)", async () => {
-    const lists = () => rig.west.control.served.lists + rig.east.control.served.lists;
-    rig.faults({ seed: SEED, forgetHistory: true });
-    rig.west.control.dropWatches();
-    rig.east.control.dropWatches();
-    const start = lists();
-    await Bun.sleep(2 * PHASE_MS);
-    const mid = lists();
-    await Bun.sleep(2 * PHASE_MS);
-    const [first, second] = [mid - start, lists() - mid];
-    const perSecond = (n: number) => (n / ((2 * PHASE_MS) / 1000)).toFixed(1);
-    summary.push(`  LISTs under --forget-history: ${first} in the first half (${perSecond(first)}/s), ${second} in the second (${perSecond(second)}/s)`);
-    console.log(summary.at(-1));
-    expect(first).toBeGreaterThan(0);
-    expect(second).toBeLessThanOrEqual(first / 2);
-  }), 90_000);
+test(
+  "under --forget-history for 4 phases (every watch resume expired, the watches dropped once at its start), the relists back off: the LISTs of its second half are at most half of its first's (they held at ~5/s on east, ~8/s on west)",
+  () =>
+    underFault("--forget-history, long (LISTs counted)", async () => {
+      const lists = () => rig.west.control.served.lists + rig.east.control.served.lists;
+      rig.faults({ seed: SEED, forgetHistory: true });
+      rig.west.control.dropWatches();
+      rig.east.control.dropWatches();
+      const start = lists();
+      await Bun.sleep(2 * PHASE_MS);
+      const mid = lists();
+      await Bun.sleep(2 * PHASE_MS);
+      const [first, second] = [mid - start, lists() - mid];
+      const perSecond = (n: number) => (n / ((2 * PHASE_MS) / 1000)).toFixed(1);
+      summary.push(
+        `  LISTs under --forget-history: ${first} in the first half (${perSecond(first)}/s), ${second} in the second (${perSecond(second)}/s)`,
+      );
+      console.log(summary.at(-1));
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeLessThanOrEqual(first / 2);
+    }),
+  90_000,
+);
 
 test("mirror Services, then (separately) mirror Endpoints, deleted as the controller updates them, with churn: each is re-created", async () => {
   for (const plural of ["services", "endpoints"] as const) {
@@ -139,13 +148,17 @@ test("mirror Services, then (separately) mirror Endpoints, deleted as the contro
   }
 }, 120_000);
 
-test("east's API server killed and restarted on its data file (same port) with churn: the mirrors converge", () =>
-  underFault("API server restart (kill, same --data and --port)", async () => {
-    await Bun.sleep(PHASE_MS / 2);
-    await rig.restartEast();
-    rig.churn.start();
-    await Bun.sleep(PHASE_MS / 2);
-  }), 60_000);
+test(
+  "east's API server killed and restarted on its data file (same port) with churn: the mirrors converge",
+  () =>
+    underFault("API server restart (kill, same --data and --port)", async () => {
+      await Bun.sleep(PHASE_MS / 2);
+      await rig.restartEast();
+      rig.churn.start();
+      await Bun.sleep(PHASE_MS / 2);
+    }),
+  60_000,
+);
 
 test("east restored from an older snapshot (an etcd restore: history goes backwards) with churn: stale mirrors go, deleted ones come back", async () => {
   const before = rig.counts();
@@ -165,7 +178,12 @@ test("east restored from an older snapshot (an etcd restore: history goes backwa
   // Only what the snapshot holds is exported now; the controller resumed watching from a resourceVersion east never reached.
   expect(rig.exportedKeys()).toEqual(exportedThen);
   await rig.converged();
-  report("east restored from a snapshot", performance.now() - restoredAt, before, ` (${gone} mirrors of Services the snapshot lacks removed, ${back} deleted since restored)`);
+  report(
+    "east restored from a snapshot",
+    performance.now() - restoredAt,
+    before,
+    ` (${gone} mirrors of Services the snapshot lacks removed, ${back} deleted since restored)`,
+  );
   expectHealthy(killedOnPurpose);
 }, 60_000);
 
@@ -206,8 +224,11 @@ test("the Link deleted and made again (a new uid) with churn: its mirrors are ad
   expectHealthy(killedOnPurpose);
 }, 120_000);
 
-test("all faults at once with churn: the mirrors converge", () =>
-  underFault("all together", { dropWatchesEveryMs: 300, forgetHistory: true, failRate: 0.1, delayMs: 20, conflictRate: 0.2 }), 60_000);
+test(
+  "all faults at once with churn: the mirrors converge",
+  () => underFault("all together", { dropWatchesEveryMs: 300, forgetHistory: true, failRate: 0.1, delayMs: 20, conflictRate: 0.2 }),
+  60_000,
+);
 
 test("the controller killed (kill -9) in the middle of its sync and started again: the mirrors converge", async () => {
   const before = rig.counts();
@@ -258,14 +279,22 @@ test(`the gateway flapping every ${FLAP_MS / 1000} s: mirror endpoints follow ea
   let endpointWrites = 0;
   const transitions: boolean[] = [];
   const off = rig.west.store.onCommit((e) => {
-    if (e.key === "/endpoints" && e.type === "MODIFIED" && e.object.metadata.labels?.[MIRRORED] === "true" && e.object.metadata.labels?.[CLUSTER] === "east") endpointWrites++;
+    if (
+      e.key === "/endpoints" &&
+      e.type === "MODIFIED" &&
+      e.object.metadata.labels?.[MIRRORED] === "true" &&
+      e.object.metadata.labels?.[CLUSTER] === "east"
+    )
+      endpointWrites++;
     if (e.key === "multicluster.linkerd.io/links" && e.object.metadata.name === "east") {
       const alive = (e.object.status as { gateway?: { alive?: boolean } } | undefined)?.gateway?.alive;
       const was = (e.previous?.status as { gateway?: { alive?: boolean } } | undefined)?.gateway?.alive;
       if (alive !== undefined && was !== undefined && alive !== was) transitions.push(alive);
     }
   });
-  const withSubsets = rig.west.store.scan({ group: "", plural: "endpoints" }, { labels: [{ key: MIRRORED, op: "=", value: "true" }] }).filter((e) => ((e as { subsets?: unknown[] }).subsets ?? []).length > 0).length;
+  const withSubsets = rig.west.store
+    .scan({ group: "", plural: "endpoints" }, { labels: [{ key: MIRRORED, op: "=", value: "true" }] })
+    .filter((e) => ((e as { subsets?: unknown[] }).subsets ?? []).length > 0).length;
   // Each state lasts FLAP_MS, and at least until every mirror followed it: a transition reversed
   // before its writes are done is rightly coalesced (the key finds nothing to change), which made
   // the count depend on how fast this machine writes (200 writes took ~2 s here under load).
@@ -282,7 +311,12 @@ test(`the gateway flapping every ${FLAP_MS / 1000} s: mirror endpoints follow ea
   off();
   expect(transitions).toEqual([false, true, false, true, false, true]);
   expect(endpointWrites).toBe(withSubsets * transitions.length);
-  report(`gateway flapping every ${FLAP_MS / 1000} s (3 flaps)`, performance.now() - started, before, ` (${withSubsets} mirrors × ${transitions.length} transitions = ${endpointWrites} Endpoints writes)`);
+  report(
+    `gateway flapping every ${FLAP_MS / 1000} s (3 flaps)`,
+    performance.now() - started,
+    before,
+    ` (${withSubsets} mirrors × ${transitions.length} transitions = ${endpointWrites} Endpoints writes)`,
+  );
   expectHealthy(killedOnPurpose);
 }, 60_000);
 

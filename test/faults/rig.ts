@@ -68,13 +68,34 @@ export class Rig {
 
   static async start(o: RigOptions): Promise<Rig> {
     const exports = { east: [] as string[] };
-    const setup = await multiclusterSetup({ enforceRbac: true, durable: true, startControllers: false, exports, probe: { period: "1s", failureThreshold: "1", timeout: "1s" } });
+    const setup = await multiclusterSetup({
+      enforceRbac: true,
+      durable: true,
+      startControllers: false,
+      exports,
+      probe: { period: "1s", failureThreshold: "1", timeout: "1s" },
+    });
     const target = setup.targets.get(LINK)!;
-    for (const ns of NAMESPACES.slice(1)) for (const sb of [setup.west, target.sandbox]) applyObjects(sb, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }]);
+    for (const ns of NAMESPACES.slice(1))
+      for (const sb of [setup.west, target.sandbox]) applyObjects(sb, [{ apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }]);
     seedServices(target.sandbox, seededRandom(o.seed), o.services);
     // A Service on west that takes a mirror's name: mc must leave it alone.
-    applyObjects(setup.west, [{ apiVersion: "v1", kind: "Service", metadata: { name: "taken-east", namespace: "default", labels: { app: "mine" } }, spec: { ports: [{ port: 1 }] } }]);
-    applyObjects(target.sandbox, [{ apiVersion: "v1", kind: "Service", metadata: { name: "taken", namespace: "default", labels: { [EXPORTED]: "true" } }, spec: { ports: [{ port: 80 }] } }]);
+    applyObjects(setup.west, [
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "taken-east", namespace: "default", labels: { app: "mine" } },
+        spec: { ports: [{ port: 1 }] },
+      },
+    ]);
+    applyObjects(target.sandbox, [
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "taken", namespace: "default", labels: { [EXPORTED]: "true" } },
+        spec: { ports: [{ port: 80 }] },
+      },
+    ]);
     const kubeconfigPath = join(setup.root, "controller-east.kubeconfig");
     writeFileSync(kubeconfigPath, setup.controllerKubeconfigs.get(LINK)!, { mode: 0o600 });
     const rig = new Rig(setup, target, kubeconfigPath, o);
@@ -104,13 +125,30 @@ export class Rig {
    */
   async startReplica(identity: string, o: { lead?: boolean; hostname?: string } = {}): Promise<Replica> {
     const lease = this.o.lease ?? { duration: "2s", renew: "1500ms", retry: "300ms" };
-    const args = ["bun", MC, "--kubeconfig", this.kubeconfigPath, "serve", `--namespace=${NS}`, "--admin-addr=127.0.0.1:0", `--probe-address=127.0.0.1:${this.target.gateway.port}`];
+    const args = [
+      "bun",
+      MC,
+      "--kubeconfig",
+      this.kubeconfigPath,
+      "serve",
+      `--namespace=${NS}`,
+      "--admin-addr=127.0.0.1:0",
+      `--probe-address=127.0.0.1:${this.target.gateway.port}`,
+    ];
     if (o.hostname === undefined) args.push(`--identity=${identity}`);
     // A key that keeps failing is given up after the requeue limit until the next refresh: the floor (10s) here, 1m by default.
     if (debugLogs) args.push("--log-level=debug");
-    args.push("--endpoint-refresh-period=10s", `--leader-elect-lease-duration=${lease.duration}`, `--leader-elect-renew-deadline=${lease.renew}`, `--leader-elect-retry-period=${lease.retry}`, LINK);
+    args.push(
+      "--endpoint-refresh-period=10s",
+      `--leader-elect-lease-duration=${lease.duration}`,
+      `--leader-elect-renew-deadline=${lease.renew}`,
+      `--leader-elect-retry-period=${lease.retry}`,
+      LINK,
+    );
     const ready = o.lead ? /synced with east/ : /campaigning for lease/;
-    const run = await spawnUntil(args, ready, { env: { ...process.env, NO_COLOR: "1", ...(o.hostname !== undefined && { HOSTNAME: o.hostname }) } });
+    const run = await spawnUntil(args, ready, {
+      env: { ...process.env, NO_COLOR: "1", ...(o.hostname !== undefined && { HOSTNAME: o.hostname }) },
+    });
     const admin = /admin server listening on (\S+)/.exec(run.stderr())?.[1] ?? "";
     if (o.hostname !== undefined) identity = /campaigning for lease \S+ as (\S+)/.exec(run.stderr())?.[1] ?? identity;
     let exited = false;
@@ -133,7 +171,11 @@ export class Rig {
 
   /** The identity holding the Lease now. */
   leader(): string | undefined {
-    return (this.west.store.get({ group: "coordination.k8s.io", plural: "leases" }, NS, `service-mirror-write-${LINK}`)?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+    return (
+      this.west.store.get({ group: "coordination.k8s.io", plural: "leases" }, NS, `service-mirror-write-${LINK}`)?.spec as
+        | { holderIdentity?: string }
+        | undefined
+    )?.holderIdentity;
   }
 
   /** Faults on both API servers at once (what is not given is left as it is). */
@@ -152,7 +194,8 @@ export class Rig {
 
   counts(): Counts {
     const w = this.west.store.writes;
-    const injected = (sb: Sandbox) => sb.control.injected.failures + sb.control.injected.conflicts + sb.control.injected.gone + sb.control.injected.drops;
+    const injected = (sb: Sandbox) =>
+      sb.control.injected.failures + sb.control.injected.conflicts + sb.control.injected.gone + sb.control.injected.drops;
     return { writes: w.create + w.update + w.patch + w.delete, injected: injected(this.west) + injected(this.east) };
   }
 
@@ -170,7 +213,13 @@ export class Rig {
     await old.stop();
     between();
     const injected = old.control.injected;
-    this.target.sandbox = await startSandbox({ name: LINK, port: old.port, tls: true, enforceRbac: true, data: this.setup.dataFiles.get(LINK) });
+    this.target.sandbox = await startSandbox({
+      name: LINK,
+      port: old.port,
+      tls: true,
+      enforceRbac: true,
+      data: this.setup.dataFiles.get(LINK),
+    });
     // Keep counting across the restart.
     Object.assign(this.target.sandbox.control.injected, injected);
     done();
@@ -212,13 +261,21 @@ export class Rig {
     const old = await this.setup.westClient.get<KubeObject>(linkResource, NS, LINK);
     await this.setup.westClient.delete(linkResource, NS, LINK);
     const { name, namespace, labels, annotations } = old.metadata;
-    await this.setup.westClient.create(linkResource, { apiVersion: old.apiVersion, kind: old.kind, metadata: { name, namespace, ...(labels && { labels }), ...(annotations && { annotations }) }, spec: old.spec } as KubeObject);
+    await this.setup.westClient.create(linkResource, {
+      apiVersion: old.apiVersion,
+      kind: old.kind,
+      metadata: { name, namespace, ...(labels && { labels }), ...(annotations && { annotations }) },
+      spec: old.spec,
+    } as KubeObject);
   }
 
   /** Services and Endpoints on west with a cluster-name label of a name the Link has had: `Kind ns/name cluster`. */
   private mirrorObjects(): string[] {
     const out: string[] = [];
-    for (const [kind, plural] of [["Service", "services"], ["Endpoints", "endpoints"]] as const) {
+    for (const [kind, plural] of [
+      ["Service", "services"],
+      ["Endpoints", "endpoints"],
+    ] as const) {
       for (const o of this.west.store.scan({ group: "", plural }, { labels: [{ key: CLUSTER, op: "exists" }] })) {
         const c = o.metadata.labels?.[CLUSTER];
         if (c !== undefined && this.clusters.has(c)) out.push(`${kind} ${o.metadata.namespace}/${o.metadata.name} ${c}`);
@@ -236,8 +293,19 @@ export class Rig {
   }
 
   diff(): Diff {
-    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { metadata: { uid?: string }; spec: { gatewayPort: string }; status?: { gateway?: { alive?: boolean } } };
-    return diffMirrors(this.east, this.west, { cluster: this.cluster, linkUid: link.metadata.uid, gatewayIp: GATEWAY_IP, gatewayPort: Number(link.spec.gatewayPort), alive: link.status?.gateway?.alive ?? true, foreign: this.foreign });
+    const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as {
+      metadata: { uid?: string };
+      spec: { gatewayPort: string };
+      status?: { gateway?: { alive?: boolean } };
+    };
+    return diffMirrors(this.east, this.west, {
+      cluster: this.cluster,
+      linkUid: link.metadata.uid,
+      gatewayIp: GATEWAY_IP,
+      gatewayPort: Number(link.spec.gatewayPort),
+      alive: link.status?.gateway?.alive ?? true,
+      foreign: this.foreign,
+    });
   }
 
   /**
@@ -268,7 +336,15 @@ export class Rig {
       const schedule = (ms = 20) => {
         pending ??= setTimeout(() => void check(), ms);
       };
-      const guard = setTimeout(() => finish(new Error(`not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}; mirror objects of earlier target names left: [${this.leftovers().slice(0, 8).join(", ")}]`)), deadlineMs);
+      const guard = setTimeout(
+        () =>
+          finish(
+            new Error(
+              `not converged after ${deadlineMs} ms: ${describeDiff(this.diff())}; mirror objects of earlier target names left: [${this.leftovers().slice(0, 8).join(", ")}]`,
+            ),
+          ),
+        deadlineMs,
+      );
       schedule(0);
     });
   }
@@ -280,9 +356,19 @@ export class Rig {
    */
   followed(alive: boolean, deadlineMs = 40_000): Promise<void> {
     const done = () => {
-      const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as { status?: { gateway?: { alive?: boolean } } } | undefined;
+      const link = this.west.store.get({ group: "multicluster.linkerd.io", plural: "links" }, NS, LINK) as unknown as
+        | { status?: { gateway?: { alive?: boolean } } }
+        | undefined;
       if (link?.status?.gateway?.alive !== alive) return false;
-      const mirrors = this.west.store.scan({ group: "", plural: "endpoints" }, { labels: [{ key: MIRRORED, op: "=", value: "true" }, { key: CLUSTER, op: "=", value: this.cluster }] });
+      const mirrors = this.west.store.scan(
+        { group: "", plural: "endpoints" },
+        {
+          labels: [
+            { key: MIRRORED, op: "=", value: "true" },
+            { key: CLUSTER, op: "=", value: this.cluster },
+          ],
+        },
+      );
       return mirrors.every((e) => {
         const s = (e as { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[] }> }).subsets?.[0];
         if (!s) return true;
@@ -304,7 +390,10 @@ export class Rig {
         if (done()) finish();
       };
       const off = this.west.store.onCommit(() => void (pending ??= setTimeout(check, 20)));
-      const guard = setTimeout(() => finish(new Error(`the mirrors did not follow the gateway turning ${alive ? "alive" : "not alive"} within ${deadlineMs} ms`)), deadlineMs);
+      const guard = setTimeout(
+        () => finish(new Error(`the mirrors did not follow the gateway turning ${alive ? "alive" : "not alive"} within ${deadlineMs} ms`)),
+        deadlineMs,
+      );
       pending = setTimeout(check, 0);
     });
   }
@@ -318,7 +407,10 @@ export class Rig {
   private async queueEmpty(): Promise<boolean> {
     const leader = this.replicas.find((r) => r.identity === this.leader() && !r.exited);
     if (!leader) return false;
-    const text = await fetch(`${leader.admin}/metrics`).then((r) => r.text(), () => "");
+    const text = await fetch(`${leader.admin}/metrics`).then(
+      (r) => r.text(),
+      () => "",
+    );
     // Every queue (a renamed target's too) is empty.
     const depths = [...text.matchAll(/^mc_queue_depth\{[^}]*\} (\d+)/gm)].map((m) => m[1]);
     return depths.length > 0 && depths.every((d) => d === "0");
@@ -327,7 +419,8 @@ export class Rig {
   /** `ns/name` of every Service east exports now. */
   exportedKeys(): Set<string> {
     const out = new Set<string>();
-    for (const s of this.east.store.scan({ group: "", plural: "services" }, { labels: [{ key: EXPORTED, op: "=", value: "true" }] })) out.add(`${s.metadata.namespace}/${s.metadata.name}`);
+    for (const s of this.east.store.scan({ group: "", plural: "services" }, { labels: [{ key: EXPORTED, op: "=", value: "true" }] }))
+      out.add(`${s.metadata.namespace}/${s.metadata.name}`);
     return out;
   }
 

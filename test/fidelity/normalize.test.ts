@@ -27,6 +27,7 @@ test("uids, times, resourceVersions, the server's address, cluster IPs, node por
 });
 
 test("what a server decides is kept: messages, addresses outside the cluster ranges, indentation", () => {
-  const text = 'The Endpoints "lo" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)\nspec:\n    ports:\n    - 192.0.2.10';
+  const text =
+    'The Endpoints "lo" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)\nspec:\n    ports:\n    - 192.0.2.10';
   expect(normalize(text)).toBe(text);
 });

@@ -52,7 +52,8 @@ async function runCase(side: Side, c: Case, index: number): Promise<string> {
     const until = step.until;
     if (until !== undefined) {
       const deadline = performance.now() + 20_000;
-      const met = () => (typeof until === "string" ? `${r.stdout}${r.stderr}`.includes(until) : until.test(r.stdout) || until.test(r.stderr));
+      const met = () =>
+        typeof until === "string" ? `${r.stdout}${r.stderr}`.includes(until) : until.test(r.stdout) || until.test(r.stderr);
       while (!met() && performance.now() < deadline) {
         await Bun.sleep(250); // a controller's own time: polled, as a user would re-run kubectl
         r = await side.kubectl(argv, stdin === undefined ? {} : { stdin });
@@ -63,7 +64,9 @@ async function runCase(side: Side, c: Case, index: number): Promise<string> {
       if (r.code !== 0) out.push(`! setup failed: kubectl ${argv.join(" ")}\n${r.stderr}`);
       continue;
     }
-    out.push(`$ kubectl ${argv.join(" ")}\nexit ${r.code}\n${r.stdout}${r.stdout && !r.stdout.endsWith("\n") ? "\n" : ""}--- stderr\n${r.stderr}`);
+    out.push(
+      `$ kubectl ${argv.join(" ")}\nexit ${r.code}\n${r.stdout}${r.stdout && !r.stdout.endsWith("\n") ? "\n" : ""}--- stderr\n${r.stderr}`,
+    );
   }
   void side.kubectl(["delete", "namespace", ns, "--wait=false"]);
   return normalize(out.join("\n"));
@@ -87,7 +90,8 @@ interface Listed {
   reason: string;
 }
 
-const listed: Listed[] = (YAML.parse(readFileSync(join(import.meta.dir, "differences.yaml"), "utf8")) as { differences?: Listed[] } | null)?.differences ?? [];
+const listed: Listed[] =
+  (YAML.parse(readFileSync(join(import.meta.dir, "differences.yaml"), "utf8")) as { differences?: Listed[] } | null)?.differences ?? [];
 const cases = CASES.map((c, i) => ({ c, i })).filter(({ c }) => only === undefined || c.name.includes(only));
 
 const sandbox = await sandboxSide();

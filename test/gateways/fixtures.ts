@@ -36,7 +36,14 @@ export const link = (cluster: string, o: Parameters<typeof linkObject>[1] = {}):
 
 export function alive(o: Partial<GatewayStatus> & { at: string }): GatewayStatus {
   const { at, ...rest } = o;
-  return { alive: true, latency: { p50: "3ms", p95: "9ms", p99: "14ms" }, lastProbeTime: at, consecutiveFailures: 0, lastTransitionTime: "2026-12-02T09:00:00Z", ...rest };
+  return {
+    alive: true,
+    latency: { p50: "3ms", p95: "9ms", p99: "14ms" },
+    lastProbeTime: at,
+    consecutiveFailures: 0,
+    lastTransitionTime: "2026-12-02T09:00:00Z",
+    ...rest,
+  };
 }
 
 export function dead(o: Partial<GatewayStatus> & { at: string }): GatewayStatus {
@@ -54,7 +61,8 @@ export function mirrorService(name: string, namespace: string, cluster: string, 
 }
 
 export const gatewayMirror = (cluster: string) => mirrorService("probe-gateway", NS, cluster, { [MIRRORED_GATEWAY]: "true" });
-export const endpointMirror = (pod: string, namespace: string, cluster: string) => mirrorService(pod, namespace, cluster, { [HEADLESS_MIRROR_SVC_NAME]: `db-${cluster}` });
+export const endpointMirror = (pod: string, namespace: string, cluster: string) =>
+  mirrorService(pod, namespace, cluster, { [HEADLESS_MIRROR_SVC_NAME]: `db-${cluster}` });
 
 export interface GatewaysSandbox {
   sb: Sandbox;

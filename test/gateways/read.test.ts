@@ -6,7 +6,18 @@ import type { Clock } from "../../src/runtime/clock.ts";
 import { resources } from "../../src/kube/resources.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { recordingLog } from "../prober/helpers.ts";
-import { ago, alive, dead, endpointMirror, gatewayMirror, gatewaysSandbox, linkObject, mirrorService, NS, type GatewaysSandbox } from "./fixtures.ts";
+import {
+  ago,
+  alive,
+  dead,
+  endpointMirror,
+  gatewayMirror,
+  gatewaysSandbox,
+  linkObject,
+  mirrorService,
+  NS,
+  type GatewaysSandbox,
+} from "./fixtures.ts";
 
 let t: GatewaysSandbox;
 beforeAll(async () => {
@@ -17,7 +28,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   for (const l of (await t.client.list(linkResource, { namespace: NS })).items) await t.client.delete(linkResource, NS, l.metadata.name!);
-  for (const s of (await t.client.list(resources.service)).items) await t.client.delete(resources.service, s.metadata.namespace, s.metadata.name!);
+  for (const s of (await t.client.list(resources.service)).items)
+    await t.client.delete(resources.service, s.metadata.namespace, s.metadata.name!);
 });
 
 /** A clock whose timers fire at once after running `onSleep`: waits end on events, not time. */
@@ -61,27 +73,45 @@ describe("mc gateways reading the API", () => {
     const slice = (name: string, cluster: string, managedBy = "mc.multicluster.linkerd.io") => ({
       apiVersion: "discovery.k8s.io/v1",
       kind: "EndpointSlice",
-      metadata: { name: `derived-${name}-${cluster}`, namespace: "default", labels: { "multicluster.kubernetes.io/service-name": name, "multicluster.kubernetes.io/source-cluster": cluster, "endpointslice.kubernetes.io/managed-by": managedBy } },
+      metadata: {
+        name: `derived-${name}-${cluster}`,
+        namespace: "default",
+        labels: {
+          "multicluster.kubernetes.io/service-name": name,
+          "multicluster.kubernetes.io/source-cluster": cluster,
+          "endpointslice.kubernetes.io/managed-by": managedBy,
+        },
+      },
       addressType: "IPv4",
       endpoints: [],
     });
     await t.add(mirrorService("web", "default", "east"));
-    for (const obj of [slice("web", "east"), slice("api", "east"), slice("web", "north"), slice("db", "north", "someone-else")]) await t.client.create(resources.endpointSlice, obj);
+    for (const obj of [slice("web", "east"), slice("api", "east"), slice("web", "north"), slice("db", "north", "someone-else")])
+      await t.client.create(resources.endpointSlice, obj);
     const rows = await readGateways({ client: t.client, namespace: NS, output: "table" });
     expect(rows.map((r) => [r.clusterName, r.numberOfServices])).toEqual([
       ["east", 3],
       ["north", 1],
     ]);
-    for (const s of (await t.client.list(resources.endpointSlice)).items) await t.client.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name!);
+    for (const s of (await t.client.list(resources.endpointSlice)).items)
+      await t.client.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name!);
   });
 
   test("NUM_SVC counts remote-discovery mirrors (as Linkerd does: they carry the cluster's label) and never federated Services", async () => {
     await t.addLink("east", { status: alive({ at: ago(1000, Date.now()) }) });
-    const rd = mirrorService("api", "default", "east", { "multicluster.linkerd.io/remote-discovery": "east", "multicluster.linkerd.io/remote-service": "api" });
+    const rd = mirrorService("api", "default", "east", {
+      "multicluster.linkerd.io/remote-discovery": "east",
+      "multicluster.linkerd.io/remote-service": "api",
+    });
     const federated = {
       apiVersion: "v1",
       kind: "Service",
-      metadata: { name: "web-federated", namespace: "default", labels: { "mirror.linkerd.io/mirrored-service": "true" }, annotations: { "multicluster.linkerd.io/remote-discovery": "web@east" } },
+      metadata: {
+        name: "web-federated",
+        namespace: "default",
+        labels: { "mirror.linkerd.io/mirrored-service": "true" },
+        annotations: { "multicluster.linkerd.io/remote-discovery": "web@east" },
+      },
       spec: { ports: [{ port: 80 }] },
     };
     for (const obj of [mirrorService("web", "default", "east"), rd, federated]) await t.add(obj);
@@ -125,7 +155,9 @@ describe("mc gateways reading the API", () => {
     await t.addLink("east");
     const clock = eventClock(async () => {});
     const read = readGateways({ client: t.client, namespace: NS, output: "table", waitMs: 5_000, pollMs: 1_000, clock });
-    await expect(read).rejects.toThrow("timed out after 5s waiting for the gateway status of east: is mc serve running for that Link? (its logs say why it does not report)");
+    await expect(read).rejects.toThrow(
+      "timed out after 5s waiting for the gateway status of east: is mc serve running for that Link? (its logs say why it does not report)",
+    );
     await read.catch(() => {});
     expect(clock.sleeps).toBe(5);
   });
@@ -152,13 +184,15 @@ describe("mc gateways reading the API", () => {
     expect(log.at("warn")).toEqual([`${problem} (shown as ALIVE invalid)`]);
   });
 
-  test("when the only Link is invalid, it is shown (ALIVE invalid), not \"no Links\"", async () => {
+  test('when the only Link is invalid, it is shown (ALIVE invalid), not "no Links"', async () => {
     const bad = linkObject("east");
     (bad.spec as { selector: unknown }).selector = { matchLabels: { "bad key!": "x" } };
     await t.client.create(linkResource, bad);
     await t.add(mirrorService("web", "default", "east"));
     const table = await gatewaysOutput({ client: t.client, namespace: NS, output: "table", log: recordingLog() });
-    expect(table).toBe("CLUSTER  ALIVE      NUM_SVC  LATENCY_P50  LATENCY_P95  LATENCY_P99\neast     invalid          1            -            -            -\n");
+    expect(table).toBe(
+      "CLUSTER  ALIVE      NUM_SVC  LATENCY_P50  LATENCY_P95  LATENCY_P99\neast     invalid          1            -            -            -\n",
+    );
     const json = JSON.parse(await gatewaysOutput({ client: t.client, namespace: NS, output: "json", log: recordingLog() }));
     expect(json).toEqual([
       {

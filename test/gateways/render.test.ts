@@ -15,7 +15,16 @@ function sampleRows(): GatewayRow[] {
     link("far-away-cluster", { period: "20s", status: alive({ at: ago(45_000), latency: { p50: "120ms", p95: "480ms", p99: "1250ms" } }) }),
     link("flat", { probe: false }),
   ];
-  return gatewayRows(links, new Map([["east", 3], ["west", 12], ["north", 1], ["flat", 4]]), NOW);
+  return gatewayRows(
+    links,
+    new Map([
+      ["east", 3],
+      ["west", 12],
+      ["north", 1],
+      ["flat", 4],
+    ]),
+    NOW,
+  );
 }
 
 describe("gateway rows", () => {
@@ -25,7 +34,14 @@ describe("gateway rows", () => {
 
   test("a Link that never reported is stale and not alive", () => {
     const south = sampleRows().find((r) => r.clusterName === "south");
-    expect(south).toEqual({ clusterName: "south", alive: false, stale: true, numberOfServices: 0, latency: { p50: null, p95: null, p99: null }, lastProbeTime: null });
+    expect(south).toEqual({
+      clusterName: "south",
+      alive: false,
+      stale: true,
+      numberOfServices: 0,
+      latency: { p50: null, p95: null, p99: null },
+      lastProbeTime: null,
+    });
   });
 
   test("ALIVE reads True, False, or stale when the status is too old to say", () => {

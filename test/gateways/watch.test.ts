@@ -43,7 +43,15 @@ test("the table, then each changed row once: a status written, a new Link, a gat
   await t.addLink("east", { status: alive({ at: at() }) });
   const out = screen();
   const stop = new AbortController();
-  const watching = watchGateways({ client: t.client, namespace: NS, output: "table", write: out.write, signal: stop.signal, clock, tickMs: 1000 });
+  const watching = watchGateways({
+    client: t.client,
+    namespace: NS,
+    output: "table",
+    write: out.write,
+    signal: stop.signal,
+    clock,
+    tickMs: 1000,
+  });
   await out.until(/^east +True/);
 
   await t.setStatus("east", dead({ at: at() }));
@@ -71,7 +79,11 @@ test("the table, then each changed row once: a status written, a new Link, a gat
 
 test("--watch and --wait together are refused, naming both", async () => {
   const r = await runMc(["gateways", "--watch", "--wait", "10s"]);
-  expect(r).toEqual({ code: 1, stdout: "", stderr: "error: --wait and --watch are mutually exclusive: --watch shows each status as it comes\n" });
+  expect(r).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: "error: --wait and --watch are mutually exclusive: --watch shows each status as it comes\n",
+  });
 });
 
 test("-o json: one JSON row per line, the first for each Link, then one per change", async () => {
@@ -80,7 +92,15 @@ test("-o json: one JSON row per line, the first for each Link, then one per chan
   await t.addLink("south", { status: alive({ at: at() }) });
   const out = screen();
   const stop = new AbortController();
-  const watching = watchGateways({ client: t.client, namespace: NS, clusterName: "south", output: "json", write: out.write, signal: stop.signal, clock });
+  const watching = watchGateways({
+    client: t.client,
+    namespace: NS,
+    clusterName: "south",
+    output: "json",
+    write: out.write,
+    signal: stop.signal,
+    clock,
+  });
   await out.until(/"clusterName":"south".*"alive":true/);
   await t.setStatus("south", dead({ at: at() }));
   await out.until(/"clusterName":"south".*"alive":false/);

@@ -3,7 +3,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectKubeconfigText, resources, waitForObject, type KubeClient, type KubeObject, type ResourceType } from "../../src/kube/index.ts";
+import {
+  connectKubeconfigText,
+  resources,
+  waitForObject,
+  type KubeClient,
+  type KubeObject,
+  type ResourceType,
+} from "../../src/kube/index.ts";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { parseManifests } from "../../src/manifests/output.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
@@ -136,7 +143,14 @@ export interface ClusterOptions {
 
 /** One sandbox and a client for it, named after the cluster (as the controller names clients in messages). */
 export async function startCluster(name: string, o: ClusterOptions = {}): Promise<{ sandbox: Sandbox; client: KubeClient }> {
-  const sb = await startSandbox({ name, tls: o.tls, enforceRbac: o.enforceRbac, kubeconfigPath: o.kubeconfigPath, data: o.data, historyLimit: o.historyLimit });
+  const sb = await startSandbox({
+    name,
+    tls: o.tls,
+    enforceRbac: o.enforceRbac,
+    kubeconfigPath: o.kubeconfigPath,
+    data: o.data,
+    historyLimit: o.historyLimit,
+  });
   return { sandbox: sb, client: await connectKubeconfigText(sb.kubeconfig, `kubeconfig ${name}`, { name, timeoutMs: o.timeoutMs }) };
 }
 
@@ -169,7 +183,10 @@ export interface Pair {
 
 /** East and west with clients, the Link CRD in west, `namespaces` (default ns1, ns2) in both and the extension namespace in west. */
 export async function startPair(o: { namespaces?: string[] } & Pick<ClusterOptions, "tls" | "historyLimit"> = {}): Promise<Pair> {
-  const [e, w] = await Promise.all([startCluster("east", { ...o, timeoutMs: 5000 }), startCluster("west", { historyLimit: o.historyLimit, timeoutMs: 5000 })]);
+  const [e, w] = await Promise.all([
+    startCluster("east", { ...o, timeoutMs: 5000 }),
+    startCluster("west", { historyLimit: o.historyLimit, timeoutMs: 5000 }),
+  ]);
   const [east, west, eastClient, westClient] = [e.sandbox, w.sandbox, e.client, w.client];
   await westClient.create(resources.customResourceDefinition, renderLinkCrd("mc/test") as unknown as KubeObject);
   const namespaces = o.namespaces ?? ["ns1", "ns2"];
@@ -196,10 +213,20 @@ async function mcOut(args: string[]): Promise<Manifest[]> {
 }
 
 /** An exported Service in a target with one ready endpoint: a selector-less Service, so the Endpoints are the test's (the endpoints controller manages only Services with a selector). */
-export function exportService(target: Target, namespace: string, name: string, labels: Record<string, string> = { [L.EXPORTED]: "true" }): void {
+export function exportService(
+  target: Target,
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = { [L.EXPORTED]: "true" },
+): void {
   applyObjects(target.sandbox, [
     { apiVersion: "v1", kind: "Service", metadata: { name, namespace, labels }, spec: { ports: [{ name: "http", port: 80 }] } },
-    { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels }, subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }] },
+    {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name, namespace, labels },
+      subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }],
+    },
   ]);
 }
 
@@ -232,7 +259,14 @@ export interface SetupOptions {
 export async function controllerKubeconfig(west: Sandbox, cluster: string): Promise<string> {
   const sa = serviceMirrorName(cluster);
   const name = tokenSecretName(`sa-${Bun.hash(sa).toString(36)}`);
-  applyObjects(west, [{ apiVersion: "v1", kind: "Secret", metadata: { name, namespace: NS, annotations: { "kubernetes.io/service-account.name": sa } }, type: "kubernetes.io/service-account-token" }]);
+  applyObjects(west, [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name, namespace: NS, annotations: { "kubernetes.io/service-account.name": sa } },
+      type: "kubernetes.io/service-account-token",
+    },
+  ]);
   const secret = west.store.get({ group: "", plural: "secrets" }, NS, name) as { data?: { token?: string } } | undefined;
   if (!secret?.data?.token) throw new Error(`no token minted for ServiceAccount ${NS}/${sa}`);
   return west.kubeconfigWith({ token: Buffer.from(secret.data.token, "base64").toString() });
@@ -249,7 +283,11 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     dataFiles.set(name, file);
     return file;
   };
-  const { sandbox: west, client: westClient } = await startCluster("west", { kubeconfigPath: westKubeconfig, enforceRbac, data: dataFor("west") });
+  const { sandbox: west, client: westClient } = await startCluster("west", {
+    kubeconfigPath: westKubeconfig,
+    enforceRbac,
+    data: dataFor("west"),
+  });
   fakeLinkerd(west);
   const baseline = listing(west);
   applyObjects(west, await mcOut(["--kubeconfig", westKubeconfig, "install"]));
@@ -263,11 +301,27 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
     const target: Target = { name, sandbox: sb, client, kubeconfigPath, gateway };
     targets.set(name, target);
     for (const svc of o.exports?.[name] ?? ["web"]) exportService(target, "default", svc);
-    const bundle = await mcOut(["--kubeconfig", kubeconfigPath, "link", "--cluster-name", name, "--gateway-addresses", GATEWAY_IP, ...(o.linkArgs ?? [])]);
+    const bundle = await mcOut([
+      "--kubeconfig",
+      kubeconfigPath,
+      "link",
+      "--cluster-name",
+      name,
+      "--gateway-addresses",
+      GATEWAY_IP,
+      ...(o.linkArgs ?? []),
+    ]);
     for (const obj of bundle) {
       if (obj.kind !== "Link") continue;
       const spec = obj.spec as { probeSpec: Record<string, string> };
-      spec.probeSpec = { ...spec.probeSpec, port: String(gateway.port), period: PROBE_PERIOD, failureThreshold: "1", timeout: "1s", ...o.probe };
+      spec.probeSpec = {
+        ...spec.probeSpec,
+        port: String(gateway.port),
+        period: PROBE_PERIOD,
+        failureThreshold: "1",
+        timeout: "1s",
+        ...o.probe,
+      };
     }
     applyObjects(west, bundle);
   }
@@ -276,12 +330,18 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   for (const name of targets.keys()) {
     const kubeconfig = enforceRbac ? await controllerKubeconfig(west, name) : west.kubeconfig;
     controllerKubeconfigs.set(name, kubeconfig);
-    controllerClients.set(name, enforceRbac ? await connectKubeconfigText(kubeconfig, `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient);
+    controllerClients.set(
+      name,
+      enforceRbac ? await connectKubeconfigText(kubeconfig, `controller ${name}`, { name: "west", timeoutMs: 5000 }) : westClient,
+    );
   }
   const controllers = new Map<string, RunningController>();
   const startController = async (cluster: string, settings?: Partial<MirrorSettings>) => {
     await controllers.get(cluster)?.stop();
-    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster, targets.get(cluster)!.gateway.port, { ...o.settings, ...settings });
+    const running = await runController(controllerClients.get(cluster) ?? westClient, cluster, targets.get(cluster)!.gateway.port, {
+      ...o.settings,
+      ...settings,
+    });
     controllers.set(cluster, running);
     return running;
   };
@@ -310,7 +370,12 @@ export async function multiclusterSetup(o: SetupOptions = {}): Promise<Setup> {
   };
 }
 
-async function runController(west: KubeClient, cluster: string, gatewayPort: number, settings: Partial<MirrorSettings> = {}): Promise<RunningController> {
+async function runController(
+  west: KubeClient,
+  cluster: string,
+  gatewayPort: number,
+  settings: Partial<MirrorSettings> = {},
+): Promise<RunningController> {
   const serving = await serve({
     local: west,
     namespace: NS,
@@ -335,7 +400,8 @@ async function runController(west: KubeClient, cluster: string, gatewayPort: num
     );
     await within(controller.synced, `controller of ${cluster} to sync`);
     await controller.drain();
-    const probed = (l: KubeObject | undefined) => !!(l as { status?: { gateway?: { lastProbeTime?: string } } } | undefined)?.status?.gateway?.lastProbeTime;
+    const probed = (l: KubeObject | undefined) =>
+      !!(l as { status?: { gateway?: { lastProbeTime?: string } } } | undefined)?.status?.gateway?.lastProbeTime;
     if (controller.link.probe) await waitFor(west, linkResource, NS, cluster, probed, `first probe of ${cluster}`);
   } catch (err) {
     await serving.stop();
@@ -369,6 +435,13 @@ export function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise
 export function listing(sb: Sandbox): string[] {
   const lines = sb.api.registry
     .all()
-    .flatMap((type) => sb.store.list(type).map((o) => `${type.group ? `${type.group}/` : ""}${type.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`));
+    .flatMap((type) =>
+      sb.store
+        .list(type)
+        .map(
+          (o) =>
+            `${type.group ? `${type.group}/` : ""}${type.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`,
+        ),
+    );
   return [...new Set(lines)].sort();
 }

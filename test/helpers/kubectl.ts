@@ -62,10 +62,14 @@ export function kubectlFor(kubeconfigText: string): Kubectl {
 }
 
 /** Calls that must succeed with nothing on stderr (no warnings about the server); `kubectl` is looked up at each call. */
-export function strictCalls(kubectl: () => Kubectl): { ok(args: string[], stdin?: string): Promise<string>; getJson(args: string[]): Promise<any> } {
+export function strictCalls(kubectl: () => Kubectl): {
+  ok(args: string[], stdin?: string): Promise<string>;
+  getJson(args: string[]): Promise<any>;
+} {
   const ok = async (args: string[], stdin?: string) => {
     const r = await kubectl()(args, { stdin });
-    if (r.code !== 0 || r.stderr.trim() !== "") throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
+    if (r.code !== 0 || r.stderr.trim() !== "")
+      throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
     return r.stdout;
   };
   return { ok, getJson: async (args) => JSON.parse(await ok([...args, "-o", "json"])) };

@@ -14,7 +14,11 @@ export const TEST_ANCHORS = FAKE_ANCHORS;
  */
 export async function installMc(
   sb: Sandbox,
-  o: FakeLinkerdOptions & { namespace?: string; serviceType?: "LoadBalancer" | "NodePort" | "ClusterIP"; mutate?: (objects: Manifest[]) => Manifest[] } = {},
+  o: FakeLinkerdOptions & {
+    namespace?: string;
+    serviceType?: "LoadBalancer" | "NodePort" | "ClusterIP";
+    mutate?: (objects: Manifest[]) => Manifest[];
+  } = {},
 ): Promise<void> {
   const { renderInstall } = await import("../../src/manifests/install.ts");
   fakeLinkerd(sb, o);

@@ -35,7 +35,13 @@ export interface Until {
 
 /** Starts a long-running command and resolves once its stderr so far matches `ready`. */
 export async function spawnUntil(cmd: string[], ready: RegExp, opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Until> {
-  const proc = Bun.spawn(cmd, { env: opts.env ?? { ...process.env, NO_COLOR: "1" }, cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(cmd, {
+    env: opts.env ?? { ...process.env, NO_COLOR: "1" },
+    cwd: opts.cwd,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let text = "";
   void proc.exited.then(() => recordOutput(cmd.join(" "), text));
   const reader = proc.stderr.getReader();

@@ -14,12 +14,21 @@ beforeAll(async () => {
 });
 afterAll(() => sb.stop());
 
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as KubeError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as KubeError,
+  );
 
 describe("KubeClient", () => {
   test("reads and writes a grouped namespaced type by apiVersion, kind and plural", async () => {
     const ns = await freshNamespace(client);
-    const lease: LeaseObject = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l", namespace: ns }, spec: { holderIdentity: "a" } };
+    const lease: LeaseObject = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "l", namespace: ns },
+      spec: { holderIdentity: "a" },
+    };
     const created = await client.create(resources.lease, lease);
     const got = await client.get<LeaseObject>(resources.lease, ns, "l");
     expect(got.metadata.uid).toBe(created.metadata.uid!);

@@ -106,7 +106,10 @@ describe("connect", () => {
 
   test("a client certificate authenticates on its own, and one from another CA does not", async () => {
     const alice = await east.clientCert("alice", ["system:masters"]);
-    const withCert = await connect({ kubeconfig: file("cert.yaml", east.kubeconfigWith({ token: undefined, clientCert: alice })), env: noEnv });
+    const withCert = await connect({
+      kubeconfig: file("cert.yaml", east.kubeconfigWith({ token: undefined, clientCert: alice })),
+      env: noEnv,
+    });
     expect(await reaches(withCert)).toContain("default");
     // The sandbox's own `east-cert` context does the same.
     const certContext = await connect({ kubeconfig: file("east2.yaml", east.kubeconfig), context: "east-cert", env: noEnv });
@@ -115,7 +118,10 @@ describe("connect", () => {
     const stranger = await startSandbox({ name: "stranger", tls: true });
     try {
       const foreign = await stranger.clientCert("mallory");
-      const bad = await connect({ kubeconfig: file("foreign.yaml", east.kubeconfigWith({ token: undefined, clientCert: foreign })), env: noEnv });
+      const bad = await connect({
+        kubeconfig: file("foreign.yaml", east.kubeconfigWith({ token: undefined, clientCert: foreign })),
+        env: noEnv,
+      });
       const err = await reaches(bad).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(KubeError);
       expect((err as KubeError).code).toBe(401);
@@ -193,7 +199,9 @@ describe("a bad kubeconfig is one line naming what is wrong", () => {
   });
 
   test("no kubeconfig anywhere and not in a pod", async () => {
-    expect(await userError(() => connect({ env: noEnv }))).toBe("no kubeconfig found; pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config");
+    expect(await userError(() => connect({ env: noEnv }))).toBe(
+      "no kubeconfig found; pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config",
+    );
   });
 
   test("missing context", async () => {
@@ -221,7 +229,9 @@ describe("a bad kubeconfig is one line naming what is wrong", () => {
     const cfg = YAML.parse(east.kubeconfig);
     cfg.users[0].user.token = { nested: east.token };
     const path = file("type.yaml", YAML.stringify(cfg));
-    expect(await userError(() => connect({ kubeconfig: path, env: noEnv }))).toBe(`kubeconfig ${path}: users[0].user.token must be a string`);
+    expect(await userError(() => connect({ kubeconfig: path, env: noEnv }))).toBe(
+      `kubeconfig ${path}: users[0].user.token must be a string`,
+    );
   });
 
   test("a referenced certificate file that does not exist", async () => {

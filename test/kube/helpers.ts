@@ -81,7 +81,11 @@ export function collectEvents<T extends KubeObject>(
 export const summary = (events: InformerEvent<KubeObject>[]) => events.map((e) => `${e.type} ${e.key}`);
 
 /** Resolves once the informer has passed through these states in this order. Subscribe before causing them. */
-export function statesInOrder<T extends KubeObject>(informer: Informer<T>, states: InformerStatus["state"][], what = states.join(" then ")): Promise<void> {
+export function statesInOrder<T extends KubeObject>(
+  informer: Informer<T>,
+  states: InformerStatus["state"][],
+  what = states.join(" then "),
+): Promise<void> {
   return within(
     new Promise<void>((resolve) => {
       let i = 0;

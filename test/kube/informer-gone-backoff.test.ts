@@ -28,7 +28,14 @@ describe("relists after 410 Gone", () => {
     await client.create(resources.service, service("a", ns));
     const clock = new ManualClock();
     const log = recordingLog();
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log, backoff: { initialMs: 500, maxMs: 4000, jitter: 0 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      namespace: ns,
+      clock,
+      log,
+      backoff: { initialMs: 500, maxMs: 4000, jitter: 0 },
+    });
     cleanups.push(() => inf.stop());
     sb.control.faults.forgetHistory = true;
     const lists = sb.control.served.lists;
@@ -62,7 +69,9 @@ describe("relists after 410 Gone", () => {
     const added = collectEvents(inf, (e) => e.length === 1, "an event on the watch");
     await client.create(resources.service, service("b", ns));
     expect(summary(await added)).toEqual([`added ${ns}/b`]);
-    expect(log.at("info").filter((m) => m.includes("recovered after"))).toEqual([`services in ${ns} on east recovered after 6 failed attempts`]);
+    expect(log.at("info").filter((m) => m.includes("recovered after"))).toEqual([
+      `services in ${ns} on east recovered after 6 failed attempts`,
+    ]);
     // A later single expiry (the watch re-opened after its inactivity timeout) relists at once again, as a routine one.
     sb.control.faults.forgetHistory = true;
     const relisting = nextStatus(inf, (s) => s.state === "listing" || s.state === "backoff", "the relist after one expiry");
@@ -76,13 +85,23 @@ describe("Retry-After", () => {
     const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
-      fetch: () => Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "ServiceUnavailable", code: 503, message: "busy" }, { status: 503, headers: { "retry-after": "7" } }),
+      fetch: () =>
+        Response.json(
+          { kind: "Status", apiVersion: "v1", status: "Failure", reason: "ServiceUnavailable", code: 503, message: "busy" },
+          { status: 503, headers: { "retry-after": "7" } },
+        ),
     });
     cleanups.push(() => server.stop(true));
     const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}" } }]\nusers: [{ name: u, user: {} }]\ncontexts: [{ name: t, context: { cluster: t, user: u } }]\ncurrent-context: t\n`;
     const client = await connectKubeconfigText(kubeconfig, "busy", { name: "east", timeoutMs: 5000 });
     const clock = new ManualClock();
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, clock, log: recordingLog(), backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      clock,
+      log: recordingLog(),
+      backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 },
+    });
     cleanups.push(() => inf.stop());
     const first = nextStatus(inf, (s) => s.state === "backoff", "the first backoff");
     inf.start();
@@ -92,7 +111,16 @@ describe("Retry-After", () => {
     expect(status.delayMs).toBe(7000);
   });
   test("any watch ERROR event carrying details.retryAfterSeconds is waited out, not only a 504", async () => {
-    const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "TooManyRequests", code: 429, message: "busy", details: { retryAfterSeconds: 7 } };
+    const status = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      reason: "TooManyRequests",
+      code: 429,
+      message: "busy",
+      details: { retryAfterSeconds: 7 },
+    };
     const server = Bun.serve({
       port: 0,
       hostname: "127.0.0.1",
@@ -104,7 +132,13 @@ describe("Retry-After", () => {
     cleanups.push(() => server.stop(true));
     const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{ name: t, cluster: { server: "http://127.0.0.1:${server.port}" } }]\nusers: [{ name: u, user: {} }]\ncontexts: [{ name: t, context: { cluster: t, user: u } }]\ncurrent-context: t\n`;
     const client = await connectKubeconfigText(kubeconfig, "busy", { name: "east", timeoutMs: 5000 });
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, clock: new ManualClock(), log: recordingLog(), backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      clock: new ManualClock(),
+      log: recordingLog(),
+      backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 },
+    });
     cleanups.push(() => inf.stop());
     const first = nextStatus(inf, (s) => s.state === "backoff", "the backoff after the ERROR event");
     inf.start();
@@ -121,7 +155,14 @@ describe("Retry-After", () => {
     await client.create(resources.service, service("a", ns));
     const clock = new ManualClock();
     const log = recordingLog();
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log, backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      namespace: ns,
+      clock,
+      log,
+      backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 },
+    });
     cleanups.push(() => inf.stop());
     // The list is served; the watch from its resourceVersion meets the lagging cache.
     sb.control.faults.watchRetryAfterSeconds = 7;
@@ -152,7 +193,14 @@ describe("Retry-After", () => {
     cleanups.push(() => sb.stop());
     const ns = await freshNamespace(client);
     const clock = new ManualClock();
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, clock, log: recordingLog(), backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      namespace: ns,
+      clock,
+      log: recordingLog(),
+      backoff: { initialMs: 500, maxMs: 30_000, jitter: 0 },
+    });
     cleanups.push(() => inf.stop());
     sb.control.faults.watchRetryAfterSeconds = 3600;
     const lagging = nextStatus(inf, (s) => s.state === "backoff", "the backoff after the ERROR event");
@@ -163,4 +211,3 @@ describe("Retry-After", () => {
     expect(status.delayMs).toBe(MAX_RETRY_AFTER_MS);
   });
 });
-

@@ -33,14 +33,27 @@ current-context: t
 `;
   const client = await connectKubeconfigText(kubeconfig, "test", { name: "east" });
   const log = recordingLog();
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  const inf = new Informer<KubeObject>({
+    client,
+    resource: resources.service,
+    log,
+    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
+    relistIntervalMs: 0,
+  });
   return { server, inf, log };
 }
 
 test("a server restarted empty, then written to: the informer relists (the resume point is not reached, or an event is older than the last seen) and drops what is gone", async () => {
   const { sb, client, ns } = await busyEast(5);
   const log = recordingLog();
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  const inf = new Informer<KubeObject>({
+    client,
+    resource: resources.service,
+    namespace: ns,
+    log,
+    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
+    relistIntervalMs: 0,
+  });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     inf.start();
@@ -50,7 +63,11 @@ test("a server restarted empty, then written to: the informer relists (the resum
     await sb.stop();
     restarted = await startSandbox({ name: "east", port: sb.port, tooLargeWaitMs: 100 });
     expect(Number(restarted.store.resourceVersion)).toBeLessThan(seenRv);
-    const events = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 5 && e.some((x) => x.type === "added"), "the relist after a new server");
+    const events = collectEvents(
+      inf,
+      (e) => e.filter((x) => x.type === "deleted").length === 5 && e.some((x) => x.type === "added"),
+      "the relist after a new server",
+    );
     // The same client reaches the new server: it listens where the old one did.
     await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
     await client.create(resources.service, service("fresh", ns));
@@ -67,20 +84,33 @@ test("with nothing written on the restored server (its watch from the old resour
   const { sb, client, ns } = await busyEast(3);
   const log = recordingLog();
   // No periodic list: only the confirmation of the resume point can notice.
-  const inf = new Informer<KubeObject>({ client, resource: resources.service, namespace: ns, log, backoff: { initialMs: 1, maxMs: 5, jitter: 0 }, relistIntervalMs: 0 });
+  const inf = new Informer<KubeObject>({
+    client,
+    resource: resources.service,
+    namespace: ns,
+    log,
+    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
+    relistIntervalMs: 0,
+  });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     inf.start();
     await inf.synced;
     const seenRv = inf.resourceVersion;
-    const deletions = collectEvents(inf, (e) => e.filter((x) => x.type === "deleted").length === 3, "deletions after the confirmation failed");
+    const deletions = collectEvents(
+      inf,
+      (e) => e.filter((x) => x.type === "deleted").length === 3,
+      "deletions after the confirmation failed",
+    );
     const reset = nextStatus(inf, (s) => s.state === "reset", "the reset status");
     await sb.stop();
     restarted = await startSandbox({ name: "east", port: sb.port, tooLargeWaitMs: 100 });
     expect(summary(await deletions).sort()).toEqual([0, 1, 2].map((i) => `deleted ${ns}/svc-${i}`));
     expect(await reset).toEqual({ state: "reset", before: seenRv, resourceVersion: restarted.store.resourceVersion });
     expect(inf.cache.size).toBe(0);
-    expect(log.at("warn")).toContain(`services in ${ns} on east: the server has not reached resourceVersion ${seenRv}, the last one seen (its history went backwards, as after an etcd restore); relisting`);
+    expect(log.at("warn")).toContain(
+      `services in ${ns} on east: the server has not reached resourceVersion ${seenRv}, the last one seen (its history went backwards, as after an etcd restore); relisting`,
+    );
   } finally {
     await inf.stop();
     await restarted?.stop();
@@ -94,7 +124,12 @@ test("a resume is confirmed with a one-item NotOlderThan list at the resume poin
   let restored = false;
   const { server, inf } = await standIn((req) => {
     const q = new URL(req.url).searchParams;
-    requests.push([...q].filter(([k]) => k !== "timeoutSeconds" && k !== "allowWatchBookmarks").map(([k, v]) => `${k}=${v}`).join("&"));
+    requests.push(
+      [...q]
+        .filter(([k]) => k !== "timeoutSeconds" && k !== "allowWatchBookmarks")
+        .map(([k, v]) => `${k}=${v}`)
+        .join("&"),
+    );
     if (q.get("watch") === "true") {
       if (!restored) {
         restored = true; // the first watch ends (the server went away): the restored one answers next
@@ -103,16 +138,35 @@ test("a resume is confirmed with a one-item NotOlderThan list at the resume poin
       return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // accepted, silent
     }
     if (q.get("resourceVersion") === "100") {
-      const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Timeout: Too large resource version: 100, current: 5", reason: "Timeout", details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 }, code: 504 };
+      const status = {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: "Timeout: Too large resource version: 100, current: 5",
+        reason: "Timeout",
+        details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 1 },
+        code: 504,
+      };
       return Response.json(status, { status: 504, headers: { "retry-after": "1" } });
     }
-    return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: requests.length === 1 ? "100" : "5" }, items: [] });
+    return Response.json({
+      kind: "ServiceList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: requests.length === 1 ? "100" : "5" },
+      items: [],
+    });
   });
   try {
     const reset = nextStatus(inf, (s) => s.state === "reset", "the reset status");
     inf.start();
     expect(await reset).toEqual({ state: "reset", before: "100", resourceVersion: "5" });
-    expect(requests.slice(0, 4)).toEqual(["", "watch=true&resourceVersion=100", "limit=1&resourceVersion=100&resourceVersionMatch=NotOlderThan", ""]);
+    expect(requests.slice(0, 4)).toEqual([
+      "",
+      "watch=true&resourceVersion=100",
+      "limit=1&resourceVersion=100&resourceVersionMatch=NotOlderThan",
+      "",
+    ]);
   } finally {
     await inf.stop();
     server.stop(true);
@@ -152,10 +206,22 @@ test("kube-apiserver's 'Too large resource version' answer to a resume makes the
     const url = new URL(req.url);
     if (url.searchParams.get("watch") !== "true") {
       lists.push(url.searchParams.get("resourceVersion") ?? "");
-      return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: lists.length === 1 ? "100" : "5" }, items: [] });
+      return Response.json({
+        kind: "ServiceList",
+        apiVersion: "v1",
+        metadata: { resourceVersion: lists.length === 1 ? "100" : "5" },
+        items: [],
+      });
     }
     if (url.searchParams.get("resourceVersion") === "100") {
-      const status = { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: "Too large resource version: 100, current: 5" };
+      const status = {
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Failure",
+        code: 504,
+        reason: "Timeout",
+        message: "Too large resource version: 100, current: 5",
+      };
       return new Response(`${JSON.stringify({ type: "ERROR", object: status })}\n`);
     }
     return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("\n")) })); // a quiet watch
@@ -183,16 +249,26 @@ test("a watch event at a resourceVersion older than the last seen (and no error)
   // A stand-in server restored from an older backup that answers the resume as if nothing happened:
   // the first list is at 100 with `old`; the watch from 100 sends `fresh` at resourceVersion 5;
   // a second list (the relist) is at 6 with only `fresh`. No 410, no "Too large resource version".
-  const svc = (name: string, rv: string) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", uid: `uid-${name}`, resourceVersion: rv } });
+  const svc = (name: string, rv: string) => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace: "ns1", uid: `uid-${name}`, resourceVersion: rv },
+  });
   const lists: string[] = [];
   const { server, inf, log } = await standIn((req) => {
     const url = new URL(req.url);
     if (url.searchParams.get("watch") !== "true") {
       lists.push(url.searchParams.get("resourceVersion") ?? "");
       const first = lists.length === 1;
-      return Response.json({ kind: "ServiceList", apiVersion: "v1", metadata: { resourceVersion: first ? "100" : "6" }, items: first ? [svc("old", "90")] : [svc("fresh", "5")] });
+      return Response.json({
+        kind: "ServiceList",
+        apiVersion: "v1",
+        metadata: { resourceVersion: first ? "100" : "6" },
+        items: first ? [svc("old", "90")] : [svc("fresh", "5")],
+      });
     }
-    const body = url.searchParams.get("resourceVersion") === "100" ? `${JSON.stringify({ type: "ADDED", object: svc("fresh", "5") })}\n` : "\n";
+    const body =
+      url.searchParams.get("resourceVersion") === "100" ? `${JSON.stringify({ type: "ADDED", object: svc("fresh", "5") })}\n` : "\n";
     return new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode(body)) })); // then quiet
   });
   try {

@@ -6,16 +6,7 @@ import { Informer, type InformerOptions } from "../../src/kube/informer.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
-import {
-  collectEvents,
-  freshNamespace,
-  nextStatus,
-  recordingLog,
-  sandboxWithClient,
-  service,
-  summary,
-  within,
-} from "./helpers.ts";
+import { collectEvents, freshNamespace, nextStatus, recordingLog, sandboxWithClient, service, summary, within } from "./helpers.ts";
 
 let sb: Sandbox;
 let client: KubeClient;

@@ -66,7 +66,12 @@ describe("KubeError", () => {
   });
 
   test("a refused connection is Unreachable, code 0, retryable, and says so in words with the server and the fix", () => {
-    const err = toKubeError(Object.assign(new TypeError("Unable to connect"), { code: "ECONNREFUSED" }), "watch", "services on east", "https://10.1.2.3:6443");
+    const err = toKubeError(
+      Object.assign(new TypeError("Unable to connect"), { code: "ECONNREFUSED" }),
+      "watch",
+      "services on east",
+      "https://10.1.2.3:6443",
+    );
     expect(err.message).toBe(
       "watch services on east: the connection to https://10.1.2.3:6443 was refused; is the API server running, and are the context and kubeconfig the right ones? [ECONNREFUSED]",
     );
@@ -75,13 +80,19 @@ describe("KubeError", () => {
   });
 
   test.each([
-    ["SELF_SIGNED_CERT_IN_CHAIN", "the certificate of https://east.example:6443 is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA"],
+    [
+      "SELF_SIGNED_CERT_IN_CHAIN",
+      "the certificate of https://east.example:6443 is signed by an unknown authority; the kubeconfig's certificate-authority(-data) is not this server's CA",
+    ],
     ["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "signed by an unknown authority"],
     ["FailedToOpenSocket", "the connection to https://east.example:6443 was refused"],
     ["ENOTFOUND", "the host east.example of https://east.example:6443 could not be resolved; check the cluster's server address"],
     ["ECONNRESET", "was closed before an answer (the server, or a proxy in front of it, closed it: restarting or stopping?)"],
     ["ConnectionClosed", "was closed before an answer (the server, or a proxy in front of it, closed it: restarting or stopping?)"],
-    ["ERR_SSL_WRONG_VERSION_NUMBER", "failed before an answer; is it a Kubernetes API server, and does it speak https as the kubeconfig says?"],
+    [
+      "ERR_SSL_WRONG_VERSION_NUMBER",
+      "failed before an answer; is it a Kubernetes API server, and does it speak https as the kubeconfig says?",
+    ],
     ["CERT_HAS_EXPIRED", "has expired or is not valid yet"],
     ["ERR_TLS_CERT_ALTNAME_INVALID", "is not valid for east.example; use an address the certificate names, or set tls-server-name"],
     ["ETIMEDOUT", "timed out; is the server reachable from here"],
@@ -99,7 +110,12 @@ describe("KubeError", () => {
   });
 
   test("a 401 says the credentials were rejected and what to check", () => {
-    const err = kubeErrorFromResponse("list", "services on east", 401, '{"kind":"Status","code":401,"reason":"Unauthorized","message":"Unauthorized"}');
+    const err = kubeErrorFromResponse(
+      "list",
+      "services on east",
+      401,
+      '{"kind":"Status","code":401,"reason":"Unauthorized","message":"Unauthorized"}',
+    );
     expect(err.message).toBe(
       "list services on east: 401 Unauthorized: the server rejected the credentials; the token or certificate in the kubeconfig is wrong, expired or revoked",
     );

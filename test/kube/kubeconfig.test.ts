@@ -106,7 +106,13 @@ describe("selectContext", () => {
     kubeconfig({
       clusters: [cluster("east"), { name: "noserver", cluster: {} }, cluster("bad", "ftp://x")],
       users: [user("east")],
-      contexts: [context("east", "east", "east", "mirror"), context("ghost", "nope"), context("empty", "noserver"), context("nouser", "east", "nobody"), context("ftp", "bad")],
+      contexts: [
+        context("east", "east", "east", "mirror"),
+        context("ghost", "nope"),
+        context("empty", "noserver"),
+        context("nouser", "east", "nobody"),
+        context("ftp", "bad"),
+      ],
       current: "east",
     }),
     "kubeconfig a",

@@ -22,7 +22,11 @@ beforeAll(async () => {
 afterAll(() => sb.stop());
 afterEach(() => sb.control.clear());
 
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as KubeError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as KubeError,
+  );
 
 /** A server that sheds every request with 429 and `Retry-After: 0`, counting them. */
 function alwaysShedding() {
@@ -32,7 +36,10 @@ function alwaysShedding() {
     port: 0,
     fetch: () => {
       seen++;
-      return new Response("Too many requests, please try again later.\n", { status: 429, headers: { "retry-after": "0", "content-type": "text/plain; charset=utf-8" } });
+      return new Response("Too many requests, please try again later.\n", {
+        status: 429,
+        headers: { "retry-after": "0", "content-type": "text/plain; charset=utf-8" },
+      });
     },
   });
   const kubeconfig = `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${server.port}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`;
@@ -115,7 +122,7 @@ describe("--kube-api-qps / --kube-api-burst", () => {
 
 describe("the window of requests in flight", () => {
   /** Takes `n` slots; resolves with how many were granted at once. */
-  async function granted(w: ReturnType<typeof inflightWindow>, n: number): Promise<{ at: number; all: Promise<void[]> }> {
+  async function granted(w: ReturnType<typeof inflightWindow>, n: number): Promise<{ at: number; all: Promise<undefined[]> }> {
     let at = 0;
     const all = Promise.all(Array.from({ length: n }, () => w.acquire().then(() => void at++)));
     for (let i = 0; i < 5; i++) await Promise.resolve();
@@ -160,7 +167,10 @@ describe("the window of requests in flight", () => {
     await w.acquire();
     w.release("shed"); // width 1, one in flight
     const abort = new AbortController();
-    const waiting = w.acquire(abort.signal).then(() => "granted", () => "aborted");
+    const waiting = w.acquire(abort.signal).then(
+      () => "granted",
+      () => "aborted",
+    );
     const next = w.acquire().then(() => "granted");
     abort.abort(new Error("stop"));
     expect(await waiting).toBe("aborted");

@@ -21,13 +21,33 @@ afterEach(() => sb.stop());
 describe("the kinds uninstall looks at", () => {
   test("are every kind mc install and mc link render, policy resources included", () => {
     const kinds = renderedKinds().map((k) => k.kind);
-    for (const k of ["Namespace", "Deployment", "Service", "ServiceAccount", "Secret", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Server", "AuthorizationPolicy", "PodDisruptionBudget", "Role", "RoleBinding"]) {
+    for (const k of [
+      "Namespace",
+      "Deployment",
+      "Service",
+      "ServiceAccount",
+      "Secret",
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "CustomResourceDefinition",
+      "Server",
+      "AuthorizationPolicy",
+      "PodDisruptionBudget",
+      "Role",
+      "RoleBinding",
+    ]) {
       expect(kinds).toContain(k);
     }
   });
 
   test("map to resources the way kubectl guesses them", () => {
-    expect(["Endpoints", "AuthorizationPolicy", "MeshTLSAuthentication", "Service", "Ingress"].map(pluralOf)).toEqual(["endpoints", "authorizationpolicies", "meshtlsauthentications", "services", "ingresses"]);
+    expect(["Endpoints", "AuthorizationPolicy", "MeshTLSAuthentication", "Service", "Ingress"].map(pluralOf)).toEqual([
+      "endpoints",
+      "authorizationpolicies",
+      "meshtlsauthentications",
+      "services",
+      "ingresses",
+    ]);
   });
 });
 
@@ -58,6 +78,8 @@ describe("planUninstall", () => {
   });
 
   test("with nothing installed says so", async () => {
-    await expect(planUninstall(client)).rejects.toThrow("no resources labelled linkerd.io/extension=multicluster found to uninstall on west");
+    await expect(planUninstall(client)).rejects.toThrow(
+      "no resources labelled linkerd.io/extension=multicluster found to uninstall on west",
+    );
   });
 });

@@ -30,8 +30,18 @@ function mirrorOf(ns: string, svc: string, cluster: string) {
 beforeEach(async () => {
   sb = await startSandbox({ name: "west" });
   fakeLinkerd(sb);
-  applyObjects(sb, [renderLinkCrd("test"), { apiVersion: "v1", kind: "Namespace", metadata: { name: "linkerd-multicluster" } }, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } }]);
-  applyObjects(sb, [...bundle("east"), ...bundle("north"), ...mirrorOf("default", "web", "east"), ...mirrorOf("shop", "cart", "east"), ...mirrorOf("default", "web", "north")]);
+  applyObjects(sb, [
+    renderLinkCrd("test"),
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "linkerd-multicluster" } },
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } },
+  ]);
+  applyObjects(sb, [
+    ...bundle("east"),
+    ...bundle("north"),
+    ...mirrorOf("default", "web", "east"),
+    ...mirrorOf("shop", "cart", "east"),
+    ...mirrorOf("default", "web", "north"),
+  ]);
   const path = `${process.env.TMPDIR ?? "/tmp"}/mc-unlink-${crypto.randomUUID()}.kubeconfig`;
   await Bun.write(path, sb.kubeconfig);
   client = await connect({ kubeconfig: path, name: "west" });
@@ -57,7 +67,11 @@ describe("what unlink looks for", () => {
 describe("planUnlink", () => {
   test("finds every object of the link that exists and every mirror of its cluster, and nothing of another link", async () => {
     const plan = await planUnlink(client, { clusterName: "east", ...opts });
-    const expected = [...bundle("east").map(refOf), ...mirrorOf("default", "web", "east").map(refOf), ...mirrorOf("shop", "cart", "east").map(refOf)];
+    const expected = [
+      ...bundle("east").map(refOf),
+      ...mirrorOf("default", "web", "east").map(refOf),
+      ...mirrorOf("shop", "cart", "east").map(refOf),
+    ];
     expect(names(plan.objects)).toEqual(names(expected));
     expect(plan.objects.some((r) => r.name.includes("north"))).toBe(false);
     expect(plan.leftAlone).toEqual([]);
@@ -67,7 +81,11 @@ describe("planUnlink", () => {
     const slice = (ns: string, service: string, cluster: string, managedBy = L.MC_SLICE_MANAGER) => ({
       apiVersion: "discovery.k8s.io/v1",
       kind: "EndpointSlice",
-      metadata: { name: service, namespace: ns, labels: { [L.SLICE_SERVICE_NAME]: service, [L.SLICE_MANAGED_BY]: managedBy, [L.CLUSTER_NAME]: cluster } },
+      metadata: {
+        name: service,
+        namespace: ns,
+        labels: { [L.SLICE_SERVICE_NAME]: service, [L.SLICE_MANAGED_BY]: managedBy, [L.CLUSTER_NAME]: cluster },
+      },
       addressType: "IPv4",
       endpoints: [{ addresses: ["192.0.2.10"], conditions: { ready: true } }],
       ports: [],
@@ -79,21 +97,43 @@ describe("planUnlink", () => {
       { ...slice("default", "web-east-x", "east", "endpointslicemirroring-controller.k8s.io") },
     ]);
     const plan = await planUnlink(client, { clusterName: "east", ...opts });
-    expect(names(plan.objects.filter((r) => r.kind === "EndpointSlice"))).toEqual(["EndpointSlice default/web-east", "EndpointSlice linkerd-multicluster/probe-gateway-east"]);
+    expect(names(plan.objects.filter((r) => r.kind === "EndpointSlice"))).toEqual([
+      "EndpointSlice default/web-east",
+      "EndpointSlice linkerd-multicluster/probe-gateway-east",
+    ]);
     const kinds = plan.objects.map((r) => r.kind);
     expect(kinds.lastIndexOf("EndpointSlice")).toBeLessThan(kinds.indexOf("Service"));
   });
 
   test("with --only-controller keeps the Link, Secrets and mirrors", async () => {
     const plan = await planUnlink(client, { clusterName: "east", ...opts, onlyController: true });
-    expect([...new Set(plan.objects.map((r) => r.kind))].sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "Deployment", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"]);
+    expect([...new Set(plan.objects.map((r) => r.kind))].sort()).toEqual([
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "Deployment",
+      "PodDisruptionBudget",
+      "Role",
+      "RoleBinding",
+      "Service",
+      "ServiceAccount",
+    ]);
     expect(plan.objects.filter((r) => r.kind === "Service").map((r) => r.name)).toEqual(["probe-gateway-east"]);
   });
 
   test("a same-named object without our labels, or a Secret of another type, is left alone and reported", async () => {
     applyObjects(sb, [
-      { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "linkerd-service-mirror-east", namespace: "linkerd-multicluster", labels: {} } },
-      { apiVersion: "v1", kind: "Secret", metadata: { name: "cluster-credentials-east", namespace: "linkerd-multicluster" }, type: "Opaque", data: {} },
+      {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "linkerd-service-mirror-east", namespace: "linkerd-multicluster", labels: {} },
+      },
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "cluster-credentials-east", namespace: "linkerd-multicluster" },
+        type: "Opaque",
+        data: {},
+      },
     ]);
     const plan = await planUnlink(client, { clusterName: "east", ...opts });
     expect(names(plan.objects)).not.toContain("ServiceAccount linkerd-multicluster/linkerd-service-mirror-east");
@@ -117,9 +157,19 @@ describe("planUnlink", () => {
       metadata: { name, namespace: "default", labels: { [L.MIRRORED_SERVICE]: "true" }, annotations },
       spec: { ports: [{ port: 80 }] },
     });
-    const rdLabels = { [L.MIRRORED_SERVICE]: "true", [L.CLUSTER_NAME]: "east", [L.MC_REMOTE_DISCOVERY]: "east", [L.MC_REMOTE_SERVICE]: "api" };
+    const rdLabels = {
+      [L.MIRRORED_SERVICE]: "true",
+      [L.CLUSTER_NAME]: "east",
+      [L.MC_REMOTE_DISCOVERY]: "east",
+      [L.MC_REMOTE_SERVICE]: "api",
+    };
     applyObjects(sb, [
-      { apiVersion: "v1", kind: "Service", metadata: { name: "api-east", namespace: "default", labels: rdLabels }, spec: { ports: [{ port: 80 }] } },
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "api-east", namespace: "default", labels: rdLabels },
+        spec: { ports: [{ port: 80 }] },
+      },
       fed("solo-federated", { [L.MC_REMOTE_DISCOVERY]: "solo@east" }),
       fed("shared-federated", { [L.MC_REMOTE_DISCOVERY]: "shared@north,shared@east" }),
       fed("withlocal-federated", { [L.MC_REMOTE_DISCOVERY]: "withlocal@east", [L.MC_LOCAL_DISCOVERY]: "withlocal" }),
@@ -139,7 +189,11 @@ describe("planUnlink", () => {
 });
 
 describe("federatedVerdict", () => {
-  const svc = (name: string, annotations: Record<string, string>) => ({ apiVersion: "v1", kind: "Service", metadata: { name, annotations } });
+  const svc = (name: string, annotations: Record<string, string>) => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, annotations },
+  });
   test.each<[string, Record<string, string>, string]>([
     ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east" }, "delete"],
     ["web-federated", { [L.MC_REMOTE_DISCOVERY]: "web@east,web@north" }, "keep"],

@@ -53,17 +53,34 @@ describe("plain lines", () => {
     let text = "";
     const stream = { write: (s: string) => ((text += s), true) } as unknown as NodeJS.WriteStream;
     // `fancy` picks consola's reporter as createConsola does outside tests (FancyReporter) or in them (BasicReporter).
-    const c = createConsola({ level: 4, fancy, stdout: stream, stderr: stream, formatOptions: { date: false, colors: false } } as Parameters<typeof createConsola>[0]);
+    const c = createConsola({
+      level: 4,
+      fancy,
+      stdout: stream,
+      stderr: stream,
+      formatOptions: { date: false, colors: false },
+    } as Parameters<typeof createConsola>[0]);
     const inner = c.options.reporters[0] as Formatting;
     let slow = 0;
-    const counted: Formatting = Object.assign(Object.create(inner) as Formatting, { log: (o: LogObject, ctx: { options: ConsolaOptions }) => (slow++, inner.log(o, ctx)) });
+    const counted: Formatting = Object.assign(Object.create(inner) as Formatting, {
+      log: (o: LogObject, ctx: { options: ConsolaOptions }) => (slow++, inner.log(o, ctx)),
+    });
     if (fast) c.setReporters([plainFast(counted)]);
     return { log: c.withTag("mirror:east"), text: () => text, slow: () => slow };
   }
 
   for (const fancy of [true, false]) {
     test(`an info or debug line of one plain string is written as consola writes it, without consola; anything it styles still goes through it (${fancy ? "fancy" : "basic"} reporter)`, () => {
-      const messages = ["mirrored ns-1/svc-1 as ns-1/svc-1-east", "ünïcode ✓ 漢字", "  spaced  ", "a `code` b", "x _under_ y", "two\nlines", "50% done", ""];
+      const messages = [
+        "mirrored ns-1/svc-1 as ns-1/svc-1-east",
+        "ünïcode ✓ 漢字",
+        "  spaced  ",
+        "a `code` b",
+        "x _under_ y",
+        "two\nlines",
+        "50% done",
+        "",
+      ];
       const [fast, own] = [consolaTo(true, fancy), consolaTo(false, fancy)];
       for (const c of [fast, own]) for (const m of messages) for (const type of ["info", "debug", "warn", "error"] as const) c.log[type](m);
       expect(fast.text()).toBe(own.text());

@@ -22,7 +22,11 @@ export const installCases: Record<string, InstallOptions> = {
   "install-default": installBase,
   "install-nodeport": { ...installBase, gateway: { ...gateway, serviceType: "NodePort" } },
   "install-no-gateway": { ...installBase, gateway: null },
-  "install-ha": { ...installBase, gateway: { ...gateway, replicas: 3, ha: true }, localMirror: { controller: { ...installBase.localMirror!.controller, ha: true } } },
+  "install-ha": {
+    ...installBase,
+    gateway: { ...gateway, replicas: 3, ha: true },
+    localMirror: { controller: { ...installBase.localMirror!.controller, ha: true } },
+  },
   // A source with one controller for every Link (mc install --shared-controller), no gateway.
   "install-shared-controller": { ...installBase, gateway: null, sharedController: installBase.localMirror!.controller },
   // A source whose install renders its Links' controllers (mc install --controllers east,north
@@ -89,7 +93,12 @@ export const linkCases: Record<string, LinkBundleOptions> = {
   // A NodePort gateway: node addresses from --gateway-addresses, ports are the nodePorts.
   "link-nodeport": {
     ...linkBase,
-    gateway: { ...linkBase.gateway!, addresses: ["192.0.2.11", "192.0.2.12"], port: 30143, probe: { path: "/ready", port: 30191, periodMs: 3000 } },
+    gateway: {
+      ...linkBase.gateway!,
+      addresses: ["192.0.2.11", "192.0.2.12"],
+      port: 30143,
+      probe: { path: "/ready", port: 30191, periodMs: 3000 },
+    },
   },
   "link-no-gateway": { ...linkBase, gateway: null },
   "link-ha": { ...linkBase, controller: { ...controller, ha: true } },

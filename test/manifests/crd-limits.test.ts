@@ -15,17 +15,83 @@ const probeField = (version: (typeof LINK_VERSIONS)[number], field: "period" | "
   (linkSchema(version) as Node).properties!.spec!.properties!.probeSpec!.properties![field]!;
 
 const common = [
-  "1ns", "999999999ns", "1000000000ns", "1us", "999999us", "1000000µs", "100000μs", "99999us",
-  "1ms", "99ms", "100ms", "101ms", "500ms", "999ms", "1000ms", "1500ms", "0.5s", ".5s", "0.1s", "0.09s", "1s", "1.5s", "3s", "30s",
-  "1m", "0.5m", "1m30s", "2m", "1h", "0.5h", "1h2m3s", "0s", "0", "-1s", "-3s", "+3s", "01s", "1s500ms", "500ms500ms", "50ms50ms",
-  "1.0h", "1.01h", "2h", "1000h", "60m", "60.5m", "61m", "59m59s", "3600s", "3601s", "3599.9s", "90000s", "3600000ms", "3600001ms",
-  "3600000000us", "3600000001µs", "3600000000000ns", "3600000000001ns", "4000000000000ns", "30m30m", "30m31m",
+  "1ns",
+  "999999999ns",
+  "1000000000ns",
+  "1us",
+  "999999us",
+  "1000000µs",
+  "100000μs",
+  "99999us",
+  "1ms",
+  "99ms",
+  "100ms",
+  "101ms",
+  "500ms",
+  "999ms",
+  "1000ms",
+  "1500ms",
+  "0.5s",
+  ".5s",
+  "0.1s",
+  "0.09s",
+  "1s",
+  "1.5s",
+  "3s",
+  "30s",
+  "1m",
+  "0.5m",
+  "1m30s",
+  "2m",
+  "1h",
+  "0.5h",
+  "1h2m3s",
+  "0s",
+  "0",
+  "-1s",
+  "-3s",
+  "+3s",
+  "01s",
+  "1s500ms",
+  "500ms500ms",
+  "50ms50ms",
+  "1.0h",
+  "1.01h",
+  "2h",
+  "1000h",
+  "60m",
+  "60.5m",
+  "61m",
+  "59m59s",
+  "3600s",
+  "3601s",
+  "3599.9s",
+  "90000s",
+  "3600000ms",
+  "3600001ms",
+  "3600000000us",
+  "3600000001µs",
+  "3600000000000ns",
+  "3600000000001ns",
+  "4000000000000ns",
+  "30m30m",
+  "30m31m",
 ];
 
 function parserTakes(field: "period" | "timeout", value: string): boolean {
-  const probeSpec = { path: "/ready", port: "4191", period: field === "period" ? value : "3s", ...(field === "timeout" && { timeout: value }) };
+  const probeSpec = {
+    path: "/ready",
+    port: "4191",
+    period: field === "period" ? value : "3s",
+    ...(field === "timeout" && { timeout: value }),
+  };
   try {
-    parseLink({ apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", metadata: { name: "east" }, spec: { targetClusterName: "east", clusterCredentialsSecret: "c", probeSpec } });
+    parseLink({
+      apiVersion: "multicluster.linkerd.io/v1alpha3",
+      kind: "Link",
+      metadata: { name: "east" },
+      spec: { targetClusterName: "east", clusterCredentialsSecret: "c", probeSpec },
+    });
     return true;
   } catch {
     return false;
@@ -62,7 +128,30 @@ describe.each([
 
   test(`every generated duration the pattern takes, the parser takes (${field})`, () => {
     const units = ["ns", "us", "ms", "s", "m", "h"];
-    const numbers = ["0", "1", "9", "10", "99", "100", "999", "1000", "99999", "100000", "999999", "1000000", "999999999", "1000000000", "0.001", "0.01", "0.02", "0.1", "0.5", "1.5", ".5", ".001"];
+    const numbers = [
+      "0",
+      "1",
+      "9",
+      "10",
+      "99",
+      "100",
+      "999",
+      "1000",
+      "99999",
+      "100000",
+      "999999",
+      "1000000",
+      "999999999",
+      "1000000000",
+      "0.001",
+      "0.01",
+      "0.02",
+      "0.1",
+      "0.5",
+      "1.5",
+      ".5",
+      ".001",
+    ];
     let accepted = 0;
     for (const a of numbers)
       for (const u of units) {

@@ -5,7 +5,12 @@ import { linkSchema, renderLinkCrd } from "../../src/manifests/crd.ts";
 
 type Node = Record<string, unknown>;
 const crd = renderLinkCrd("mc/cli test");
-const spec = crd.spec as { group: string; scope: string; names: Node; versions: Array<Node & { name: string; served: boolean; storage: boolean }> };
+const spec = crd.spec as {
+  group: string;
+  scope: string;
+  names: Node;
+  versions: Array<Node & { name: string; served: boolean; storage: boolean }>;
+};
 
 /** Every node of a structural schema states its type (or keeps unknown fields on purpose). */
 function untyped(node: Node, path: string): string[] {
@@ -20,7 +25,11 @@ describe("the Link CRD", () => {
     expect(crd.metadata.name).toBe("links.multicluster.linkerd.io");
     expect(crd.metadata.labels).toEqual({ "linkerd.io/extension": "multicluster" });
     expect(crd.metadata.annotations).toEqual({ "linkerd.io/created-by": "mc/cli test" });
-    expect([spec.group, spec.scope, spec.names]).toEqual(["multicluster.linkerd.io", "Namespaced", { plural: "links", singular: "link", kind: "Link", listKind: "LinkList" }]);
+    expect([spec.group, spec.scope, spec.names]).toEqual([
+      "multicluster.linkerd.io",
+      "Namespaced",
+      { plural: "links", singular: "link", kind: "Link", listKind: "LinkList" },
+    ]);
     expect(spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([
       ["v1alpha1", true, false],
       ["v1alpha2", true, false],
@@ -40,19 +49,22 @@ describe("the Link CRD", () => {
     ]);
   });
 
-  test.each(["v1alpha1", "v1alpha2", "v1alpha3"] as const)("%s defaults the probe timeout to 30s and failureThreshold to \"3\"", (name) => {
-    const probe = ((linkSchema(name).properties as Node).spec as { properties: { probeSpec: { properties: Record<string, Node> } } }).properties.probeSpec.properties;
+  test.each(["v1alpha1", "v1alpha2", "v1alpha3"] as const)('%s defaults the probe timeout to 30s and failureThreshold to "3"', (name) => {
+    const probe = ((linkSchema(name).properties as Node).spec as { properties: { probeSpec: { properties: Record<string, Node> } } })
+      .properties.probeSpec.properties;
     expect([probe.timeout!.default, probe.failureThreshold!.default]).toEqual(["30s", "3"]);
   });
 
   test("fields arrive with the versions that introduced them", () => {
-    const fields = (name: "v1alpha1" | "v1alpha2" | "v1alpha3") => Object.keys(((linkSchema(name).properties as Node).spec as { properties: Node }).properties).sort();
+    const fields = (name: "v1alpha1" | "v1alpha2" | "v1alpha3") =>
+      Object.keys(((linkSchema(name).properties as Node).spec as { properties: Node }).properties).sort();
     expect(fields("v1alpha2").filter((f) => !fields("v1alpha1").includes(f))).toEqual(["federatedServiceSelector"]);
     expect(fields("v1alpha3").filter((f) => !fields("v1alpha2").includes(f))).toEqual(["excludedAnnotations", "excludedLabels"]);
   });
 
   test("status.gateway holds alive, latency percentiles, probe time, failures and transition time", () => {
-    const gateway = ((linkSchema("v1alpha3").properties as Node).status as { properties: { gateway: { properties: Node } } }).properties.gateway.properties;
+    const gateway = ((linkSchema("v1alpha3").properties as Node).status as { properties: { gateway: { properties: Node } } }).properties
+      .gateway.properties;
     expect(Object.keys(gateway)).toEqual(["alive", "latency", "lastProbeTime", "consecutiveFailures", "lastTransitionTime"]);
     expect(Object.keys((gateway.latency as { properties: Node }).properties)).toEqual(["p50", "p95", "p99"]);
   });

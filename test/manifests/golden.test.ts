@@ -11,7 +11,13 @@ describe("rendered manifests match their golden files", () => {
   });
 
   test("mc allow renders the namespace and one remote access account", () => {
-    expectGolden("allow.yaml", formatManifests(renderAllow({ namespace: "linkerd-multicluster", serviceAccount: "linkerd-service-mirror-remote-access-west", version: VERSION }), "yaml"));
+    expectGolden(
+      "allow.yaml",
+      formatManifests(
+        renderAllow({ namespace: "linkerd-multicluster", serviceAccount: "linkerd-service-mirror-remote-access-west", version: VERSION }),
+        "yaml",
+      ),
+    );
   });
 
   test("-o json is one v1 List holding the same objects", () => {

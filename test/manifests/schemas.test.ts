@@ -19,12 +19,21 @@ describe("rendered objects against the Kubernetes schemas", () => {
       if (obj.kind === "Link" || POLICY_KINDS.has(obj.kind)) continue;
       expect(hasBuiltinSchema(obj.apiVersion, obj.kind)).toBe(true);
       const problems = checkBuiltin(obj as unknown as KubeObject);
-      expect({ object: `${obj.kind} ${obj.metadata.name}`, ...problems }).toEqual({ object: `${obj.kind} ${obj.metadata.name}`, unknown: [], invalid: [] });
+      expect({ object: `${obj.kind} ${obj.metadata.name}`, ...problems }).toEqual({
+        object: `${obj.kind} ${obj.metadata.name}`,
+        unknown: [],
+        invalid: [],
+      });
     }
   });
 
   test("only Links and Linkerd's policy kinds lack a built-in schema", () => {
-    const kinds = new Set(allCases.flatMap((n) => renderCase(n)).filter((o) => !hasBuiltinSchema(o.apiVersion, o.kind)).map((o) => o.kind));
+    const kinds = new Set(
+      allCases
+        .flatMap((n) => renderCase(n))
+        .filter((o) => !hasBuiltinSchema(o.apiVersion, o.kind))
+        .map((o) => o.kind),
+    );
     expect([...kinds].sort()).toEqual(["AuthorizationPolicy", "Link", "MeshTLSAuthentication", "NetworkAuthentication", "Server"]);
   });
 });
@@ -47,7 +56,8 @@ describe("rendered Links against the Link CRD", () => {
 
   test("v1alpha3 declares every field mc writes", () => {
     for (const name of Object.keys(linkCases)) {
-      for (const link of links(name)) expect(pruneUnknown(link as unknown as KubeObject, linkSchema("v1alpha3") as JSONSchemaProps).removed).toEqual([]);
+      for (const link of links(name))
+        expect(pruneUnknown(link as unknown as KubeObject, linkSchema("v1alpha3") as JSONSchemaProps).removed).toEqual([]);
     }
   });
 

@@ -81,7 +81,18 @@ export function newHelloDeployment(): KubeObject {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: "hello" } },
-      template: { metadata: { labels: { app: "hello" } }, spec: { containers: [{ name: "hello-tcp", image: "alpine/socat", args: ["-v", "-v", "TCP-LISTEN:42,crlf,reuseaddr,fork", "SYSTEM:echo pod ip $(MY_POD_IP)"] }] } },
+      template: {
+        metadata: { labels: { app: "hello" } },
+        spec: {
+          containers: [
+            {
+              name: "hello-tcp",
+              image: "alpine/socat",
+              args: ["-v", "-v", "TCP-LISTEN:42,crlf,reuseaddr,fork", "SYSTEM:echo pod ip $(MY_POD_IP)"],
+            },
+          ],
+        },
+      },
     },
   };
 }
@@ -92,7 +103,14 @@ export function newHelloServiceExport(): ServiceExportObject & KubeObject {
 
 /** The MCS ports of Service ports, sorted by name as the suite compares them. */
 export function toMCSPorts(from: readonly ServicePort[]): ServicePort[] {
-  return sortMCSPorts(from.map((p) => ({ ...(p.name ? { name: p.name } : {}), protocol: p.protocol, port: p.port, ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}) })));
+  return sortMCSPorts(
+    from.map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      protocol: p.protocol,
+      port: p.port,
+      ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
+    })),
+  );
 }
 
 export function sortMCSPorts(p: readonly ServicePort[]): ServicePort[] {
@@ -158,7 +176,15 @@ async function served(client: KubeClient, res: typeof mcsResources.serviceImport
 export async function startSuite(): Promise<Suite> {
   const backend = await startBackend();
   const clusters = [backend.east, backend.west];
-  const clients = await Promise.all(clusters.map(async (c) => ({ name: c.name, client: await connectKubeconfigText(await Bun.file(c.kubeconfigPath).text(), `kubeconfig ${c.name}`, { name: c.name, timeoutMs: 10_000 }) })));
+  const clients = await Promise.all(
+    clusters.map(async (c) => ({
+      name: c.name,
+      client: await connectKubeconfigText(await Bun.file(c.kubeconfigPath).text(), `kubeconfig ${c.name}`, {
+        name: c.name,
+        timeoutMs: 10_000,
+      }),
+    })),
+  );
   for (const { client } of clients) {
     for (const crd of [renderLinkCrd("mc/test"), ...renderMcsCrds("mc/test")]) await createOrReplace(client, crd as unknown as KubeObject);
     try {
@@ -177,18 +203,51 @@ export async function startSuite(): Promise<Suite> {
     const other = clients[1 - i]!;
     const gateway = clusters[1 - i]!.gateway.address;
     // The Link to the other cluster (selecting no Linkerd-labelled Service: only its ServiceExports are imported).
-    const obj = linkObject({ cluster: other.name, gatewayAddress: gateway, probe: null, selector: { matchLabels: { "mcs-conformance/none": "true" } } });
-    await createOrReplace(self.client, obj, { apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true });
-    controllers.push(new MirrorController({ link: parseLink(obj), namespace: DEFAULT_NAMESPACE, local: self.client, remote: other.client, log: quiet, links: links[i] }));
+    const obj = linkObject({
+      cluster: other.name,
+      gatewayAddress: gateway,
+      probe: null,
+      selector: { matchLabels: { "mcs-conformance/none": "true" } },
+    });
+    await createOrReplace(self.client, obj, {
+      apiVersion: "multicluster.linkerd.io/v1alpha3",
+      kind: "Link",
+      plural: "links",
+      namespaced: true,
+    });
+    controllers.push(
+      new MirrorController({
+        link: parseLink(obj),
+        namespace: DEFAULT_NAMESPACE,
+        local: self.client,
+        remote: other.client,
+        log: quiet,
+        links: links[i],
+      }),
+    );
     // The local mirror, named in the ClusterSet: this cluster's own exports are imported here too.
     const local = localMirrorLink({ federatedServiceSelector: [], excludedLabels: [], excludedAnnotations: [] }, DEFAULT_NAMESPACE);
-    controllers.push(new MirrorController({ link: local, namespace: DEFAULT_NAMESPACE, local: self.client, remote: self.client, log: quiet, localClusterName: self.name, links: links[i] }));
+    controllers.push(
+      new MirrorController({
+        link: local,
+        namespace: DEFAULT_NAMESPACE,
+        local: self.client,
+        remote: self.client,
+        log: quiet,
+        localClusterName: self.name,
+        links: links[i],
+      }),
+    );
   }
   await Promise.all(links.map((l) => l.synced));
   for (const c of controllers) c.start();
   await Promise.all(controllers.map((c) => c.mcs?.ready));
   for (const c of controllers) expect(c.mcs?.state).toEqual({ on: true });
-  const importers = controllers.map((c, i) => ({ local: clients[Math.floor(i / 2)]!.name, cluster: i % 2 === 0 ? clients[1 - Math.floor(i / 2)]!.name : clients[Math.floor(i / 2)]!.name, importer: c.mcs! }));
+  const importers = controllers.map((c, i) => ({
+    local: clients[Math.floor(i / 2)]!.name,
+    cluster: i % 2 === 0 ? clients[1 - Math.floor(i / 2)]!.name : clients[Math.floor(i / 2)]!.name,
+    importer: c.mcs!,
+  }));
   return {
     clients,
     backend,
@@ -226,7 +285,8 @@ export class TestDriver {
 
   /** JustBeforeEach: the namespace everywhere, the Service in clients[0], its export. */
   async setUp(): Promise<void> {
-    for (const { client } of this.clients) await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: this.namespace } });
+    for (const { client } of this.clients)
+      await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: this.namespace } });
     await this.deployHelloService(this.clients[0]!, this.helloService);
     if (this.autoExportService) await this.createServiceExport(this.clients[0]!, this.helloServiceExport);
   }
@@ -252,7 +312,10 @@ export class TestDriver {
 
   async deployHelloService(c: ClusterClients, service: HelloService): Promise<void> {
     await c.client.create(resources.deployment, { ...newHelloDeployment(), metadata: { name: "hello", namespace: this.namespace } });
-    await c.client.create(resources.service, { ...service, metadata: { ...service.metadata, namespace: this.namespace } } as unknown as KubeObject);
+    await c.client.create(resources.service, {
+      ...service,
+      metadata: { ...service.metadata, namespace: this.namespace },
+    } as unknown as KubeObject);
   }
 
   async getServiceImport(c: ClusterClients, name: string): Promise<ServiceImportObject | undefined> {

@@ -38,17 +38,21 @@ afterAll(async () => {
 
 /** One upstream case: fresh objects, the test's own changes, the suite's set-up, the body, the clean-up. */
 function spec<D extends TestDriver>(name: string, make: (s: Suite) => D, body: (t: D) => Promise<void>, before?: (t: D) => void) {
-  test.skipIf(!!skip)(named(name), async () => {
-    const t = make(suite);
-    t.reset();
-    before?.(t);
-    try {
-      await t.setUp();
-      await body(t);
-    } finally {
-      await t.tearDown();
-    }
-  }, SLOW);
+  test.skipIf(!!skip)(
+    named(name),
+    async () => {
+      const t = make(suite);
+      t.reset();
+      before?.(t);
+      try {
+        await t.setUp();
+        await body(t);
+      } finally {
+        await t.tearDown();
+      }
+    },
+    SLOW,
+  );
 }
 
 const one = (s: Suite) => new TestDriver(s);
@@ -56,13 +60,21 @@ const two = (s: Suite) => new TwoClusterTestDriver(s);
 
 describe(named("ServiceImport (service_import.go)"), () => {
   spec("A ServiceImport should only exist as long as there's at least one exporting cluster", one, async (t) => {
-    const [c0, c1] = t.clients as [typeof t.clients[0], typeof t.clients[0]];
+    const [c0, c1] = t.clients as [(typeof t.clients)[0], (typeof t.clients)[0]];
     await t.awaitServiceImport(c0, t.helloService.metadata.name);
     await t.deployHelloService(c1, t.helloService);
     await t.createServiceExport(c1, t.helloServiceExport);
-    await t.ensureServiceImport(c0, t.helloService.metadata.name, `the ServiceImport no longer exists after exporting on cluster "${c1.name}"`);
+    await t.ensureServiceImport(
+      c0,
+      t.helloService.metadata.name,
+      `the ServiceImport no longer exists after exporting on cluster "${c1.name}"`,
+    );
     await t.deleteServiceExport(c0);
-    await t.ensureServiceImport(c0, t.helloService.metadata.name, `the ServiceImport no longer exists after unexporting the service on cluster "${c0.name}" while still exported on cluster "${c1.name}"`);
+    await t.ensureServiceImport(
+      c0,
+      t.helloService.metadata.name,
+      `the ServiceImport no longer exists after unexporting the service on cluster "${c0.name}" while still exported on cluster "${c1.name}"`,
+    );
     await t.deleteServiceExport(c1);
     await t.awaitNoServiceImport(c0, helloServiceName, "the ServiceImport still exists after unexporting the service on all clusters");
   });
@@ -114,14 +126,22 @@ describe(named("ClusterIP ServiceImport (service_import.go)"), () => {
         expect(si.spec.type, `ServiceImport on cluster "${c.name}" has type "${si.spec.type}"`).toBe("ClusterSetIP");
       }
       await t.deleteServiceExport(t.clients[0]!);
-      for (const c of t.clients) await t.awaitNoServiceImport(c, helloServiceName, `the ServiceImport still exists on cluster "${c.name}" after unexporting the service`);
+      for (const c of t.clients)
+        await t.awaitNoServiceImport(
+          c,
+          helloServiceName,
+          `the ServiceImport still exists on cluster "${c.name}" after unexporting the service`,
+        );
     },
   );
 
   spec("The SessionAffinity for a ClusterSetIP ServiceImport should match the exported service's SessionAffinity", one, async (t) => {
     await t.awaitServiceImport(t.clients[0]!, helloServiceName, (si) => {
       expect(si.spec.sessionAffinity).toBe(t.helloService.spec.sessionAffinity);
-      expect(si.spec.sessionAffinityConfig, "The SessionAffinityConfig of the ServiceImport does not match the exported Service's SessionAffinityConfig").toEqual(t.helloService.spec.sessionAffinityConfig);
+      expect(
+        si.spec.sessionAffinityConfig,
+        "The SessionAffinityConfig of the ServiceImport does not match the exported Service's SessionAffinityConfig",
+      ).toEqual(t.helloService.spec.sessionAffinityConfig);
     });
   });
 
@@ -130,7 +150,10 @@ describe(named("ClusterIP ServiceImport (service_import.go)"), () => {
     one,
     async (t) => {
       await t.awaitServiceImport(t.clients[0]!, helloServiceName, (si) => {
-        expect(si.spec.internalTrafficPolicy, "The InternalTrafficPolicy of the ServiceImport does not match the exported Service's InternalTrafficPolicy").toBe(t.helloService.spec.internalTrafficPolicy!);
+        expect(
+          si.spec.internalTrafficPolicy,
+          "The InternalTrafficPolicy of the ServiceImport does not match the exported Service's InternalTrafficPolicy",
+        ).toBe(t.helloService.spec.internalTrafficPolicy!);
       });
     },
     (t) => {
@@ -143,7 +166,10 @@ describe(named("ClusterIP ServiceImport (service_import.go)"), () => {
     one,
     async (t) => {
       await t.awaitServiceImport(t.clients[0]!, helloServiceName, (si) => {
-        expect(si.spec.trafficDistribution, "The TrafficDistribution of the ServiceImport does not match the exported Service's TrafficDistribution").toBe(t.helloService.spec.trafficDistribution!);
+        expect(
+          si.spec.trafficDistribution,
+          "The TrafficDistribution of the ServiceImport does not match the exported Service's TrafficDistribution",
+        ).toBe(t.helloService.spec.trafficDistribution!);
       });
     },
     (t) => {
@@ -212,7 +238,12 @@ describe(named("Headless ServiceImport (service_import.go)"), () => {
         expect(si.spec.type, `ServiceImport on cluster "${c.name}" has type "${si.spec.type}"`).toBe("Headless");
       }
       await t.deleteServiceExport(t.clients[0]!);
-      for (const c of t.clients) await t.awaitNoServiceImport(c, helloServiceName, `the ServiceImport still exists on cluster "${c.name}" after unexporting the service`);
+      for (const c of t.clients)
+        await t.awaitNoServiceImport(
+          c,
+          helloServiceName,
+          `the ServiceImport still exists on cluster "${c.name}" after unexporting the service`,
+        );
     },
     headless,
   );
@@ -265,32 +296,43 @@ describe(named("Service type conflict (service_import.go)"), () => {
 });
 
 describe(named("MCS EndpointSlices (endpoint_slice.go)"), () => {
-  spec("Exporting a service should create an MCS EndpointSlice in the service's namespace in each cluster with the required MCS labels. Unexporting should delete the EndpointSlice.", one, async (t) => {
-    const names: string[] = [];
-    for (const c of t.clients) {
-      const eps = await eventually(async () => {
-        const list = await c.client.list<{ metadata: { name?: string; labels?: Record<string, string> } }>(resources.endpointSlice, { namespace: t.namespace });
-        const found = list.items.find((s) => s.metadata.labels?.[LABEL_SERVICE_NAME] !== undefined || s.metadata.labels?.[LABEL_SOURCE_CLUSTER] !== undefined);
-        if (!found) throw new Error("no EndpointSlice with an MCS label");
-        return found;
-      }, `an MCS EndpointSlice was not found on cluster "${c.name}"`);
-      names.push(eps.metadata.name!);
-      expect(eps.metadata.labels?.[LABEL_SERVICE_NAME]).toBe(t.helloService.metadata.name);
-      expect(eps.metadata.labels).toHaveProperty([LABEL_SOURCE_CLUSTER]);
-      expect(eps.metadata.labels).toHaveProperty([LABEL_MANAGED_BY]);
-      expect(eps.metadata.labels?.[LABEL_MANAGED_BY]).not.toBe(K8S_ENDPOINT_SLICE_MANAGED_BY);
-    }
-    await t.deleteServiceExport(t.clients[0]!);
-    for (const [i, c] of t.clients.entries()) {
-      await eventually(async () => {
-        try {
-          await c.client.get(resources.endpointSlice, t.namespace, names[i]!);
-        } catch (err) {
-          if ((err as { code?: number }).code === 404) return;
-          throw err;
-        }
-        throw new Error("still exists");
-      }, `the EndpointSlice was not deleted on unexport from cluster ${i + 1}`);
-    }
-  });
+  spec(
+    "Exporting a service should create an MCS EndpointSlice in the service's namespace in each cluster with the required MCS labels. Unexporting should delete the EndpointSlice.",
+    one,
+    async (t) => {
+      const names: string[] = [];
+      for (const c of t.clients) {
+        const eps = await eventually(async () => {
+          const list = await c.client.list<{ metadata: { name?: string; labels?: Record<string, string> } }>(resources.endpointSlice, {
+            namespace: t.namespace,
+          });
+          const found = list.items.find(
+            (s) => s.metadata.labels?.[LABEL_SERVICE_NAME] !== undefined || s.metadata.labels?.[LABEL_SOURCE_CLUSTER] !== undefined,
+          );
+          if (!found) throw new Error("no EndpointSlice with an MCS label");
+          return found;
+        }, `an MCS EndpointSlice was not found on cluster "${c.name}"`);
+        names.push(eps.metadata.name!);
+        expect(eps.metadata.labels?.[LABEL_SERVICE_NAME]).toBe(t.helloService.metadata.name);
+        expect(eps.metadata.labels).toHaveProperty([LABEL_SOURCE_CLUSTER]);
+        expect(eps.metadata.labels).toHaveProperty([LABEL_MANAGED_BY]);
+        expect(eps.metadata.labels?.[LABEL_MANAGED_BY]).not.toBe(K8S_ENDPOINT_SLICE_MANAGED_BY);
+      }
+      await t.deleteServiceExport(t.clients[0]!);
+      for (const [i, c] of t.clients.entries()) {
+        await eventually(
+          async () => {
+            try {
+              await c.client.get(resources.endpointSlice, t.namespace, names[i]!);
+            } catch (err) {
+              if ((err as { code?: number }).code === 404) return;
+              throw err;
+            }
+            throw new Error("still exists");
+          },
+          `the EndpointSlice was not deleted on unexport from cluster ${i + 1}`,
+        );
+      }
+    },
+  );
 });

@@ -6,7 +6,15 @@ import { isNotFound, resources, type KubeObject } from "../../src/kube/index.ts"
 import { mcsResources, type ServiceImportObject } from "../../src/mcs/api.ts";
 import { linkResource } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
-import { eventually, helloServiceName, newHelloService, newHelloServiceExport, startSuite, TwoClusterTestDriver, type Suite } from "./conformance-kit.ts";
+import {
+  eventually,
+  helloServiceName,
+  newHelloService,
+  newHelloServiceExport,
+  startSuite,
+  TwoClusterTestDriver,
+  type Suite,
+} from "./conformance-kit.ts";
 
 let suite: Suite;
 beforeAll(async () => {
@@ -29,13 +37,15 @@ describe("MCS import and a Link deleted without mc unlink", () => {
     const t = new TwoClusterTestDriver(suite);
     t.reset();
     await t.setUp();
-    const [east, west] = t.clients as [typeof t.clients[0], typeof t.clients[0]];
+    const [east, west] = t.clients as [(typeof t.clients)[0], (typeof t.clients)[0]];
     const ns = t.namespace;
     // "solo" is exported by east only.
     const solo = { ...newHelloService(), metadata: { name: "solo" } };
     await east.client.create(resources.service, { ...solo, metadata: { name: "solo", namespace: ns } } as unknown as KubeObject);
     await east.client.create(mcsResources.serviceExport, { ...newHelloServiceExport(), metadata: { name: "solo", namespace: ns } });
-    await t.awaitServiceImport(west, helloServiceName, (si) => expect(si.status?.clusters?.map((c) => c.cluster)).toEqual([east.name, west.name].sort()));
+    await t.awaitServiceImport(west, helloServiceName, (si) =>
+      expect(si.status?.clusters?.map((c) => c.cluster)).toEqual([east.name, west.name].sort()),
+    );
     await t.awaitServiceImport(west, "solo", (si) => expect(si.status?.clusters).toEqual([{ cluster: east.name }]));
     expect(await absent(west.client.get(resources.service, ns, "derived-solo"))).toBe(false);
 

@@ -7,8 +7,14 @@ import { SERVE_FLAGS } from "../../cmd/serve.ts";
 import { renderLocalMirror } from "../../src/manifests/local-mirror.ts";
 import type { Manifest } from "../../src/manifests/meta.ts";
 
-const base = { controller: { image: "mc:test", logLevel: "info", logFormat: "plain" as const, ha: false }, namespace: "linkerd-multicluster", version: "0" };
-const args = (objects: Manifest[]) => (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } }).spec.template.spec.containers[0]!.args;
+const base = {
+  controller: { image: "mc:test", logLevel: "info", logFormat: "plain" as const, ha: false },
+  namespace: "linkerd-multicluster",
+  version: "0",
+};
+const args = (objects: Manifest[]) =>
+  (objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } })
+    .spec.template.spec.containers[0]!.args;
 
 describe("the local mirror with a ClusterSet name", () => {
   test("runs mc serve --local --cluster-name NAME, which mc serve parses", () => {
@@ -20,8 +26,17 @@ describe("the local mirror with a ClusterSet name", () => {
   });
 
   test("its ClusterRole grants the MCS writes: ServiceImports and their status, EndpointSlices, ServiceExports' status", () => {
-    const role = renderLocalMirror(base).find((o) => o.kind === "ClusterRole") as unknown as { rules: Array<{ resources: string[]; verbs: string[] }> };
+    const role = renderLocalMirror(base).find((o) => o.kind === "ClusterRole") as unknown as {
+      rules: Array<{ resources: string[]; verbs: string[] }>;
+    };
     const grants = role.rules.flatMap((r) => r.resources.flatMap((res) => r.verbs.map((v) => `${v} ${res}`)));
-    for (const g of ["create serviceimports", "patch serviceimports/status", "create endpointslices", "watch serviceexports", "patch serviceexports/status"]) expect(grants).toContain(g);
+    for (const g of [
+      "create serviceimports",
+      "patch serviceimports/status",
+      "create endpointslices",
+      "watch serviceexports",
+      "patch serviceexports/status",
+    ])
+      expect(grants).toContain(g);
   });
 });

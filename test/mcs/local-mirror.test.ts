@@ -15,18 +15,41 @@ let client: KubeClient;
 beforeAll(async () => {
   sb = await startSandbox({ name: "west" });
   client = await connectKubeconfigText(sb.kubeconfig, "kubeconfig west", { name: "west" });
-  for (const crd of [renderLinkCrd("mc/test"), ...renderMcsCrds("mc/test")]) await client.create(resources.customResourceDefinition, crd as unknown as KubeObject);
-  for (const ns of [DEFAULT_NAMESPACE, "shop"]) await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
-  await client.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "shop" }, spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] } } as KubeObject);
-  await client.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "shop" } });
+  for (const crd of [renderLinkCrd("mc/test"), ...renderMcsCrds("mc/test")])
+    await client.create(resources.customResourceDefinition, crd as unknown as KubeObject);
+  for (const ns of [DEFAULT_NAMESPACE, "shop"])
+    await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+  await client.create(resources.service, {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "web", namespace: "shop" },
+    spec: { ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+  } as KubeObject);
+  await client.create(mcsResources.serviceExport, {
+    apiVersion: mcsResources.serviceExport.apiVersion,
+    kind: "ServiceExport",
+    metadata: { name: "web", namespace: "shop" },
+  });
 });
 afterAll(() => sb?.stop());
 
-const spec = (clusterName?: string) => ({ federatedServiceSelector: [], excludedLabels: [], excludedAnnotations: [], ...(clusterName ? { clusterName } : {}) });
+const spec = (clusterName?: string) => ({
+  federatedServiceSelector: [],
+  excludedLabels: [],
+  excludedAnnotations: [],
+  ...(clusterName ? { clusterName } : {}),
+});
 
 describe("the local mirror", () => {
   test("with --cluster-name: imports the cluster's own export and marks it Valid, Ready and without conflict", async () => {
-    const serving = await serve({ local: client, namespace: DEFAULT_NAMESPACE, localMirror: spec("west"), adminAddr: "127.0.0.1:0", leaderElect: false, log: quiet });
+    const serving = await serve({
+      local: client,
+      namespace: DEFAULT_NAMESPACE,
+      localMirror: spec("west"),
+      adminAddr: "127.0.0.1:0",
+      leaderElect: false,
+      log: quiet,
+    });
     try {
       const si = await eventually(async () => {
         const s = await client.get<ServiceImportObject>(mcsResources.serviceImport, "shop", "web");
@@ -48,7 +71,14 @@ describe("the local mirror", () => {
   }, 30_000);
 
   test("without a name: no MCS import (a cluster does not know its ClusterSet name)", async () => {
-    const serving = await serve({ local: client, namespace: DEFAULT_NAMESPACE, localMirror: spec(), adminAddr: "127.0.0.1:0", leaderElect: false, log: quiet });
+    const serving = await serve({
+      local: client,
+      namespace: DEFAULT_NAMESPACE,
+      localMirror: spec(),
+      adminAddr: "127.0.0.1:0",
+      leaderElect: false,
+      log: quiet,
+    });
     try {
       await eventually(async () => expect(serving.localMirror?.controller?.isSynced).toBe(true), "the local mirror to sync");
       expect(serving.localMirror?.controller?.mcs).toBeUndefined();

@@ -17,14 +17,33 @@ const view = (cluster: string, created: string, o: Partial<ExportView> = {}): Ex
 });
 
 describe("judgeExport", () => {
-  const exp = { metadata: { name: "web", namespace: "shop", creationTimestamp: "2026-01-01T00:00:00Z" }, spec: { exportedLabels: { a: "1" } } };
+  const exp = {
+    metadata: { name: "web", namespace: "shop", creationTimestamp: "2026-01-01T00:00:00Z" },
+    spec: { exportedLabels: { a: "1" } },
+  };
   test("no Service: NoService; an ExternalName Service: InvalidServiceType", () => {
     expect(judgeExport("east", exp, undefined)).toEqual({ invalid: { reason: "NoService", message: "Service shop/web not found" } });
-    expect(judgeExport("east", exp, { metadata: {}, spec: { type: "ExternalName" } })).toMatchObject({ invalid: { reason: "InvalidServiceType" } });
+    expect(judgeExport("east", exp, { metadata: {}, spec: { type: "ExternalName" } })).toMatchObject({
+      invalid: { reason: "InvalidServiceType" },
+    });
   });
   test("a headless Service is Headless; ports default to TCP; the export's labels are the view's", () => {
-    const j = judgeExport("east", exp, { metadata: {}, spec: { clusterIP: "None", ports: [{ port: 53 }], internalTrafficPolicy: "Local" } });
-    expect(j).toEqual({ view: { cluster: "east", created: "2026-01-01T00:00:00Z", type: "Headless", ports: [{ protocol: "TCP", port: 53 }], sessionAffinity: "None", internalTrafficPolicy: "Local", labels: { a: "1" }, annotations: {} } });
+    const j = judgeExport("east", exp, {
+      metadata: {},
+      spec: { clusterIP: "None", ports: [{ port: 53 }], internalTrafficPolicy: "Local" },
+    });
+    expect(j).toEqual({
+      view: {
+        cluster: "east",
+        created: "2026-01-01T00:00:00Z",
+        type: "Headless",
+        ports: [{ protocol: "TCP", port: 53 }],
+        sessionAffinity: "None",
+        internalTrafficPolicy: "Local",
+        labels: { a: "1" },
+        annotations: {},
+      },
+    });
   });
 });
 
@@ -36,7 +55,10 @@ describe("mergeViews", () => {
   test("the oldest export's properties win, whatever order the views come in; every cluster is listed", () => {
     const older = view("west", "2026-01-01T00:00:00Z", { sessionAffinity: "ClientIP", labels: { tier: "a" } });
     const newer = view("east", "2026-01-01T00:00:05Z", { sessionAffinity: "None", labels: { tier: "b" } });
-    for (const views of [[older, newer], [newer, older]]) {
+    for (const views of [
+      [older, newer],
+      [newer, older],
+    ]) {
       const m = mergeViews(views)!;
       expect(m.oldest).toBe("west");
       expect(m.spec.sessionAffinity).toBe("ClientIP");
@@ -55,7 +77,12 @@ describe("mergeViews", () => {
 
   test("ports: the union by name; a name used for another port keeps the oldest's; both are conflicts", () => {
     const a = view("a", "1", { ports: [{ name: "tcp", protocol: "TCP", port: 42 }] });
-    const b = view("b", "2", { ports: [{ name: "tcp", protocol: "TCP", port: 43 }, { name: "stcp", protocol: "SCTP", port: 142 }] });
+    const b = view("b", "2", {
+      ports: [
+        { name: "tcp", protocol: "TCP", port: 43 },
+        { name: "stcp", protocol: "SCTP", port: 142 },
+      ],
+    });
     const m = mergeViews([a, b])!;
     expect(m.spec.ports).toEqual([
       { name: "stcp", protocol: "SCTP", port: 142 },
@@ -117,17 +144,29 @@ describe("the objects of an import", () => {
 
   test("the import's ips and ipFamilies come from the derived Service; a Headless import has none", () => {
     const m = mergeViews([view("a", "1")])!;
-    expect(desiredImport("shop", "web", m, { clusterIPs: ["10.96.0.7"], ipFamilies: ["IPv4"] }).spec).toMatchObject({ ips: ["10.96.0.7"], ipFamilies: ["IPv4"] });
+    expect(desiredImport("shop", "web", m, { clusterIPs: ["10.96.0.7"], ipFamilies: ["IPv4"] }).spec).toMatchObject({
+      ips: ["10.96.0.7"],
+      ipFamilies: ["IPv4"],
+    });
     const h = mergeViews([view("a", "1", { type: "Headless" })])!;
     expect(desiredImport("shop", "web", h, { clusterIPs: ["None"], ipFamilies: ["IPv4"] }).spec.ips).toBeUndefined();
   });
 });
 
 describe("a ServiceExport's conditions", () => {
-  const exp = { metadata: { name: "web", namespace: "shop", generation: 2 }, status: { conditions: [{ type: "Valid", status: "True" as const, reason: "Valid", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }] } };
+  const exp = {
+    metadata: { name: "web", namespace: "shop", generation: 2 },
+    status: {
+      conditions: [{ type: "Valid", status: "True" as const, reason: "Valid", message: "", lastTransitionTime: "2026-01-01T00:00:00Z" }],
+    },
+  };
   test("valid, imported, no conflict: Valid and Ready True, Conflict False; an unchanged status keeps its transition time", () => {
     const merged = mergeViews([view("east", "1")]);
-    const c = exportConditions(exp, { judged: { view: view("east", "1") }, merged, imported: true, cluster: "east" }, "2026-02-02T00:00:00Z");
+    const c = exportConditions(
+      exp,
+      { judged: { view: view("east", "1") }, merged, imported: true, cluster: "east" },
+      "2026-02-02T00:00:00Z",
+    );
     expect(c.map((x) => [x.type, x.status, x.reason, x.lastTransitionTime])).toEqual([
       ["Valid", "True", "Valid", "2026-01-01T00:00:00Z"],
       ["Ready", "True", "Ready", "2026-02-02T00:00:00Z"],
@@ -136,7 +175,16 @@ describe("a ServiceExport's conditions", () => {
     expect(c[0]!.observedGeneration).toBe(2);
   });
   test("no Service: Valid False NoService, Ready False", () => {
-    const c = exportConditions(exp, { judged: { invalid: { reason: "NoService", message: "Service shop/web not found" } }, merged: undefined, imported: false, cluster: "east" }, "2026-02-02T00:00:00Z");
+    const c = exportConditions(
+      exp,
+      {
+        judged: { invalid: { reason: "NoService", message: "Service shop/web not found" } },
+        merged: undefined,
+        imported: false,
+        cluster: "east",
+      },
+      "2026-02-02T00:00:00Z",
+    );
     expect(c.map((x) => [x.type, x.status, x.reason])).toEqual([
       ["Valid", "False", "NoService"],
       ["Ready", "False", "Pending"],

@@ -17,7 +17,8 @@ let pair: Pair;
 let serving: Serving | undefined;
 beforeEach(async () => {
   pair = await startPair();
-  for (const c of [pair.eastClient, pair.westClient]) for (const crd of renderMcsCrds("mc/test")) await c.create(resources.customResourceDefinition, crd as unknown as KubeObject);
+  for (const c of [pair.eastClient, pair.westClient])
+    for (const crd of renderMcsCrds("mc/test")) await c.create(resources.customResourceDefinition, crd as unknown as KubeObject);
 });
 afterEach(async () => {
   await serving?.stop();
@@ -37,7 +38,11 @@ const absent = async (read: Promise<unknown>) => {
 describe("mc serve --all and MCS imports", () => {
   test("the only Link deleted without mc unlink: its slice, its import and the derived Service go", async () => {
     await pair.eastClient.create(resources.service, remoteService({ name: "web", namespace: "ns1" }));
-    await pair.eastClient.create(mcsResources.serviceExport, { apiVersion: mcsResources.serviceExport.apiVersion, kind: "ServiceExport", metadata: { name: "web", namespace: "ns1" } });
+    await pair.eastClient.create(mcsResources.serviceExport, {
+      apiVersion: mcsResources.serviceExport.apiVersion,
+      kind: "ServiceExport",
+      metadata: { name: "web", namespace: "ns1" },
+    });
     await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
     await pair.westClient.create(linkResource, linkObject({ cluster: "east", probe: null, selector: { matchLabels: { none: "true" } } }));
     serving = await serve({
@@ -49,7 +54,12 @@ describe("mc serve --all and MCS imports", () => {
       identity: "shared",
       log: quiet,
       settings: { probeDirect: true },
-      controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 20 } },
+      controller: {
+        resolver: fakeResolver({}),
+        log: quiet,
+        informerBackoff: { initialMs: 20, maxMs: 100 },
+        queueBackoff: { initialMs: 5, maxMs: 20 },
+      },
     });
     await eventually(async () => {
       const si = await pair.westClient.get<ServiceImportObject>(mcsResources.serviceImport, "ns1", "web");

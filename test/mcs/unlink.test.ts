@@ -19,19 +19,43 @@ const opts = { namespace: "linkerd-multicluster", linkerdNamespace: "linkerd", o
 const slice = (name: string, cluster: string) => ({
   apiVersion: "discovery.k8s.io/v1",
   kind: "EndpointSlice",
-  metadata: { name: `derived-${name}-${cluster}`, namespace: "shop", labels: { "multicluster.kubernetes.io/service-name": name, "multicluster.kubernetes.io/source-cluster": cluster, "kubernetes.io/service-name": `derived-${name}`, "endpointslice.kubernetes.io/managed-by": "mc.multicluster.linkerd.io" } },
+  metadata: {
+    name: `derived-${name}-${cluster}`,
+    namespace: "shop",
+    labels: {
+      "multicluster.kubernetes.io/service-name": name,
+      "multicluster.kubernetes.io/source-cluster": cluster,
+      "kubernetes.io/service-name": `derived-${name}`,
+      "endpointslice.kubernetes.io/managed-by": "mc.multicluster.linkerd.io",
+    },
+  },
   addressType: "IPv4",
   endpoints: [],
 });
 const imported = (name: string, mine = true) => [
-  { apiVersion: "multicluster.x-k8s.io/v1beta1", kind: "ServiceImport", metadata: { name, namespace: "shop", labels: mine ? { "mc.multicluster.linkerd.io/import": "true" } : {} }, spec: { type: "ClusterSetIP", ports: [{ port: 80, protocol: "TCP" }] } },
-  { apiVersion: "v1", kind: "Service", metadata: { name: `derived-${name}`, namespace: "shop", labels: { "multicluster.kubernetes.io/service-name": name } }, spec: { ports: [{ port: 80 }] } },
+  {
+    apiVersion: "multicluster.x-k8s.io/v1beta1",
+    kind: "ServiceImport",
+    metadata: { name, namespace: "shop", labels: mine ? { "mc.multicluster.linkerd.io/import": "true" } : {} },
+    spec: { type: "ClusterSetIP", ports: [{ port: 80, protocol: "TCP" }] },
+  },
+  {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: `derived-${name}`, namespace: "shop", labels: { "multicluster.kubernetes.io/service-name": name } },
+    spec: { ports: [{ port: 80 }] },
+  },
 ];
 
 beforeEach(async () => {
   sb = await startSandbox({ name: "west" });
   fakeLinkerd(sb);
-  applyObjects(sb, [renderLinkCrd("test"), ...renderMcsCrds("test"), { apiVersion: "v1", kind: "Namespace", metadata: { name: "linkerd-multicluster" } }, { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } }]);
+  applyObjects(sb, [
+    renderLinkCrd("test"),
+    ...renderMcsCrds("test"),
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "linkerd-multicluster" } },
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } },
+  ]);
   applyObjects(sb, [
     ...renderLinkBundle({ ...linkCases["link-ha"]!, clusterName: "east" }),
     ...imported("web"),
@@ -61,7 +85,9 @@ describe("mc unlink and MCS imports", () => {
       ].sort(),
     );
     expect(plan.objects.find((r) => r.kind === "ServiceImport")?.apiVersion).toBe("multicluster.x-k8s.io/v1beta1");
-    expect(plan.membersLeft).toContain("ServiceImport shop/api keeps its other exporting clusters; their controllers merge it again without east");
+    expect(plan.membersLeft).toContain(
+      "ServiceImport shop/api keeps its other exporting clusters; their controllers merge it again without east",
+    );
     // The import goes before the derived Service it owns.
     const kinds = plan.objects.map((r) => r.kind);
     expect(kinds.indexOf("ServiceImport")).toBeLessThan(kinds.lastIndexOf("Service"));

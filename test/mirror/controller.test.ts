@@ -19,7 +19,13 @@ afterEach(() => pair.stop());
 
 async function exportService(o: Parameters<typeof remoteService>[0] = {}, eps: Parameters<typeof remoteEndpoints>[0] | null = {}) {
   const svc = await pair.eastClient.create(resources.service, remoteService(o));
-  const ep = eps === null ? undefined : await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name: o.name, namespace: o.namespace, labels: o.labels, ...eps }));
+  const ep =
+    eps === null
+      ? undefined
+      : await pair.eastClient.create(
+          resources.endpoints,
+          remoteEndpoints({ name: o.name, namespace: o.namespace, labels: o.labels, ...eps }),
+        );
   return { svc, ep };
 }
 
@@ -37,7 +43,12 @@ describe("mirroring an exported Service", () => {
     await ctl.drain();
     expect(writes(pair.west) - before).toBe(2);
     const m = mirror()!;
-    expect(m.metadata.labels).toEqual({ lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": ctl.link.uid! });
+    expect(m.metadata.labels).toEqual({
+      lk: "lv",
+      "mirror.linkerd.io/mirrored-service": "true",
+      "mirror.linkerd.io/cluster-name": "east",
+      "mirror.linkerd.io/link-uid": ctl.link.uid!,
+    });
     expect(m.metadata.annotations).toEqual({
       "mirror.linkerd.io/remote-svc-fq-name": "service-one.ns1.svc.cluster.local",
       "mirror.linkerd.io/remote-resource-version": svc.metadata.resourceVersion!,
@@ -48,7 +59,13 @@ describe("mirroring an exported Service", () => {
     ]);
     expect((m.spec as { selector?: unknown }).selector).toBeUndefined();
     expect(mirrorEndpoints()!.subsets).toEqual([
-      { addresses: [{ ip: "192.0.2.127" }], ports: [{ name: "port1", protocol: "TCP", port: 888 }, { name: "port2", protocol: "TCP", port: 888 }] },
+      {
+        addresses: [{ ip: "192.0.2.127" }],
+        ports: [
+          { name: "port1", protocol: "TCP", port: 888 },
+          { name: "port2", protocol: "TCP", port: 888 },
+        ],
+      },
     ]);
     expect(mirrorEndpoints()!.metadata.annotations?.["mirror.linkerd.io/remote-gateway-identity"]).toBe("gateway-identity");
     expect(readLink(pair.west)?.status).toBeUndefined();
@@ -77,14 +94,26 @@ describe("mirroring an exported Service", () => {
     const current = await pair.eastClient.get<KubeObject>(resources.service, "ns1", "service-one");
     const updated = await pair.eastClient.update(resources.service, {
       ...current,
-      spec: { ...(current.spec as object), ports: [{ name: "port1", port: 111 }, { name: "port3", port: 333 }] },
+      spec: {
+        ...(current.spec as object),
+        ports: [
+          { name: "port1", port: 111 },
+          { name: "port3", port: 333 },
+        ],
+      },
     });
     await cached(ctl.informers.remoteServices, updated);
     const before = writes(pair.west);
     await ctl.drain();
     expect(writes(pair.west) - before).toBe(2);
-    expect((mirror()!.spec as { ports: Array<{ port: number; name: string }> }).ports.map((p) => `${p.name}:${p.port}`)).toEqual(["port1:111", "port3:333"]);
-    expect(mirrorEndpoints()!.subsets?.[0]?.ports).toEqual([{ name: "port1", protocol: "TCP", port: 888 }, { name: "port3", protocol: "TCP", port: 888 }]);
+    expect((mirror()!.spec as { ports: Array<{ port: number; name: string }> }).ports.map((p) => `${p.name}:${p.port}`)).toEqual([
+      "port1:111",
+      "port3:333",
+    ]);
+    expect(mirrorEndpoints()!.subsets?.[0]?.ports).toEqual([
+      { name: "port1", protocol: "TCP", port: 888 },
+      { name: "port3", protocol: "TCP", port: 888 },
+    ]);
     expect(mirror()!.metadata.annotations?.["mirror.linkerd.io/remote-resource-version"]).toBe(updated.metadata.resourceVersion);
   });
 
@@ -92,20 +121,29 @@ describe("mirroring an exported Service", () => {
     await exportService();
     const ctl = await startController(pair, { excludedLabels: ["internal/*"], excludedAnnotations: ["secret-note"] });
     const patched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
-      metadata: { labels: { "new-label": "x", "internal/team": "a" }, annotations: { note: "hi", "secret-note": "no", "service.kubernetes.io/topology-mode": "Auto" } },
+      metadata: {
+        labels: { "new-label": "x", "internal/team": "a" },
+        annotations: { note: "hi", "secret-note": "no", "service.kubernetes.io/topology-mode": "Auto" },
+      },
     });
     await cached(ctl.informers.remoteServices, patched);
     await ctl.drain();
     expect(mirror()!.metadata.labels?.["new-label"]).toBe("x");
     expect(mirror()!.metadata.labels?.["internal/team"]).toBeUndefined();
     expect(mirror()!.metadata.annotations?.note).toBe("hi");
-    expect(Object.keys(mirror()!.metadata.annotations ?? {}).sort()).toEqual(["mirror.linkerd.io/remote-resource-version", "mirror.linkerd.io/remote-svc-fq-name", "note"]);
+    expect(Object.keys(mirror()!.metadata.annotations ?? {}).sort()).toEqual([
+      "mirror.linkerd.io/remote-resource-version",
+      "mirror.linkerd.io/remote-svc-fq-name",
+      "note",
+    ]);
   });
 
   test("an export label removed in the target deletes the mirror Service and Endpoints (Linkerd: RemoteServiceUnexported)", async () => {
     await exportService();
     const ctl = await startController(pair, {});
-    const patched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { "mirror.linkerd.io/exported": null } } });
+    const patched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+      metadata: { labels: { "mirror.linkerd.io/exported": null } },
+    });
     await cached(ctl.informers.remoteServices, patched, true);
     await ctl.drain();
     expect(mirror()).toBeUndefined();
@@ -130,7 +168,10 @@ describe("mirroring an exported Service", () => {
     const { ep } = await exportService();
     const ctl = await startController(pair, {});
     const before = writes(pair.west);
-    const more = await pair.eastClient.update(resources.endpoints, { ...ep!, subsets: remoteEndpoints({ ready: ["10.0.0.1", "10.0.0.2"] }).subsets });
+    const more = await pair.eastClient.update(resources.endpoints, {
+      ...ep!,
+      subsets: remoteEndpoints({ ready: ["10.0.0.1", "10.0.0.2"] }).subsets,
+    });
     await cached(ctl.informers.remoteEndpoints, more);
     await ctl.drain();
     expect(writes(pair.west)).toBe(before);
@@ -171,7 +212,9 @@ describe("gateway liveness and addresses", () => {
     expect((read(pair.west, "endpoints", "linkerd-multicluster", "probe-gateway-east") as EndpointsObject).subsets).toEqual([
       { addresses: [{ ip: "192.0.2.127" }], ports: [{ name: "mc-probe", protocol: "TCP", port: 4191 }] },
     ]);
-    const patched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { "new-label": "x" } } });
+    const patched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+      metadata: { labels: { "new-label": "x" } },
+    });
     await cached(ctl.informers.remoteServices, patched);
     await ctl.drain();
     expect(mirror()!.metadata.labels?.["new-label"]).toBe("x");
@@ -207,14 +250,20 @@ describe("gateway liveness and addresses", () => {
     await exportService();
     const clock = new ManualClock();
     const resolver = fakeResolver({ "gw.east.example": ["192.0.2.20", "192.0.2.10"] });
-    const ctl = await startController(pair, { gatewayAddress: "gw.east.example" }, { resolver, clock, settings: { endpointRefreshPeriod: 60_000 } });
+    const ctl = await startController(
+      pair,
+      { gatewayAddress: "gw.east.example" },
+      { resolver, clock, settings: { endpointRefreshPeriod: 60_000 } },
+    );
     expect(mirrorEndpoints()!.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.10" }, { ip: "192.0.2.20" }]);
     resolver.table["gw.east.example"] = ["198.51.100.7"];
     clock.advance(60_000);
     await ctl.refreshing;
     await ctl.drain();
     expect(mirrorEndpoints()!.subsets?.[0]?.addresses).toEqual([{ ip: "198.51.100.7" }]);
-    expect((read(pair.west, "endpoints", "linkerd-multicluster", "probe-gateway-east") as EndpointsObject).subsets?.[0]?.addresses).toEqual([{ ip: "198.51.100.7" }]);
+    expect((read(pair.west, "endpoints", "linkerd-multicluster", "probe-gateway-east") as EndpointsObject).subsets?.[0]?.addresses).toEqual(
+      [{ ip: "198.51.100.7" }],
+    );
   });
 });
 
@@ -225,8 +274,22 @@ describe("what the mirror will not do", () => {
     const ctl = await startController(pair, {});
     expect(read(pair.west, "services", "ns9", "service-one-east")).toBeUndefined();
     const events = list(pair.east, "events", "ns9");
-    expect(events.map((e) => [e.type, e.reason, e.message, (e.involvedObject as { name: string }).name, (e.source as { component: string }).component])).toEqual([
-      ["Normal", "ServiceMirroringSkipped", "Skipped mirroring service: namespace does not exist", "service-one", "linkerd-service-mirror-east"],
+    expect(
+      events.map((e) => [
+        e.type,
+        e.reason,
+        e.message,
+        (e.involvedObject as { name: string }).name,
+        (e.source as { component: string }).component,
+      ]),
+    ).toEqual([
+      [
+        "Normal",
+        "ServiceMirroringSkipped",
+        "Skipped mirroring service: namespace does not exist",
+        "service-one",
+        "linkerd-service-mirror-east",
+      ],
     ]);
     const status = readLink(pair.west)?.status as { mirrorServices: Array<{ remoteRef: unknown; conditions: Array<{ reason: string }> }> };
     expect(status.mirrorServices.map((m) => [m.remoteRef, m.conditions[0]?.reason])).toEqual([
@@ -236,7 +299,7 @@ describe("what the mirror will not do", () => {
     await cached(ctl.informers.namespaces, ns);
     await ctl.drain();
     expect(read(pair.west, "services", "ns9", "service-one-east")).toBeDefined();
-    expect((readLink(pair.west)?.status as { mirrorServices?: unknown }).mirrorServices).toBeUndefined();
+    expect((readLink(pair.west)!.status as { mirrorServices?: unknown }).mirrorServices).toBeUndefined();
     expect(list(pair.east, "events", "ns9").length).toBe(1);
     expect(svc.metadata.name).toBe("service-one");
   });
@@ -252,16 +315,27 @@ describe("what the mirror will not do", () => {
   });
 
   test("a foreign Service already named <svc>-<cluster> is left untouched and reported in an Event, the log and the Link status", async () => {
-    const foreign = await pair.westClient.create<KubeObject>(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } }, spec: { ports: [{ port: 80 }] } });
+    const foreign = await pair.westClient.create<KubeObject>(resources.service, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } },
+      spec: { ports: [{ port: 80 }] },
+    });
     await exportService();
     const log = recordingLog();
     const ctl = await startController(pair, {}, { log });
     expect(mirror()!.metadata.resourceVersion).toBe(foreign.metadata.resourceVersion);
     expect(mirrorEndpoints()).toBeUndefined();
-    expect(log.at("warn")).toEqual(["not mirroring ns1/service-one: Service ns1/service-one-east exists and is not a mirror of east; left alone"]);
-    expect(list(pair.west, "events", "ns1").map((e) => [e.type, e.reason, (e.involvedObject as { name: string }).name])).toEqual([["Warning", "ServiceMirroringSkipped", "service-one-east"]]);
+    expect(log.at("warn")).toEqual([
+      "not mirroring ns1/service-one: Service ns1/service-one-east exists and is not a mirror of east; left alone",
+    ]);
+    expect(list(pair.west, "events", "ns1").map((e) => [e.type, e.reason, (e.involvedObject as { name: string }).name])).toEqual([
+      ["Warning", "ServiceMirroringSkipped", "service-one-east"],
+    ]);
     const status = readLink(pair.west)?.status as { mirrorServices: Array<{ conditions: Array<{ reason: string; localRef?: unknown }> }> };
-    expect(status.mirrorServices[0]?.conditions[0]).toEqual(expect.objectContaining({ reason: "Error", localRef: { group: "", kind: "Service", name: "service-one-east", namespace: "ns1" } }));
+    expect(status.mirrorServices[0]?.conditions[0]).toEqual(
+      expect.objectContaining({ reason: "Error", localRef: { group: "", kind: "Service", name: "service-one-east", namespace: "ns1" } }),
+    );
     const before = writes(pair.west);
     await ctl.refresh();
     await ctl.drain();
@@ -276,7 +350,9 @@ describe("what the mirror will not do", () => {
     await exportService({ name: "big", annotations: { note: big } });
     const ctl = await startController(pair, {}, { settings: { eventRequeueLimit: 1 } });
     expect(ctl.outcome("ns1/big")).toBe("failed");
-    const status = readLink(pair.west)?.status as { mirrorServices: Array<{ remoteRef: { name: string }; conditions: Array<{ reason: string; message: string }> }> };
+    const status = readLink(pair.west)?.status as {
+      mirrorServices: Array<{ remoteRef: { name: string }; conditions: Array<{ reason: string; message: string }> }>;
+    };
     expect(status.mirrorServices.map((m) => [m.remoteRef.name, m.conditions[0]?.reason])).toEqual([["big", "Error"]]);
     expect(status.mirrorServices[0]?.conditions[0]?.message).toContain("422");
   });
@@ -306,10 +382,16 @@ describe("orphans at start", () => {
     await exportService({ name: "test-service-2" });
     await exportService({ name: "test-service-3" });
     const first = await startController(pair, {});
-    expect(list(pair.west, "services", "ns1").map((s) => s.metadata.name)).toEqual(["test-service-1-east", "test-service-2-east", "test-service-3-east"]);
+    expect(list(pair.west, "services", "ns1").map((s) => s.metadata.name)).toEqual([
+      "test-service-1-east",
+      "test-service-2-east",
+      "test-service-3-east",
+    ]);
     await first.stop();
     await pair.eastClient.delete(resources.service, "ns1", "test-service-2");
-    await pair.eastClient.patch(resources.service, "ns1", "test-service-3", { metadata: { labels: { "mirror.linkerd.io/exported": "false" } } });
+    await pair.eastClient.patch(resources.service, "ns1", "test-service-3", {
+      metadata: { labels: { "mirror.linkerd.io/exported": "false" } },
+    });
     await pair.westClient.delete(linkResource, "linkerd-multicluster", "east");
     await startController(pair, {});
     expect(list(pair.west, "services", "ns1").map((s) => s.metadata.name)).toEqual(["test-service-1-east"]);

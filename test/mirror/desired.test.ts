@@ -13,7 +13,14 @@ const key = { namespace: "ns1", name: "service-one" };
 describe("desiredMirror for a gateway-mode target Service", () => {
   test("an exported Service gets a ClusterIP mirror with its ports and gateway Endpoints with the gateway port (Linkerd: create service and endpoints when gateway can be resolved)", () => {
     const svc = remoteService({ labels: { ...EXPORT, lk: "lv" }, resourceVersion: "7" });
-    const d = desiredMirror({ link: link({ cluster: "remote" }), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link({ cluster: "remote" }),
+      remote: { service: svc, endpoints: remoteEndpoints() },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.mirrorName).toBe("service-one-remote");
     expect(d.service).toEqual({
       apiVersion: "v1",
@@ -52,14 +59,23 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   });
 
   test("only name, protocol, port and targetPort are copied; nodePort, appProtocol, type and selector are not", () => {
-    const svc = remoteService({ ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: "web", nodePort: 30080, appProtocol: "http" }] });
+    const svc = remoteService({
+      ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: "web", nodePort: 30080, appProtocol: "http" }],
+    });
     svc.spec = { ...svc.spec, type: "LoadBalancer", selector: { app: "web" } };
     const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
     expect(d.service?.spec).toEqual({ ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: "web" }] });
   });
 
   test("a gateway that is not alive puts every address in notReadyAddresses (Linkerd: TestServiceCreatedGatewayDown)", () => {
-    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: false, ...opts, key });
+    const d = desiredMirror({
+      link: link(),
+      remote: { service: remoteService(), endpoints: remoteEndpoints() },
+      gateway,
+      alive: false,
+      ...opts,
+      key,
+    });
     expect(d.endpoints?.subsets).toEqual([expect.objectContaining({ notReadyAddresses: [{ ip: "192.0.2.127" }] })]);
     expect(d.endpoints?.subsets?.[0]?.addresses).toBeUndefined();
   });
@@ -73,12 +89,26 @@ describe("desiredMirror for a gateway-mode target Service", () => {
 
   test("a gateway with several addresses lists them all, in the order given (already sorted by resolution)", () => {
     const g = { ...gateway, addresses: ["192.0.2.1", "192.0.2.2"] };
-    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: g, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link(),
+      remote: { service: remoteService(), endpoints: remoteEndpoints() },
+      gateway: g,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.endpoints?.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.1" }, { ip: "192.0.2.2" }]);
   });
 
   test("a Link without an identity writes no identity annotation", () => {
-    const d = desiredMirror({ link: link(), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: { ...gateway, identity: "" }, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link(),
+      remote: { service: remoteService(), endpoints: remoteEndpoints() },
+      gateway: { ...gateway, identity: "" },
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(Object.keys(d.endpoints?.metadata.annotations ?? {})).toEqual(["mirror.linkerd.io/remote-svc-fq-name"]);
   });
 
@@ -91,13 +121,27 @@ describe("desiredMirror for a gateway-mode target Service", () => {
 
   test("an empty or missing selector exports nothing (Linkerd: TestEmptyRemoteSelectors)", () => {
     for (const selector of [null, {}, { matchLabels: {} }]) {
-      const d = desiredMirror({ link: link({ selector }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+      const d = desiredMirror({
+        link: link({ selector }),
+        remote: { service: remoteService(), endpoints: remoteEndpoints() },
+        gateway,
+        alive: true,
+        ...opts,
+        key,
+      });
       expect(d.service).toBeNull();
     }
   });
 
   test("a Link without a gateway mirrors nothing in gateway mode (Linkerd PR4710: gateway address is missing)", () => {
-    const d = desiredMirror({ link: link({ gatewayAddress: "" }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: null, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link({ gatewayAddress: "" }),
+      remote: { service: remoteService(), endpoints: remoteEndpoints() },
+      gateway: null,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.service).toBeNull();
   });
 
@@ -106,8 +150,20 @@ describe("desiredMirror for a gateway-mode target Service", () => {
     const skipped = desiredMirror({ link: link(), remote: input, gateway, alive: true, ...opts, namespaceExists: false, key });
     expect(skipped.service).toBeNull();
     expect(skipped.problem?.reason).toBe("MissingNamespace");
-    expect(skipped.remoteEvent).toEqual({ reason: "ServiceMirroringSkipped", message: "Skipped mirroring service: namespace does not exist" });
-    const created = desiredMirror({ link: link(), remote: input, gateway, alive: true, ...opts, namespaceExists: false, enableNamespaceCreation: true, key });
+    expect(skipped.remoteEvent).toEqual({
+      reason: "ServiceMirroringSkipped",
+      message: "Skipped mirroring service: namespace does not exist",
+    });
+    const created = desiredMirror({
+      link: link(),
+      remote: input,
+      gateway,
+      alive: true,
+      ...opts,
+      namespaceExists: false,
+      enableNamespaceCreation: true,
+      key,
+    });
     expect(created.createNamespace).toEqual({
       apiVersion: "v1",
       kind: "Namespace",
@@ -117,7 +173,14 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   });
 
   test("a Service without ports is an InvalidService problem", () => {
-    const d = desiredMirror({ link: link(), remote: { service: remoteService({ ports: [] }), endpoints: undefined }, gateway, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link(),
+      remote: { service: remoteService({ ports: [] }), endpoints: undefined },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.problem).toEqual({ reason: "InvalidService", message: "object spec has no exposed ports" });
     expect(d.remoteEvent?.message).toBe("Skipped mirroring service: object spec has no exposed ports");
   });
@@ -125,7 +188,15 @@ describe("desiredMirror for a gateway-mode target Service", () => {
   test("a headless target is mirrored as a regular ClusterIP Service when headless support is off", () => {
     const svc = remoteService({ headless: true });
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }] });
-    const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, enableHeadlessServices: false, key });
+    const d = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: eps },
+      gateway,
+      alive: true,
+      ...opts,
+      enableHeadlessServices: false,
+      key,
+    });
     expect(d.service?.spec?.clusterIP).toBeUndefined();
     expect(d.headless).toBeNull();
     expect(d.endpoints?.subsets?.[0]?.ports?.[0]?.port).toBe(888);
@@ -135,11 +206,23 @@ describe("desiredMirror for a gateway-mode target Service", () => {
 describe("labels and annotations copied to mirrors", () => {
   test("labels under mirror.linkerd.io and excluded labels (exact or prefix/*) are not copied", () => {
     const labels = mirrorLabels(
-      { "mirror.linkerd.io/exported": "true", "mirror.linkerd.io/federated": "member", app: "web", "argocd.argoproj.io/instance": "x", team: "a", "team.io/x": "y" },
+      {
+        "mirror.linkerd.io/exported": "true",
+        "mirror.linkerd.io/federated": "member",
+        app: "web",
+        "argocd.argoproj.io/instance": "x",
+        team: "a",
+        "team.io/x": "y",
+      },
       ["team", "argocd.argoproj.io/*"],
       "east",
     );
-    expect(labels).toEqual({ app: "web", "team.io/x": "y", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east" });
+    expect(labels).toEqual({
+      app: "web",
+      "team.io/x": "y",
+      "mirror.linkerd.io/mirrored-service": "true",
+      "mirror.linkerd.io/cluster-name": "east",
+    });
   });
 
   test("topology hints and excluded annotations are dropped, opaque ports always kept, the mirror's own added", () => {
@@ -173,9 +256,21 @@ describe("desiredMirror for headless targets", () => {
   const svc = remoteService({ headless: true });
 
   test("a headless target whose pods have hostnames gets a headless mirror and one endpoint mirror per ready pod (Linkerd: create headless service and endpoints)", () => {
-    const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }], notReady: [{ ip: "10.0.0.2", hostname: "pod-1" }], headless: true, resourceVersion: "9" });
+    const eps = remoteEndpoints({
+      ready: [{ ip: "10.0.0.1", hostname: "pod-0" }],
+      notReady: [{ ip: "10.0.0.2", hostname: "pod-1" }],
+      headless: true,
+      resourceVersion: "9",
+    });
     const g = { addresses: ["192.0.2.129"], port: 889, identity: "gateway-identity" };
-    const d = desiredMirror({ link: link({ cluster: "remote" }), remote: { service: svc, endpoints: eps }, gateway: g, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link({ cluster: "remote" }),
+      remote: { service: svc, endpoints: eps },
+      gateway: g,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.service?.spec?.clusterIP).toBe("None");
     expect(d.endpoints).toBeNull();
     const mirrors = d.headless?.endpointMirrors ?? [];
@@ -191,11 +286,25 @@ describe("desiredMirror for headless targets", () => {
       "mirror.linkerd.io/remote-svc-fq-name": "pod-0.service-one.ns1.svc.cluster.local",
     });
     expect(m.service.spec?.clusterIP).toBeUndefined();
-    expect(m.endpoints.subsets).toEqual([{ addresses: [{ ip: "192.0.2.129" }], ports: [{ name: "port1", protocol: "TCP", port: 889 }, { name: "port2", protocol: "TCP", port: 889 }] }]);
+    expect(m.endpoints.subsets).toEqual([
+      {
+        addresses: [{ ip: "192.0.2.129" }],
+        ports: [
+          { name: "port1", protocol: "TCP", port: 889 },
+          { name: "port2", protocol: "TCP", port: 889 },
+        ],
+      },
+    ]);
     const ep = headlessEndpoints(d.headless!, new Map([["pod-0", "10.96.0.5"]]));
     expect(ep.metadata.name).toBe("service-one-remote");
     expect(ep.subsets).toEqual([
-      { addresses: [{ hostname: "pod-0", ip: "10.96.0.5" }], ports: [{ name: "port1", protocol: "TCP", port: 555 }, { name: "port2", protocol: "TCP", port: 666 }] },
+      {
+        addresses: [{ hostname: "pod-0", ip: "10.96.0.5" }],
+        ports: [
+          { name: "port1", protocol: "TCP", port: 555 },
+          { name: "port2", protocol: "TCP", port: 666 },
+        ],
+      },
     ]);
   });
 
@@ -203,31 +312,62 @@ describe("desiredMirror for headless targets", () => {
     const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }] });
     const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: false, ...opts, key });
     expect(d.headless?.endpointMirrors[0]?.endpoints.subsets?.[0]?.notReadyAddresses).toEqual([{ ip: "192.0.2.127" }]);
-    expect(headlessEndpoints(d.headless!, new Map([["pod-0", "10.96.0.5"]])).subsets?.[0]?.addresses).toEqual([{ hostname: "pod-0", ip: "10.96.0.5" }]);
+    expect(headlessEndpoints(d.headless!, new Map([["pod-0", "10.96.0.5"]])).subsets?.[0]?.addresses).toEqual([
+      { hostname: "pod-0", ip: "10.96.0.5" },
+    ]);
   });
 
   test("pods without hostnames make a regular mirror; no endpoints yet means wait, or keep the mirror's kind", () => {
-    const plain = desiredMirror({ link: link(), remote: { service: svc, endpoints: remoteEndpoints({ ready: ["10.0.0.1"] }) }, gateway, alive: true, ...opts, key });
+    const plain = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: remoteEndpoints({ ready: ["10.0.0.1"] }) },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(plain.service?.spec?.clusterIP).toBeUndefined();
     expect(plain.endpoints?.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.127" }]);
     const none = remoteEndpoints({ ready: [] });
-    expect(desiredMirror({ link: link(), remote: { service: svc, endpoints: none }, gateway, alive: true, ...opts, key }).service).toBeNull();
-    const kept = desiredMirror({ link: link(), remote: { service: svc, endpoints: none }, gateway, alive: true, ...opts, currentMirror: "headless", key });
+    expect(
+      desiredMirror({ link: link(), remote: { service: svc, endpoints: none }, gateway, alive: true, ...opts, key }).service,
+    ).toBeNull();
+    const kept = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: none },
+      gateway,
+      alive: true,
+      ...opts,
+      currentMirror: "headless",
+      key,
+    });
     expect(kept.service?.spec?.clusterIP).toBe("None");
     expect(kept.headless?.endpointMirrors).toEqual([]);
     expect(headlessEndpoints(kept.headless!, new Map()).subsets).toEqual([]);
   });
 
   test("a pod whose endpoint mirror has no cluster IP yet is left out of the headless Endpoints", () => {
-    const eps = remoteEndpoints({ ready: [{ ip: "10.0.0.1", hostname: "pod-0" }, { ip: "10.0.0.2", hostname: "pod-1" }] });
+    const eps = remoteEndpoints({
+      ready: [
+        { ip: "10.0.0.1", hostname: "pod-0" },
+        { ip: "10.0.0.2", hostname: "pod-1" },
+      ],
+    });
     const d = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps }, gateway, alive: true, ...opts, key });
-    expect(headlessEndpoints(d.headless!, new Map([["pod-1", "10.96.0.6"]])).subsets?.[0]?.addresses).toEqual([{ hostname: "pod-1", ip: "10.96.0.6" }]);
+    expect(headlessEndpoints(d.headless!, new Map([["pod-1", "10.96.0.6"]])).subsets?.[0]?.addresses).toEqual([
+      { hostname: "pod-1", ip: "10.96.0.6" },
+    ]);
   });
 });
 
 describe("desiredGatewayMirror", () => {
   test("the probe Service's Endpoints point at the gateway with the mc-probe port and are always ready", () => {
-    const ep = desiredGatewayMirror(link(), { ...gateway, addresses: ["192.0.2.1", "192.0.2.2"] }, "probe-gateway-east", "linkerd-multicluster");
+    const ep = desiredGatewayMirror(
+      link(),
+      { ...gateway, addresses: ["192.0.2.1", "192.0.2.2"] },
+      "probe-gateway-east",
+      "linkerd-multicluster",
+    );
     expect(ep).toEqual({
       apiVersion: "v1",
       kind: "Endpoints",
@@ -255,7 +395,8 @@ describe("desiredMirror keeps what it derives from a cached target", () => {
     }
     return v;
   };
-  const make = (svc: ReturnType<typeof remoteService>, l = link()) => desiredMirror({ link: l, remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+  const make = (svc: ReturnType<typeof remoteService>, l = link()) =>
+    desiredMirror({ link: l, remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
 
   test("the same frozen target Service and Link give the same frozen labels, annotations and ports; a new target object or Link derives them again", () => {
     const l = link();

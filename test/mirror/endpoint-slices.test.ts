@@ -31,7 +31,10 @@ async function slicesSeen(ctl: MirrorController, service = "service-one") {
   const done = () => {
     const stored = pair.east.store.list(sliceType(), { namespace: "ns1" }).filter(ofService);
     const cachedSlices = informer.cache.list().filter(ofService);
-    return stored.length === cachedSlices.length && stored.every((s) => informer.cache.get("ns1", s.metadata.name!)?.metadata.resourceVersion === s.metadata.resourceVersion);
+    return (
+      stored.length === cachedSlices.length &&
+      stored.every((s) => informer.cache.get("ns1", s.metadata.name!)?.metadata.resourceVersion === s.metadata.resourceVersion)
+    );
   };
   if (!done()) {
     await within(
@@ -59,7 +62,10 @@ function pods(app: string, n: number, o: { hostnames?: string; port?: number } =
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name, namespace: "ns1", labels: { app } },
-        spec: { ...(o.hostnames && { hostname: name, subdomain: o.hostnames }), containers: [{ name: "c", image: "i", ports: [{ name: "p1", containerPort: o.port ?? 8080 }] }] },
+        spec: {
+          ...(o.hostnames && { hostname: name, subdomain: o.hostnames }),
+          containers: [{ name: "c", image: "i", ports: [{ name: "p1", containerPort: o.port ?? 8080 }] }],
+        },
       },
       { fieldManager: "test" },
     );
@@ -71,10 +77,15 @@ describe("--enable-endpoint-slices", () => {
     const ctl = await startController(pair, {}, slices);
     expect(ctl.informers.remoteEndpoints).toBeUndefined();
     pods("web", 2);
-    const svc = await pair.eastClient.create(resources.service, { ...remoteService(), spec: { selector: { app: "web" }, ports: [{ name: "port1", port: 555, targetPort: "p1" }] } });
+    const svc = await pair.eastClient.create(resources.service, {
+      ...remoteService(),
+      spec: { selector: { app: "web" }, ports: [{ name: "port1", port: 555, targetPort: "p1" }] },
+    });
     await cached(ctl.informers.remoteServices, svc);
     await slicesSeen(ctl);
-    expect(mirrorEndpoints()?.subsets).toEqual([{ addresses: [{ ip: "192.0.2.127" }], ports: [{ name: "port1", protocol: "TCP", port: 888 }] }]);
+    expect(mirrorEndpoints()?.subsets).toEqual([
+      { addresses: [{ ip: "192.0.2.127" }], ports: [{ name: "port1", protocol: "TCP", port: 888 }] },
+    ]);
     for (const p of ["web-0", "web-1"]) pair.east.api.kubelet.setPodReady("ns1", p, false);
     await slicesSeen(ctl);
     expect(mirrorEndpoints()?.subsets ?? []).toEqual([]);
@@ -108,14 +119,22 @@ describe("--enable-endpoint-slices", () => {
     expect(mirrorEndpoints()?.subsets?.[0]?.addresses).toEqual([{ ip: "192.0.2.127" }]);
     await pair.controllers.pop()!.stop();
     await pair.westClient.delete(resources.service, "ns1", "service-one-east");
-    await pair.westClient.delete({ apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true }, "linkerd-multicluster", "east");
+    await pair.westClient.delete(
+      { apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", plural: "links", namespaced: true },
+      "linkerd-multicluster",
+      "east",
+    );
     await startController(pair, {});
     expect(svc.metadata.name).toBe("service-one");
     expect(mirrorEndpoints()?.subsets ?? []).toEqual([]);
   });
 
   test("a headless export gets endpoint mirrors from its slices' hostnames, labelled like the exported Service's mirror", async () => {
-    const ctl = await startController(pair, { gatewayAddress: "192.0.2.129", gatewayPort: "889" }, { settings: { ...slices.settings, enableHeadlessServices: true } });
+    const ctl = await startController(
+      pair,
+      { gatewayAddress: "192.0.2.129", gatewayPort: "889" },
+      { settings: { ...slices.settings, enableHeadlessServices: true } },
+    );
     pods("db", 2, { hostnames: "service-one" });
     const svc = await pair.eastClient.create(resources.service, {
       ...remoteService({ headless: true, labels: { ...EXPORT, lk: "lv" } }),
@@ -131,7 +150,9 @@ describe("--enable-endpoint-slices", () => {
       "mirror.linkerd.io/link-uid": ctl.link.uid!,
       "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east",
     });
-    const hosts = mirrorEndpoints()!.subsets![0]!.addresses!.map((a) => a.hostname).sort();
+    const hosts = mirrorEndpoints()!
+      .subsets![0]!.addresses!.map((a) => a.hostname)
+      .sort();
     expect(hosts).toEqual(["db-0", "db-1"]);
     pair.east.api.delete(podsType(), "ns1", "db-1");
     await slicesSeen(ctl);

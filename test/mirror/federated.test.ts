@@ -23,13 +23,21 @@ function linkFor(cluster: string) {
   return { ...l, targetClusterName: cluster, creationTimestamp: AGES[cluster] ?? "2026-06-01T00:00:00Z" };
 }
 
-const member = (o: Parameters<typeof remoteService>[0] = {}) => remoteService({ labels: { ...MEMBER, lk: "lv" }, annotations: { note: "from-target" }, ...o });
+const member = (o: Parameters<typeof remoteService>[0] = {}) =>
+  remoteService({ labels: { ...MEMBER, lk: "lv" }, annotations: { note: "from-target" }, ...o });
 
 function federated(annotations: Record<string, string>, o: { labels?: Record<string, string>; ports?: number[] } = {}): ServiceObject {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { name: "service-one-federated", namespace: "ns1", uid: "u1", resourceVersion: "10", labels: o.labels ?? { "mirror.linkerd.io/mirrored-service": "true" }, annotations },
+    metadata: {
+      name: "service-one-federated",
+      namespace: "ns1",
+      uid: "u1",
+      resourceVersion: "10",
+      labels: o.labels ?? { "mirror.linkerd.io/mirrored-service": "true" },
+      annotations,
+    },
     spec: { ports: (o.ports ?? [555, 666]).map((port, i) => ({ name: `port${i + 1}`, protocol: "TCP", port })) },
   };
 }
@@ -47,7 +55,12 @@ function plan(cluster: string, current: ServiceObject | undefined, o: Partial<Fe
   });
 }
 
-const written = (ops: MirrorOp[]) => ops.map((op) => (op.verb === "delete" ? { verb: op.verb } : { verb: op.verb, annotations: op.object.metadata.annotations, labels: op.object.metadata.labels }));
+const written = (ops: MirrorOp[]) =>
+  ops.map((op) =>
+    op.verb === "delete"
+      ? { verb: op.verb }
+      : { verb: op.verb, annotations: op.object.metadata.annotations, labels: op.object.metadata.labels },
+  );
 
 describe("planFederated (Linkerd's federated cases)", () => {
   test("federated service created: label mirrored-service only, annotation service-one@remote, copied metadata and ports", () => {
@@ -65,7 +78,12 @@ describe("planFederated (Linkerd's federated cases)", () => {
             labels: { lk: "lv", "mirror.linkerd.io/mirrored-service": "true" },
             annotations: { note: "from-target", "multicluster.linkerd.io/remote-discovery": "service-one@remote" },
           },
-          spec: { ports: [{ name: "port1", protocol: "TCP", port: 555 }, { name: "port2", protocol: "TCP", port: 666 }] },
+          spec: {
+            ports: [
+              { name: "port1", protocol: "TCP", port: 555 },
+              { name: "port2", protocol: "TCP", port: 666 },
+            ],
+          },
         },
       },
     ]);
@@ -73,16 +91,30 @@ describe("planFederated (Linkerd's federated cases)", () => {
   });
 
   test("federated service joined: service-one@other,service-one@remote, metadata left to the older Link", () => {
-    const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" }, { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" } }));
+    const p = plan(
+      "remote",
+      federated(
+        { "multicluster.linkerd.io/remote-discovery": "service-one@other" },
+        { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" } },
+      ),
+    );
     expect(written(p.ops)).toEqual([
-      { verb: "update", labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" }, annotations: { "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" } },
+      {
+        verb: "update",
+        labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" },
+        annotations: { "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" },
+      },
     ]);
     expect((p.ops[0] as { object: { metadata: { resourceVersion?: string } } }).object.metadata.resourceVersion).toBe("10");
   });
 
   test("federated service left: back to service-one@other", () => {
-    const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" }), { target: undefined });
-    expect(written(p.ops)).toEqual([{ verb: "update", labels: expect.any(Object), annotations: { "multicluster.linkerd.io/remote-discovery": "service-one@other" } }]);
+    const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" }), {
+      target: undefined,
+    });
+    expect(written(p.ops)).toEqual([
+      { verb: "update", labels: expect.any(Object), annotations: { "multicluster.linkerd.io/remote-discovery": "service-one@other" } },
+    ]);
     expect(p.member).toBe(false);
   });
 
@@ -92,18 +124,35 @@ describe("planFederated (Linkerd's federated cases)", () => {
   });
 
   test("local federated service joined: both annotations, and the local member's metadata (it counts as oldest)", () => {
-    const p = plan("", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" }, { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" } }));
+    const p = plan(
+      "",
+      federated(
+        { "multicluster.linkerd.io/remote-discovery": "service-one@other" },
+        { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "other" } },
+      ),
+    );
     expect(written(p.ops)).toEqual([
       {
         verb: "update",
         labels: { lk: "lv", "mirror.linkerd.io/mirrored-service": "true" },
-        annotations: { note: "from-target", "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" },
+        annotations: {
+          note: "from-target",
+          "multicluster.linkerd.io/remote-discovery": "service-one@other",
+          "multicluster.linkerd.io/local-discovery": "service-one",
+        },
       },
     ]);
   });
 
   test("local federated service left: only remote-discovery service-one@other remains", () => {
-    const p = plan("", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" }), { target: undefined });
+    const p = plan(
+      "",
+      federated({
+        "multicluster.linkerd.io/remote-discovery": "service-one@other",
+        "multicluster.linkerd.io/local-discovery": "service-one",
+      }),
+      { target: undefined },
+    );
     expect(written(p.ops)[0]?.annotations).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other" });
   });
 });
@@ -111,7 +160,9 @@ describe("planFederated (Linkerd's federated cases)", () => {
 describe("planFederated (mc's rules)", () => {
   test("the last member out deletes the Service, conditional on the uid and resourceVersion it read", () => {
     const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@remote" }), { target: undefined });
-    expect(p.ops).toEqual([{ verb: "delete", kind: "Service", namespace: "ns1", name: "service-one-federated", uid: "u1", resourceVersion: "10" }]);
+    expect(p.ops).toEqual([
+      { verb: "delete", kind: "Service", namespace: "ns1", name: "service-one-federated", uid: "u1", resourceVersion: "10" },
+    ]);
   });
 
   test("a member already listed with the metadata it would write costs no write (as Linkerd since linkerd/linkerd2#13783)", () => {
@@ -122,30 +173,54 @@ describe("planFederated (mc's rules)", () => {
   });
 
   test("the oldest Link's member rewrites labels, annotations and ports; a younger one never does", () => {
-    const stale = federated({ "multicluster.linkerd.io/remote-discovery": "service-one@remote,service-one@third", old: "x" }, { labels: { "mirror.linkerd.io/mirrored-service": "true", old: "x" }, ports: [1] });
+    const stale = federated(
+      { "multicluster.linkerd.io/remote-discovery": "service-one@remote,service-one@third", old: "x" },
+      { labels: { "mirror.linkerd.io/mirrored-service": "true", old: "x" }, ports: [1] },
+    );
     const older = plan("remote", stale);
     expect(written(older.ops)).toEqual([
-      { verb: "update", labels: { lk: "lv", "mirror.linkerd.io/mirrored-service": "true" }, annotations: { note: "from-target", "multicluster.linkerd.io/remote-discovery": "service-one@remote,service-one@third" } },
+      {
+        verb: "update",
+        labels: { lk: "lv", "mirror.linkerd.io/mirrored-service": "true" },
+        annotations: { note: "from-target", "multicluster.linkerd.io/remote-discovery": "service-one@remote,service-one@third" },
+      },
     ]);
-    expect(plan("third", stale, { target: member({ labels: { ...MEMBER, other: "labels" }, ports: [{ name: "p", port: 9 }] }) }).ops).toEqual([]);
+    expect(
+      plan("third", stale, { target: member({ labels: { ...MEMBER, other: "labels" }, ports: [{ name: "p", port: 9 }] }) }).ops,
+    ).toEqual([]);
   });
 
   test("when the oldest member leaves, the next oldest takes over the metadata", () => {
-    const left = federated({ "multicluster.linkerd.io/remote-discovery": "service-one@third" }, { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "remote" } });
+    const left = federated(
+      { "multicluster.linkerd.io/remote-discovery": "service-one@third" },
+      { labels: { "mirror.linkerd.io/mirrored-service": "true", from: "remote" } },
+    );
     const p = plan("third", left, { target: member({ labels: { ...MEMBER, from: "third" } }) });
     expect(written(p.ops)[0]?.labels).toEqual({ from: "third", "mirror.linkerd.io/mirrored-service": "true" });
   });
 
   test("a member whose Link is unknown does not count as older; one whose Link was seen deleted is dropped", () => {
     const withStranger = federated({ "multicluster.linkerd.io/remote-discovery": "service-one@stranger" });
-    expect(written(plan("third", withStranger).ops)[0]?.annotations).toMatchObject({ note: "from-target", "multicluster.linkerd.io/remote-discovery": "service-one@stranger,service-one@third" });
-    const p = plan("third", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@third" }), { links: known(["other"]) });
+    expect(written(plan("third", withStranger).ops)[0]?.annotations).toMatchObject({
+      note: "from-target",
+      "multicluster.linkerd.io/remote-discovery": "service-one@stranger,service-one@third",
+    });
+    const p = plan("third", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@third" }), {
+      links: known(["other"]),
+    });
     expect(written(p.ops)[0]?.annotations?.["multicluster.linkerd.io/remote-discovery"]).toBe("service-one@third");
-    expect(plan("third", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" }), { target: undefined, links: known(["other"]) }).ops.map((o) => o.verb)).toEqual(["delete"]);
+    expect(
+      plan("third", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" }), {
+        target: undefined,
+        links: known(["other"]),
+      }).ops.map((o) => o.verb),
+    ).toEqual(["delete"]);
   });
 
   test("a headless member is refused with InvalidService (and leaves if it was listed)", () => {
-    const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" }), { target: member({ headless: true }) });
+    const p = plan("remote", federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other,service-one@remote" }), {
+      target: member({ headless: true }),
+    });
     expect(p.problem).toEqual({ reason: "InvalidService", message: "Headless service cannot join federated service" });
     expect(written(p.ops)[0]?.annotations?.["multicluster.linkerd.io/remote-discovery"]).toBe("service-one@other");
     expect(plan("remote", undefined, { target: member({ headless: true }) }).ops).toEqual([]);
@@ -153,7 +228,9 @@ describe("planFederated (mc's rules)", () => {
 
   test("a missing namespace is MissingNamespace, or created with --enable-namespace-creation", () => {
     expect(plan("remote", undefined, { namespaceExists: false }).problem?.reason).toBe("MissingNamespace");
-    expect(plan("remote", undefined, { namespaceExists: false, enableNamespaceCreation: true }).ops.map((o) => `${o.verb} ${o.kind}`)).toEqual(["create Namespace", "create Service"]);
+    expect(
+      plan("remote", undefined, { namespaceExists: false, enableNamespaceCreation: true }).ops.map((o) => `${o.verb} ${o.kind}`),
+    ).toEqual(["create Namespace", "create Service"]);
   });
 
   test("a Service on the name that is not a federated Service (a mirror, or a stranger) is left alone and reported", () => {
@@ -186,7 +263,14 @@ describe("reconcileFederated: a conflicting write is planned again from the serv
         execute: async (ops) => {
           writes.push(...ops);
           const op = ops[0]!;
-          if (op.verb === "update" && op.object.metadata.resourceVersion === "10") throw new ConflictError({ verb: "update", target: "services ns1/service-one-federated", code: 409, reason: "Conflict", detail: "the object has been modified" });
+          if (op.verb === "update" && op.object.metadata.resourceVersion === "10")
+            throw new ConflictError({
+              verb: "update",
+              target: "services ns1/service-one-federated",
+              code: 409,
+              reason: "Conflict",
+              detail: "the object has been modified",
+            });
           return [];
         },
         links: known(),
@@ -195,16 +279,24 @@ describe("reconcileFederated: a conflicting write is planned again from the serv
       },
       "ns1/service-one",
     );
-    expect(writes.map((op) => (op.verb === "update" ? op.object.metadata.annotations?.["multicluster.linkerd.io/remote-discovery"] : op.verb))).toEqual([
-      "service-one@other,service-one@third",
-      "service-one@other,service-one@remote,service-one@third",
-    ]);
+    expect(
+      writes.map((op) => (op.verb === "update" ? op.object.metadata.annotations?.["multicluster.linkerd.io/remote-discovery"] : op.verb)),
+    ).toEqual(["service-one@other,service-one@third", "service-one@other,service-one@remote,service-one@third"]);
     expect(p.member).toBe(true);
     expect(federatedServicesStatus(outcomes.all())).toEqual([
       {
         controllerName: "linkerd.io/service-mirror",
         remoteRef: { group: "", kind: "Service", name: "service-one", namespace: "ns1" },
-        conditions: [{ type: "Mirrored", status: "True", reason: "Mirrored", message: "", lastTransitionTime: "1970-01-01T00:00:00.000Z", localRef: { group: "", kind: "Service", name: "service-one-federated", namespace: "ns1" } }],
+        conditions: [
+          {
+            type: "Mirrored",
+            status: "True",
+            reason: "Mirrored",
+            message: "",
+            lastTransitionTime: "1970-01-01T00:00:00.000Z",
+            localRef: { group: "", kind: "Service", name: "service-one-federated", namespace: "ns1" },
+          },
+        ],
       },
     ]);
   });

@@ -49,7 +49,12 @@ describe("status.gateway written by the controller", () => {
     await writeStatus(alive);
     expect(storedGateway()).toEqual(alive);
 
-    const dead: GatewayStatus = { alive: false, lastProbeTime: "2026-12-02T10:01:20.000Z", consecutiveFailures: 7, lastTransitionTime: "2026-12-02T10:00:40.000Z" };
+    const dead: GatewayStatus = {
+      alive: false,
+      lastProbeTime: "2026-12-02T10:01:20.000Z",
+      consecutiveFailures: 7,
+      lastTransitionTime: "2026-12-02T10:00:40.000Z",
+    };
     await writeStatus(dead);
     expect(storedGateway()).toEqual(dead);
     expect(Object.keys(storedGateway() ?? {})).not.toContain("latency");

@@ -77,7 +77,12 @@ export function cached<T extends KubeObject>(informer: Informer<T> | undefined, 
 }
 
 /** Reads an object from a sandbox's store (no HTTP, no write counted). */
-export function read(sb: Sandbox, plural: "services" | "endpoints" | "events" | "namespaces", namespace: string | undefined, name: string): KubeObject | undefined {
+export function read(
+  sb: Sandbox,
+  plural: "services" | "endpoints" | "events" | "namespaces",
+  namespace: string | undefined,
+  name: string,
+): KubeObject | undefined {
   return sb.store.get({ group: "", plural }, namespace, name) as KubeObject | undefined;
 }
 
@@ -117,7 +122,12 @@ export function linkSupervisor(pair: Pair, o: { connect?: ConnectRemote } = {}):
     metrics: createMetrics(),
     log: quiet,
     ...(o.connect && { connect: o.connect }),
-    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 40 } },
+    controller: {
+      resolver: fakeResolver({}),
+      log: quiet,
+      informerBackoff: { initialMs: 20, maxMs: 100 },
+      queueBackoff: { initialMs: 5, maxMs: 40 },
+    },
   });
 }
 

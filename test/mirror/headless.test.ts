@@ -34,7 +34,8 @@ async function setPods(ctl: MirrorController, namespace: string, ready: AddressF
 }
 
 const names = (ns: string) => list(pair.west, "services", ns).map((s) => s.metadata.name);
-const clusterIP = (ns: string, name: string) => (read(pair.west, "services", ns, name)?.spec as { clusterIP?: string } | undefined)?.clusterIP;
+const clusterIP = (ns: string, name: string) =>
+  (read(pair.west, "services", ns, name)?.spec as { clusterIP?: string } | undefined)?.clusterIP;
 
 describe("headless mirrors", () => {
   test("a headless target with a pod gets a headless mirror, an endpoint mirror through the gateway, and Endpoints naming the pod (Linkerd: create headless service and endpoints)", async () => {
@@ -47,12 +48,21 @@ describe("headless mirrors", () => {
     expect(podMirror.metadata.labels?.["mirror.linkerd.io/headless-mirror-svc-name"]).toBe("service-one-east");
     expect(podMirror.metadata.annotations?.["mirror.linkerd.io/remote-svc-fq-name"]).toBe("pod-0.service-one.ns1.svc.cluster.local");
     expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.subsets).toEqual([
-      { addresses: [{ ip: "192.0.2.129" }], ports: [{ name: "port1", protocol: "TCP", port: 889 }, { name: "port2", protocol: "TCP", port: 889 }] },
+      {
+        addresses: [{ ip: "192.0.2.129" }],
+        ports: [
+          { name: "port1", protocol: "TCP", port: 889 },
+          { name: "port2", protocol: "TCP", port: 889 },
+        ],
+      },
     ]);
     expect(readEndpoints(pair.west, "ns1", "service-one-east")!.subsets).toEqual([
       {
         addresses: [{ hostname: "pod-0", ip: clusterIP("ns1", "pod-0-east")! }],
-        ports: [{ name: "port1", protocol: "TCP", port: 555 }, { name: "port2", protocol: "TCP", port: 666 }],
+        ports: [
+          { name: "port1", protocol: "TCP", port: 555 },
+          { name: "port2", protocol: "TCP", port: 666 },
+        ],
       },
     ]);
     // the Link; 2 per endpoint mirror, 2 for the headless mirror, 1 for the gateway mirror
@@ -60,13 +70,24 @@ describe("headless mirrors", () => {
   });
 
   test("endpoint mirrors and their Endpoints carry the exported Service's mirror labels, its own included, plus headless-mirror-svc-name, and follow a relabel (Linkerd: createEndpointMirrorService)", async () => {
-    const svc = await pair.eastClient.create(resources.service, remoteService({ headless: true, labels: { "mirror.linkerd.io/exported": "true", lk: "lv" } }));
+    const svc = await pair.eastClient.create(
+      resources.service,
+      remoteService({ headless: true, labels: { "mirror.linkerd.io/exported": "true", lk: "lv" } }),
+    );
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: pods("pod-0"), headless: true }));
     const ctl = await startController(pair, gateway, { settings: { enableHeadlessServices: true } });
-    const want = { lk: "lv", "mirror.linkerd.io/mirrored-service": "true", "mirror.linkerd.io/cluster-name": "east", "mirror.linkerd.io/link-uid": ctl.link.uid!, "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east" };
+    const want = {
+      lk: "lv",
+      "mirror.linkerd.io/mirrored-service": "true",
+      "mirror.linkerd.io/cluster-name": "east",
+      "mirror.linkerd.io/link-uid": ctl.link.uid!,
+      "mirror.linkerd.io/headless-mirror-svc-name": "service-one-east",
+    };
     expect(read(pair.west, "services", "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
     expect(readEndpoints(pair.west, "ns1", "pod-0-east")!.metadata.labels).toEqual(want);
-    const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { lk: "lv2", tier: "db" } } });
+    const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+      metadata: { labels: { lk: "lv2", tier: "db" } },
+    });
     expect(relabelled.metadata.uid).toBe(svc.metadata.uid);
     await cached(ctl.informers.remoteServices, relabelled);
     await ctl.drain();
@@ -100,7 +121,9 @@ describe("headless mirrors", () => {
     await setPods(ctl, "ns1", pods("pod-1"));
     expect(names("ns1")).toEqual(["pod-1-east", "service-one-east"]);
     expect(names("ns2")).toEqual(["pod-0-east", "service-one-east"]);
-    const unexported = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { "mirror.linkerd.io/exported": null } } });
+    const unexported = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+      metadata: { labels: { "mirror.linkerd.io/exported": null } },
+    });
     await cached(ctl.informers.remoteServices, unexported, true);
     await ctl.drain();
     expect(names("ns1")).toEqual([]);
@@ -123,8 +146,17 @@ describe("headless mirrors", () => {
       if (e.key !== "/services" && e.key !== "/endpoints") return;
       const { namespace, name } = e.object.metadata;
       // The re-made Link adopts the mirrors (docs/decisions.md#d117): an update of the Link-uid label alone.
-      const owned = (o: KubeObject | undefined) => JSON.stringify([{ ...o?.metadata.labels, [UID]: "" }, o?.metadata.annotations, o?.spec, (o as { subsets?: unknown } | undefined)?.subsets]);
-      const relabelled = e.type === "MODIFIED" && e.previous?.metadata.labels?.[UID] !== e.object.metadata.labels?.[UID] && owned(e.previous) === owned(e.object);
+      const owned = (o: KubeObject | undefined) =>
+        JSON.stringify([
+          { ...o?.metadata.labels, [UID]: "" },
+          o?.metadata.annotations,
+          o?.spec,
+          (o as { subsets?: unknown } | undefined)?.subsets,
+        ]);
+      const relabelled =
+        e.type === "MODIFIED" &&
+        e.previous?.metadata.labels?.[UID] !== e.object.metadata.labels?.[UID] &&
+        owned(e.previous) === owned(e.object);
       commits.push(relabelled ? "adopted" : `${e.type} ${e.key.slice(1)} ${namespace}/${name}`);
     });
     await startController(pair, gateway, { settings: { enableHeadlessServices: true } });

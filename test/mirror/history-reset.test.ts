@@ -25,7 +25,10 @@ afterEach(async () => {
   await restored?.stop();
 });
 
-const mirrors = () => list(pair!.west, "services", "ns1").map((s) => s.metadata.name).sort();
+const mirrors = () =>
+  list(pair!.west, "services", "ns1")
+    .map((s) => s.metadata.name)
+    .sort();
 
 test("east restored from an older copy: the silent resume is noticed, the mirrors follow the restored east (no restart), and the Link gets a Warning Event TargetHistoryReset", async () => {
   pair = await startPair();
@@ -36,13 +39,20 @@ test("east restored from an older copy: the silent resume is noticed, the mirror
     await eastClient.create(resources.endpoints, remoteEndpoints({ name }));
   }
   const copy = east.store;
-  const backup = [...east.api.registry.all()].flatMap((type) => copy.list(type).map((object) => ({ type, object: structuredClone(object) })));
+  const backup = [...east.api.registry.all()].flatMap((type) =>
+    copy.list(type).map((object) => ({ type, object: structuredClone(object) })),
+  );
   const backupRv = Number(copy.resourceVersion);
   // After the copy: one deleted, one created, and enough other writes to take east well past it.
   await eastClient.delete(resources.service, "ns1", "deleted-since");
   await eastClient.create(resources.service, remoteService({ name: "created-since" }));
   await eastClient.create(resources.endpoints, remoteEndpoints({ name: "created-since" }));
-  for (let i = 0; i < 30; i++) await eastClient.create(resources.configMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `noise-${i}`, namespace: "ns1" } });
+  for (let i = 0; i < 30; i++)
+    await eastClient.create(resources.configMap, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: `noise-${i}`, namespace: "ns1" },
+    });
 
   await westClient.create(resources.secret, credentialsSecret("east", east.kubeconfig));
   await westClient.create(linkResource, linkObject());
@@ -65,7 +75,8 @@ test("east restored from an older copy: the silent resume is noticed, the mirror
   }
   expect(Number(restored.store.resourceVersion)).toBeLessThan(backupRv + 30);
 
-  const resets = () => list(pair!.west, "events", DEFAULT_NAMESPACE).filter((e) => (e as { reason?: string }).reason === "TargetHistoryReset");
+  const resets = () =>
+    list(pair!.west, "events", DEFAULT_NAMESPACE).filter((e) => (e as { reason?: string }).reason === "TargetHistoryReset");
   const done = () => resets().length > 0 && mirrors().join() === "deleted-since-east,kept-east";
   await within(
     new Promise<void>((resolve) => {
@@ -79,8 +90,12 @@ test("east restored from an older copy: the silent resume is noticed, the mirror
     "the mirrors of the restored east and a TargetHistoryReset Event",
     10_000,
   );
-  const reset = list(pair.west, "events", DEFAULT_NAMESPACE).find((e) => (e as { reason?: string }).reason === "TargetHistoryReset") as KubeObject & { type: string; message: string; involvedObject: { kind: string; name: string } };
+  const reset = list(pair.west, "events", DEFAULT_NAMESPACE).find(
+    (e) => (e as { reason?: string }).reason === "TargetHistoryReset",
+  ) as KubeObject & { type: string; message: string; involvedObject: { kind: string; name: string } };
   expect(reset.type).toBe("Warning");
   expect(reset.involvedObject).toMatchObject({ kind: "Link", name: "east" });
-  expect(reset.message).toMatch(/^east's history went backwards: (services|endpoints) on east listed at resourceVersion \d+, below \d+ already seen \(as after an etcd restore\); relisted, and the mirrors follow the new list$/);
+  expect(reset.message).toMatch(
+    /^east's history went backwards: (services|endpoints) on east listed at resourceVersion \d+, below \d+ already seen \(as after an etcd restore\); relisted, and the mirrors follow the new list$/,
+  );
 }, 20_000);

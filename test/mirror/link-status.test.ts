@@ -21,7 +21,15 @@ function fakeWriter(fail: () => KubeError | undefined = () => undefined) {
   return { writer, patches, attempts: () => attempts };
 }
 
-const status = (writer: Writer, requeueLimit = 2) => new LinkStatus({ writer, namespace: "linkerd-multicluster", name: "east", log: quiet, requeueLimit, backoff: { initialMs: 1, maxMs: 2, jitter: 0 } });
+const status = (writer: Writer, requeueLimit = 2) =>
+  new LinkStatus({
+    writer,
+    namespace: "linkerd-multicluster",
+    name: "east",
+    log: quiet,
+    requeueLimit,
+    backoff: { initialMs: 1, maxMs: 2, jitter: 0 },
+  });
 
 /** A part that writes `{ [field]: value() }` until told it was written. */
 function part(field: string, value: () => unknown) {
@@ -60,7 +68,17 @@ describe("LinkStatus", () => {
 
   test("a write that keeps failing is retried up to the requeue limit, given up, and written at the next retry()", async () => {
     let down = true;
-    const w = fakeWriter(() => (down ? new KubeError({ verb: "patch", target: "links/status linkerd-multicluster/east on west", code: 503, reason: "ServiceUnavailable", detail: "down" }) : undefined));
+    const w = fakeWriter(() =>
+      down
+        ? new KubeError({
+            verb: "patch",
+            target: "links/status linkerd-multicluster/east on west",
+            code: 503,
+            reason: "ServiceUnavailable",
+            detail: "down",
+          })
+        : undefined,
+    );
     const s = status(w.writer, 2);
     const conditions = part("conditions", () => "Ready");
     s.attach("conditions", conditions.next);
@@ -76,7 +94,16 @@ describe("LinkStatus", () => {
   });
 
   test("a Link that is gone (404) is not retried and nothing counts as written", async () => {
-    const w = fakeWriter(() => new KubeError({ verb: "patch", target: "links/status linkerd-multicluster/east on west", code: 404, reason: "NotFound", detail: "links.multicluster.linkerd.io \"east\" not found" }));
+    const w = fakeWriter(
+      () =>
+        new KubeError({
+          verb: "patch",
+          target: "links/status linkerd-multicluster/east on west",
+          code: 404,
+          reason: "NotFound",
+          detail: 'links.multicluster.linkerd.io "east" not found',
+        }),
+    );
     const s = status(w.writer, 5);
     const mirrors = part("mirrorServices", () => "a");
     s.attach("mirrorServices", mirrors.next);

@@ -14,7 +14,8 @@ afterEach(async () => {
   pair = undefined;
 });
 
-const notReady = (ep: ReturnType<typeof readEndpoints>) => (ep?.subsets ?? []).every((s) => (s.addresses ?? []).length === 0 && (s.notReadyAddresses ?? []).length > 0);
+const notReady = (ep: ReturnType<typeof readEndpoints>) =>
+  (ep?.subsets ?? []).every((s) => (s.addresses ?? []).length === 0 && (s.notReadyAddresses ?? []).length > 0);
 
 describe("liveness flips", () => {
   test("go ahead of a queued new export: existing mirrors' Endpoints are rewritten first", async () => {
@@ -41,7 +42,10 @@ describe("liveness flips", () => {
 
     expect(await ctl.processNext()).toBe(true);
     expect(await ctl.processNext()).toBe(true);
-    expect([notReady(readEndpoints(pair.west, "ns1", "a-east")), notReady(readEndpoints(pair.west, "ns1", "b-east"))]).toEqual([true, true]);
+    expect([notReady(readEndpoints(pair.west, "ns1", "a-east")), notReady(readEndpoints(pair.west, "ns1", "b-east"))]).toEqual([
+      true,
+      true,
+    ]);
     expect(readEndpoints(pair.west, "ns1", "aa-east")).toBeUndefined(); // the routine key still waits
 
     await ctl.drain();

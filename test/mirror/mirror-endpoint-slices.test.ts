@@ -19,9 +19,18 @@ afterEach(() => pair.stop());
 const ON = { settings: { mirrorEndpointSlices: true } };
 const SLICES = { group: "discovery.k8s.io", plural: "endpointslices" };
 const slicesOf = (service: string, namespace = "ns1") =>
-  (pair.west.store.list(SLICES, { namespace }) as KubeObject[]).filter((s) => s.metadata.labels?.["kubernetes.io/service-name"] === service);
-const mcSlices = (service: string, namespace = "ns1") => slicesOf(service, namespace).filter((s) => s.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] === "service-mirror.mc-project.io");
-type SliceBody = { addressType: string; endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean }; hostname?: string }>; ports: unknown[] };
+  (pair.west.store.list(SLICES, { namespace }) as KubeObject[]).filter(
+    (s) => s.metadata.labels?.["kubernetes.io/service-name"] === service,
+  );
+const mcSlices = (service: string, namespace = "ns1") =>
+  slicesOf(service, namespace).filter(
+    (s) => s.metadata.labels?.["endpointslice.kubernetes.io/managed-by"] === "service-mirror.mc-project.io",
+  );
+type SliceBody = {
+  addressType: string;
+  endpoints: Array<{ addresses: string[]; conditions: { ready: boolean; serving: boolean }; hostname?: string }>;
+  ports: unknown[];
+};
 const body = (s: KubeObject | undefined) => s as unknown as SliceBody;
 
 async function exportOne(o: { name?: string; labels?: Record<string, string> } = {}) {
@@ -88,7 +97,9 @@ describe("--mirror-endpoint-slices", () => {
     ctl.setAlive(false);
     await ctl.drain();
     expect(writes(pair.west) - before).toBe(1);
-    expect(body(mcSlices("service-one-east")[0]).endpoints).toEqual([{ addresses: ["192.0.2.127"], conditions: { ready: false, serving: false } }]);
+    expect(body(mcSlices("service-one-east")[0]).endpoints).toEqual([
+      { addresses: ["192.0.2.127"], conditions: { ready: false, serving: false } },
+    ]);
     expect(slicesOf("service-one-east")).toHaveLength(1); // kube's mirroring controller has no Endpoints to mirror
     ctl.setAlive(true);
     await ctl.drain();
@@ -125,7 +136,9 @@ describe("--mirror-endpoint-slices", () => {
     const epMirror = read(pair.west, "services", "ns1", "pod-0-east") as KubeObject & { spec: { clusterIP: string } };
     expect(epMirror).toBeDefined();
     expect(body(mcSlices("pod-0-east")[0]).endpoints).toEqual([{ addresses: ["192.0.2.127"], conditions: { ready: true, serving: true } }]);
-    expect(body(mcSlices("service-one-east")[0]).endpoints).toEqual([{ addresses: [epMirror.spec.clusterIP], conditions: { ready: true, serving: true }, hostname: "pod-0" }]);
+    expect(body(mcSlices("service-one-east")[0]).endpoints).toEqual([
+      { addresses: [epMirror.spec.clusterIP], conditions: { ready: true, serving: true }, hostname: "pod-0" },
+    ]);
     expect(body(mcSlices("service-one-east")[0]).ports).toEqual([
       { name: "port1", protocol: "TCP", port: 555 },
       { name: "port2", protocol: "TCP", port: 666 },

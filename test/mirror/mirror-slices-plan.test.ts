@@ -12,12 +12,23 @@ const ep = (subsets: EndpointsObject["subsets"]): EndpointsObject => ({
   metadata: { name: "web-east", namespace: "ns1", labels: { "mirror.linkerd.io/cluster-name": "east" }, annotations: { a: "1" } },
   subsets,
 });
-const stored = (s: MirrorSlice, uid = `uid-${s.metadata.name}`): MirrorSlice => ({ ...structuredClone(s), metadata: { ...s.metadata, uid, resourceVersion: "7" } });
+const stored = (s: MirrorSlice, uid = `uid-${s.metadata.name}`): MirrorSlice => ({
+  ...structuredClone(s),
+  metadata: { ...s.metadata, uid, resourceVersion: "7" },
+});
 
 describe("desiredSlices", () => {
   test("ready addresses are ready and serving, not-ready ones neither; IPv6 addresses get their own slice, named <mirror>.2", () => {
-    const slices = desiredSlices(ep([{ addresses: [{ ip: "10.0.0.1" }, { ip: "fd00::1" }], notReadyAddresses: [{ ip: "10.0.0.2" }], ports }]));
-    expect(slices.map((s) => [s.metadata.name, s.addressType, s.endpoints.map((e) => `${e.addresses[0]} ${e.conditions.ready}/${e.conditions.serving}`)])).toEqual([
+    const slices = desiredSlices(
+      ep([{ addresses: [{ ip: "10.0.0.1" }, { ip: "fd00::1" }], notReadyAddresses: [{ ip: "10.0.0.2" }], ports }]),
+    );
+    expect(
+      slices.map((s) => [
+        s.metadata.name,
+        s.addressType,
+        s.endpoints.map((e) => `${e.addresses[0]} ${e.conditions.ready}/${e.conditions.serving}`),
+      ]),
+    ).toEqual([
       ["web-east", "IPv4", ["10.0.0.1 true/true", "10.0.0.2 false/false"]],
       ["web-east.2", "IPv6", ["fd00::1 true/true"]],
     ]);
@@ -49,18 +60,25 @@ describe("planSlices", () => {
     have[0]!.metadata.labels = { ...have[0]!.metadata.labels, "mirror.linkerd.io/link-uid": "old" };
     expect(planSlices(ready, have)).toEqual([]);
     const ops = planSlices(notReady, have);
-    expect(ops.map((op) => (op.verb === "update" ? [op.verb, op.object.metadata.resourceVersion, op.changed] : [op.verb]))).toEqual([["update", "7", ["endpoints"]]]);
+    expect(ops.map((op) => (op.verb === "update" ? [op.verb, op.object.metadata.resourceVersion, op.changed] : [op.verb]))).toEqual([
+      ["update", "7", ["endpoints"]],
+    ]);
   });
 
   test("slices no longer wanted go after every write; a family change replaces the slice; slices not mc's are never touched", () => {
     const two = desiredSlices(ep([{ addresses: [{ ip: "10.0.0.1" }, { ip: "fd00::1" }], ports }])).map((s) => stored(s));
-    const foreign = { ...stored(ready[0]!), metadata: { ...ready[0]!.metadata, name: "web-east-abcde", labels: { "kubernetes.io/service-name": "web-east" } } };
+    const foreign = {
+      ...stored(ready[0]!),
+      metadata: { ...ready[0]!.metadata, name: "web-east-abcde", labels: { "kubernetes.io/service-name": "web-east" } },
+    };
     const ops = planSlices(notReady, [...two, foreign]);
-    expect(ops.map((op) => `${op.verb} ${op.verb === "delete" ? op.name : op.object.metadata.name}`)).toEqual(["update web-east", "delete web-east.2"]);
-    const v6 = desiredSlices(ep([{ addresses: [{ ip: "fd00::2" }], ports }]));
-    expect(planSlices(v6, two.slice(0, 1)).map((op) => `${op.verb} ${op.verb === "delete" ? `${op.name} ${op.uid}` : op.object.metadata.name}`)).toEqual([
-      "delete web-east uid-web-east",
-      "create web-east",
+    expect(ops.map((op) => `${op.verb} ${op.verb === "delete" ? op.name : op.object.metadata.name}`)).toEqual([
+      "update web-east",
+      "delete web-east.2",
     ]);
+    const v6 = desiredSlices(ep([{ addresses: [{ ip: "fd00::2" }], ports }]));
+    expect(
+      planSlices(v6, two.slice(0, 1)).map((op) => `${op.verb} ${op.verb === "delete" ? `${op.name} ${op.uid}` : op.object.metadata.name}`),
+    ).toEqual(["delete web-east uid-web-east", "create web-east"]);
   });
 });

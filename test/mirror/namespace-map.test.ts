@@ -49,7 +49,11 @@ describe("--namespace-map", () => {
     const pods = (...hostnames: string[]) => hostnames.map((hostname, i) => ({ ip: `10.1.0.${i + 1}`, hostname }));
     await pair.eastClient.create(resources.service, remoteService({ headless: true }));
     await pair.eastClient.create(resources.endpoints, remoteEndpoints({ ready: pods("pod-0", "pod-1"), headless: true }));
-    const ctl = await startController(pair, { gatewayAddress: "192.0.2.129", gatewayPort: "889" }, { settings: { enableHeadlessServices: true, namespaceMap: { ns1: "shop-east" } } });
+    const ctl = await startController(
+      pair,
+      { gatewayAddress: "192.0.2.129", gatewayPort: "889" },
+      { settings: { enableHeadlessServices: true, namespaceMap: { ns1: "shop-east" } } },
+    );
     expect(names("services", "shop-east")).toEqual(["pod-0-east", "pod-1-east", "service-one-east"]);
     expect(names("endpoints", "shop-east")).toEqual(["pod-0-east", "pod-1-east", "service-one-east"]);
     expect(names("services", "ns1")).toEqual([]);
@@ -57,7 +61,10 @@ describe("--namespace-map", () => {
     expect(pod.metadata.annotations?.[REMOTE_SVC_FQ_NAME]).toBe("pod-0.service-one.ns1.svc.cluster.local");
 
     const current = (await pair.eastClient.get(resources.endpoints, "ns1", "service-one"))!;
-    const updated = await pair.eastClient.update(resources.endpoints, { ...current, subsets: remoteEndpoints({ ready: pods("pod-0") }).subsets });
+    const updated = await pair.eastClient.update(resources.endpoints, {
+      ...current,
+      subsets: remoteEndpoints({ ready: pods("pod-0") }).subsets,
+    });
     await cached(ctl.informers.remoteEndpoints, updated);
     await ctl.drain();
     expect(names("services", "shop-east")).toEqual(["pod-0-east", "service-one-east"]);
@@ -86,7 +93,10 @@ describe("--namespace-map", () => {
     const [winner, loser] = held === "service-one.ns1.svc.cluster.local" ? ["ns1", "ns2"] : ["ns2", "ns1"];
     expect(ctl.outcome(`${winner}/service-one`)).toBe("mirrored");
     const entry = statusEntries().find((e) => e.remoteRef.namespace === loser);
-    expect(entry?.conditions[0]).toMatchObject({ reason: "Error", message: `Service ns2/service-one-east is the mirror of ${winner}/service-one from east; left alone (name one of them with the annotation ${MIRROR_NAME_ANNOTATION})` });
+    expect(entry?.conditions[0]).toMatchObject({
+      reason: "Error",
+      message: `Service ns2/service-one-east is the mirror of ${winner}/service-one from east; left alone (name one of them with the annotation ${MIRROR_NAME_ANNOTATION})`,
+    });
     expect(statusEntries().find((e) => e.remoteRef.namespace === winner)).toBeUndefined();
   });
 });

@@ -20,7 +20,10 @@ beforeEach(async () => {
 });
 afterEach(() => pair.stop());
 
-const mirrors = () => [...list(pair.west, "services", "ns1"), ...list(pair.west, "services", "ns2")].map((s) => `${s.metadata.namespace}/${s.metadata.name}`).sort();
+const mirrors = () =>
+  [...list(pair.west, "services", "ns1"), ...list(pair.west, "services", "ns2")]
+    .map((s) => `${s.metadata.namespace}/${s.metadata.name}`)
+    .sort();
 
 async function exportIn(namespace: string) {
   await pair.eastClient.create(resources.service, remoteService({ namespace }));

@@ -45,7 +45,10 @@ async function renameTarget(cluster: string): Promise<KubeObject> {
 
 /** Every mirror-made object in west: `Kind ns/name`. */
 const made = () =>
-  [...list(pair.west, "services").map((o) => ["Service", o] as const), ...list(pair.west, "endpoints").map((o) => ["Endpoints", o] as const)]
+  [
+    ...list(pair.west, "services").map((o) => ["Service", o] as const),
+    ...list(pair.west, "endpoints").map((o) => ["Endpoints", o] as const),
+  ]
     .filter(([, o]) => o.metadata.labels?.["mirror.linkerd.io/cluster-name"])
     .map(([kind, o]) => `${kind} ${o.metadata.namespace}/${o.metadata.name}`)
     .sort();
@@ -58,7 +61,12 @@ describe("renaming a Link's target", () => {
     const link = await pair.westClient.create(linkResource, linkObject());
     // Another Link's mirror (of a cluster this Link never targets): the sweep never deletes what another uid made.
     const foreign = { [UID]: "another-link", "mirror.linkerd.io/cluster-name": "south", "mirror.linkerd.io/mirrored-service": "true" };
-    await pair.westClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "other-south", namespace: "ns1", labels: foreign }, spec: { ports: [{ port: 80 }] } });
+    await pair.westClient.create(resources.service, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "other-south", namespace: "ns1", labels: foreign },
+      spec: { ports: [{ port: 80 }] },
+    });
 
     const s = supervise();
     let started = nextController(s);
@@ -66,14 +74,23 @@ describe("renaming a Link's target", () => {
     await started;
     const east = ["Endpoints linkerd-multicluster/probe-gateway-east", "Endpoints ns1/web-east", "Service ns1/web-east"];
     expect(made()).toEqual([...east, "Service ns1/other-south"].sort());
-    for (const [plural, ns, name] of [["services", "ns1", "web-east"], ["endpoints", "ns1", "web-east"], ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"]] as const) {
+    for (const [plural, ns, name] of [
+      ["services", "ns1", "web-east"],
+      ["endpoints", "ns1", "web-east"],
+      ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"],
+    ] as const) {
       expect(pair.west.store.get({ group: "", plural }, ns, name)!.metadata.labels![UID]).toBe(link.metadata.uid!);
     }
 
     started = nextController(s);
     await renameTarget("north");
     await (await started).drain();
-    expect(made()).toEqual(["Endpoints linkerd-multicluster/probe-gateway-north", "Endpoints ns1/web-north", "Service ns1/other-south", "Service ns1/web-north"]);
+    expect(made()).toEqual([
+      "Endpoints linkerd-multicluster/probe-gateway-north",
+      "Endpoints ns1/web-north",
+      "Service ns1/other-south",
+      "Service ns1/web-north",
+    ]);
 
     started = nextController(s);
     await renameTarget("east");
@@ -91,7 +108,12 @@ describe("renaming a Link's target", () => {
     await ctl.drain();
     // After the start's sweep: written by a controller of north that had not yet stopped.
     const late = { [UID]: link.metadata.uid!, "mirror.linkerd.io/cluster-name": "north", "mirror.linkerd.io/mirrored-service": "true" };
-    await pair.westClient.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name: "web-north", namespace: "ns1", labels: late }, spec: { ports: [{ port: 80 }] } });
+    await pair.westClient.create(resources.service, {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web-north", namespace: "ns1", labels: late },
+      spec: { ports: [{ port: 80 }] },
+    });
     await ctl.drain();
     expect(made()).toContain("Service ns1/web-north");
     await ctl.refresh();
@@ -116,9 +138,15 @@ describe("renaming a Link's target", () => {
     sup = undefined;
     await renameTarget("east");
 
-    const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
+    const plan = await planUnlink(pair.westClient, {
+      clusterName: "east",
+      namespace: DEFAULT_NAMESPACE,
+      linkerdNamespace: "linkerd",
+      onlyController: false,
+    });
     const listed = plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`);
-    for (const want of ["Service ns1/web-north", "Endpoints ns1/web-north", "Endpoints linkerd-multicluster/probe-gateway-north"]) expect(listed).toContain(want);
+    for (const want of ["Service ns1/web-north", "Endpoints ns1/web-north", "Endpoints linkerd-multicluster/probe-gateway-north"])
+      expect(listed).toContain(want);
   });
 });
 
@@ -140,10 +168,19 @@ describe("a Link deleted and made again", () => {
     const second = await pair.westClient.create(linkResource, linkObject());
     expect(second.metadata.uid).not.toBe(first.metadata.uid);
     await (await started).drain();
-    for (const [plural, ns, name] of [["services", "ns1", "web-east"], ["endpoints", "ns1", "web-east"], ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"]] as const) {
+    for (const [plural, ns, name] of [
+      ["services", "ns1", "web-east"],
+      ["endpoints", "ns1", "web-east"],
+      ["endpoints", DEFAULT_NAMESPACE, "probe-gateway-east"],
+    ] as const) {
       expect(pair.west.store.get({ group: "", plural }, ns, name)!.metadata.labels![UID]).toBe(second.metadata.uid!);
     }
-    const plan = await planUnlink(pair.westClient, { clusterName: "east", namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
+    const plan = await planUnlink(pair.westClient, {
+      clusterName: "east",
+      namespace: DEFAULT_NAMESPACE,
+      linkerdNamespace: "linkerd",
+      onlyController: false,
+    });
     for (const want of east) expect(plan.objects.map((r) => `${r.kind} ${r.namespace}/${r.name}`)).toContain(want);
 
     started = nextController(s);
@@ -155,17 +192,38 @@ describe("a Link deleted and made again", () => {
   test("only mirrors of this target name whose Link no longer exists are relabelled; a live Link's, another name's and this Link's own are left as they are", async () => {
     const current = parseLink(await pair.westClient.create(linkResource, linkObject()));
     const live = await pair.westClient.create(linkResource, linkObject({ cluster: "south" }));
-    const labels = (cluster: string, uid: string) => ({ [UID]: uid, "mirror.linkerd.io/cluster-name": cluster, "mirror.linkerd.io/mirrored-service": "true" });
-    const svc = (name: string, l: Record<string, string>) => ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "ns1", labels: l }, spec: { ports: [{ port: 80 }] } });
+    const labels = (cluster: string, uid: string) => ({
+      [UID]: uid,
+      "mirror.linkerd.io/cluster-name": cluster,
+      "mirror.linkerd.io/mirrored-service": "true",
+    });
+    const svc = (name: string, l: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: "ns1", labels: l },
+      spec: { ports: [{ port: 80 }] },
+    });
     await pair.westClient.create(resources.service, svc("dead-east", labels("east", "deleted-link")));
-    await pair.westClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "dead-east", namespace: "ns1", labels: labels("east", "deleted-link") } });
+    await pair.westClient.create(resources.endpoints, {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name: "dead-east", namespace: "ns1", labels: labels("east", "deleted-link") },
+    });
     await pair.westClient.create(resources.service, svc("live-east", labels("east", live.metadata.uid!)));
     await pair.westClient.create(resources.service, svc("dead-north", labels("north", "deleted-link")));
     await pair.westClient.create(resources.service, svc("own-east", labels("east", current.uid!)));
     const before = pair.west.store.get({ group: "", plural: "services" }, "ns1", "own-east")!.metadata.resourceVersion;
-    const o = { local: pair.westClient, writer: createWriter(pair.westClient), link: current, namespace: DEFAULT_NAMESPACE, metrics: createMetrics(), log: quiet };
+    const o = {
+      local: pair.westClient,
+      writer: createWriter(pair.westClient),
+      link: current,
+      namespace: DEFAULT_NAMESPACE,
+      metrics: createMetrics(),
+      log: quiet,
+    };
     expect(await adoptMirrors(o)).toBe(2);
-    const uidOf = (plural: "services" | "endpoints", name: string) => pair.west.store.get({ group: "", plural }, "ns1", name)!.metadata.labels![UID];
+    const uidOf = (plural: "services" | "endpoints", name: string) =>
+      pair.west.store.get({ group: "", plural }, "ns1", name)!.metadata.labels![UID];
     expect([uidOf("services", "dead-east"), uidOf("endpoints", "dead-east")]).toEqual([current.uid!, current.uid!]);
     expect(uidOf("services", "live-east")).toBe(live.metadata.uid!);
     expect(uidOf("services", "dead-north")).toBe("deleted-link");

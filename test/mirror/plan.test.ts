@@ -47,12 +47,23 @@ describe("plan for a mirror", () => {
   test("changed ports update both the Service and the Endpoints (Linkerd: updates service ports on both service and endpoints)", () => {
     const before = desiredFor();
     const actual = { service: stored(before.service!), endpoints: stored(before.endpoints!) };
-    const after = desiredFor(remoteService({ ports: [{ name: "port1", port: 111 }, { name: "port3", port: 333 }], resourceVersion: "8" }));
+    const after = desiredFor(
+      remoteService({
+        ports: [
+          { name: "port1", port: 111 },
+          { name: "port3", port: 333 },
+        ],
+        resourceVersion: "8",
+      }),
+    );
     const { ops } = planMirror(after, actual, "east");
     expect(verbs(ops)).toEqual(["update Service", "update Endpoints"]);
     expect(ops.map((op) => op.concurrent ?? false)).toEqual([false, true]); // two updates: sent together
     const svc = ops[0]!.verb === "update" ? (ops[0]!.object as ServiceObject) : undefined;
-    expect(svc?.spec?.ports).toEqual([{ name: "port1", protocol: "TCP", port: 111 }, { name: "port3", protocol: "TCP", port: 333 }]);
+    expect(svc?.spec?.ports).toEqual([
+      { name: "port1", protocol: "TCP", port: 111 },
+      { name: "port3", protocol: "TCP", port: 333 },
+    ]);
     expect(svc?.spec?.clusterIP).toBe("10.96.0.10");
     expect(svc?.metadata.resourceVersion).toBe("100");
     expect(svc?.metadata.annotations?.["mirror.linkerd.io/remote-resource-version"]).toBe("8");
@@ -69,16 +80,45 @@ describe("plan for a mirror", () => {
     const d = desiredFor();
     const subsets = [{ addresses: [{ ip: "192.0.2.2" }, { ip: "192.0.2.1", hostname: "a" }], ports: [{ name: "p", port: 80 }] }];
     const plan = (actual: unknown[]) =>
-      verbs(planMirror({ ...d, endpoints: { ...d.endpoints!, subsets } }, { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: actual as never } }, "east").ops);
-    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", protocol: "TCP", port: 80 }] }, { addresses: [], ports: [] }])).toEqual([]);
-    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "b" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
-    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.3" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
-    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }], notReadyAddresses: [{ ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual(["update Endpoints"]);
-    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 81 }] }])).toEqual(["update Endpoints"]);
+      verbs(
+        planMirror(
+          { ...d, endpoints: { ...d.endpoints!, subsets } },
+          { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: actual as never } },
+          "east",
+        ).ops,
+      );
+    expect(
+      plan([
+        { addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", protocol: "TCP", port: 80 }] },
+        { addresses: [], ports: [] },
+      ]),
+    ).toEqual([]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "b" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] }])).toEqual([
+      "update Endpoints",
+    ]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.3" }], ports: [{ name: "p", port: 80 }] }])).toEqual([
+      "update Endpoints",
+    ]);
+    expect(
+      plan([
+        { addresses: [{ ip: "192.0.2.1", hostname: "a" }], notReadyAddresses: [{ ip: "192.0.2.2" }], ports: [{ name: "p", port: 80 }] },
+      ]),
+    ).toEqual(["update Endpoints"]);
+    expect(plan([{ addresses: [{ ip: "192.0.2.1", hostname: "a" }, { ip: "192.0.2.2" }], ports: [{ name: "p", port: 81 }] }])).toEqual([
+      "update Endpoints",
+    ]);
     // As many ready and not-ready addresses on both sides, but not the same ones.
-    const split = (ready: unknown[], notReady: unknown[]) => [{ addresses: ready, notReadyAddresses: notReady, ports: [{ name: "p", port: 80 }] }];
+    const split = (ready: unknown[], notReady: unknown[]) => [
+      { addresses: ready, notReadyAddresses: notReady, ports: [{ name: "p", port: 80 }] },
+    ];
     const both = (x: unknown[]) =>
-      verbs(planMirror({ ...d, endpoints: { ...d.endpoints!, subsets: split([{ ip: "192.0.2.1" }], [{ ip: "192.0.2.2" }]) as never } }, { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: x as never } }, "east").ops);
+      verbs(
+        planMirror(
+          { ...d, endpoints: { ...d.endpoints!, subsets: split([{ ip: "192.0.2.1" }], [{ ip: "192.0.2.2" }]) as never } },
+          { service: stored(d.service!), endpoints: { ...stored(d.endpoints!), subsets: x as never } },
+          "east",
+        ).ops,
+      );
     expect(both(split([{ ip: "192.0.2.2" }], [{ ip: "192.0.2.1" }]))).toEqual(["update Endpoints"]);
     expect(both(split([{ ip: "192.0.2.1" }], [{ ip: "192.0.2.2" }]))).toEqual([]);
   });
@@ -132,7 +172,12 @@ describe("plan for a mirror", () => {
     const down = desiredFor(remoteService(), false);
     const op = planMirror(down, { service: stored(d.service!), endpoints }, "east").ops[0]!;
     const written = op.verb === "update" ? (op.object as EndpointsObject) : undefined;
-    expect(written?.metadata).toEqual({ ...d.endpoints!.metadata, uid: endpoints.metadata.uid, resourceVersion: "100", creationTimestamp: "2026-01-01T00:00:00Z" } as never);
+    expect(written?.metadata).toEqual({
+      ...d.endpoints!.metadata,
+      uid: endpoints.metadata.uid,
+      resourceVersion: "100",
+      creationTimestamp: "2026-01-01T00:00:00Z",
+    } as never);
     expect("managedFields" in (written?.metadata ?? {})).toBe(false);
     expect(written?.subsets).toEqual(down.endpoints!.subsets);
     expect(written?.subsets?.[0]?.notReadyAddresses?.length).toBeGreaterThan(0);
@@ -159,7 +204,12 @@ describe("plan for a mirror", () => {
   });
 
   test("a same-named Service that is not ours is never written or deleted, and is reported as a conflict", () => {
-    const foreign: ServiceObject = { apiVersion: "v1", kind: "Service", metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } }, spec: { ports: [{ port: 80 }] } };
+    const foreign: ServiceObject = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "service-one-east", namespace: "ns1", labels: { app: "mine" } },
+      spec: { ports: [{ port: 80 }] },
+    };
     const p = planMirror(desiredFor(), { service: foreign }, "east");
     expect(p.ops).toEqual([]);
     expect(p.conflict).toEqual({
@@ -172,7 +222,16 @@ describe("plan for a mirror", () => {
   });
 
   test("a mirror of another cluster with the same name is foreign too", () => {
-    const other = stored(desiredMirror({ link: link({ cluster: "west2" }), remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key }).service!);
+    const other = stored(
+      desiredMirror({
+        link: link({ cluster: "west2" }),
+        remote: { service: remoteService(), endpoints: remoteEndpoints() },
+        gateway,
+        alive: true,
+        ...opts,
+        key,
+      }).service!,
+    );
     other.metadata.name = "service-one-east";
     expect(planMirror(desiredFor(), { service: other }, "east").conflict?.reason).toBe("Error");
   });
@@ -199,10 +258,18 @@ describe("plan for a mirror", () => {
 
 describe("plan for endpoint mirrors and the gateway mirror", () => {
   const svc = remoteService({ headless: true });
-  const eps = (hosts: string[], rv = "1") => remoteEndpoints({ ready: hosts.map((h, i) => ({ ip: `10.0.0.${i + 1}`, hostname: h })), resourceVersion: rv });
+  const eps = (hosts: string[], rv = "1") =>
+    remoteEndpoints({ ready: hosts.map((h, i) => ({ ip: `10.0.0.${i + 1}`, hostname: h })), resourceVersion: rv });
 
   test("endpoint mirrors are created for new pods and deleted for gone ones; a new target resourceVersion alone writes nothing", () => {
-    const first = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-0", "pod-1"]) }, gateway, alive: true, ...opts, key });
+    const first = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: eps(["pod-0", "pod-1"]) },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     const mirrors = first.headless!.endpointMirrors;
     expect(verbs(planEndpointMirrors(mirrors, { services: [], endpoints: new Map() }, "east"))).toEqual([
       "create Service",
@@ -214,9 +281,23 @@ describe("plan for endpoint mirrors and the gateway mirror", () => {
       services: mirrors.map((m) => stored(m.service)),
       endpoints: new Map(mirrors.map((m) => [m.service.metadata.name!, stored(m.endpoints)])),
     };
-    const same = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-0", "pod-1"], "2") }, gateway, alive: true, ...opts, key });
+    const same = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: eps(["pod-0", "pod-1"], "2") },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(planEndpointMirrors(same.headless!.endpointMirrors, actual, "east")).toEqual([]);
-    const shrunk = desiredMirror({ link: link(), remote: { service: svc, endpoints: eps(["pod-1"], "3") }, gateway, alive: true, ...opts, key });
+    const shrunk = desiredMirror({
+      link: link(),
+      remote: { service: svc, endpoints: eps(["pod-1"], "3") },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(planEndpointMirrors(shrunk.headless!.endpointMirrors, actual, "east")).toEqual([
       { verb: "delete", kind: "Endpoints", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
       { verb: "delete", kind: "Service", namespace: "ns1", name: "pod-0-east", uid: "uid-pod-0-east" },
@@ -224,7 +305,12 @@ describe("plan for endpoint mirrors and the gateway mirror", () => {
   });
 
   test("the gateway mirror is ours by its cluster-name label; anyone else's is left alone", () => {
-    const desired: EndpointsObject = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "probe-gateway-east", namespace: "lm", labels: { "mirror.linkerd.io/cluster-name": "east" } }, subsets: [] };
+    const desired: EndpointsObject = {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name: "probe-gateway-east", namespace: "lm", labels: { "mirror.linkerd.io/cluster-name": "east" } },
+      subsets: [],
+    };
     expect(verbs(planGatewayMirror(desired, undefined, "east"))).toEqual(["create Endpoints"]);
     expect(planGatewayMirror(desired, stored(desired), "east")).toEqual([]);
     const foreign = stored({ ...desired, metadata: { ...desired.metadata, labels: {} } });

@@ -36,13 +36,19 @@ test("an export, then a relabel, each counted once when its mirror is written; a
   expect(first.count).toBe(1);
   expect(first.sum).toBeGreaterThanOrEqual(0);
 
-  const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { tier: "web" } } });
+  const relabelled = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+    metadata: { labels: { tier: "web" } },
+  });
   await cached(ctl.informers.remoteServices, relabelled);
   await ctl.drain();
   expect(read(pair.west, "services", "ns1", "service-one-east")?.metadata.labels?.tier).toBe("web");
   expect((await propagations(metrics)).count).toBe(2);
 
-  const moved = await pair.eastClient.update(resources.endpoints, { ...ep, ...remoteEndpoints({ ready: ["10.0.0.9"] }), metadata: { ...ep.metadata } });
+  const moved = await pair.eastClient.update(resources.endpoints, {
+    ...ep,
+    ...remoteEndpoints({ ready: ["10.0.0.9"] }),
+    metadata: { ...ep.metadata },
+  });
   await cached(ctl.informers.remoteEndpoints, moved);
   await ctl.drain();
   expect((await propagations(metrics)).count).toBe(2);

@@ -27,10 +27,28 @@ describe("exportMode: which selector exports a Service (Linkerd: TestEmptyRemote
     ["exported=remote-discovery for remote discovery", both, REMOTE_DISCOVERY, true, "remote-discovery"],
     ["remote discovery needs no gateway", both, REMOTE_DISCOVERY, false, "remote-discovery"],
     ["gateway mode does", both, EXPORT, false, null],
-    ["empty remote discovery selector: only the exported=true Service", link({ remoteDiscoverySelector: {} }), REMOTE_DISCOVERY, true, null],
-    ["empty default selector: only the remote-discovery Service", link({ selector: {}, remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY } }), EXPORT, true, null],
+    [
+      "empty remote discovery selector: only the exported=true Service",
+      link({ remoteDiscoverySelector: {} }),
+      REMOTE_DISCOVERY,
+      true,
+      null,
+    ],
+    [
+      "empty default selector: only the remote-discovery Service",
+      link({ selector: {}, remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY } }),
+      EXPORT,
+      true,
+      null,
+    ],
     ["no selector in the Link: nothing", link({ selector: null }), EXPORT, true, null],
-    ["both selectors match: remote discovery wins, as Linkerd's isRemoteDiscovery", link({ remoteDiscoverySelector: { matchLabels: { lk: "lv" } } }), { ...EXPORT, lk: "lv" }, true, "remote-discovery"],
+    [
+      "both selectors match: remote discovery wins, as Linkerd's isRemoteDiscovery",
+      link({ remoteDiscoverySelector: { matchLabels: { lk: "lv" } } }),
+      { ...EXPORT, lk: "lv" },
+      true,
+      "remote-discovery",
+    ],
   ])("%s", (_, l, labels, hasGateway, mode) => {
     expect(exportMode(l, remoteService({ labels }), hasGateway)).toBe(mode as never);
   });
@@ -39,7 +57,10 @@ describe("exportMode: which selector exports a Service (Linkerd: TestEmptyRemote
 describe("coveringSelector: one watch for both export modes", () => {
   const sel = (s: string) => parseLabelSelector(s);
   test.each<[string[], string | undefined]>([
-    [["mirror.linkerd.io/exported=true", "mirror.linkerd.io/exported=remote-discovery"], "mirror.linkerd.io/exported in (remote-discovery,true)"],
+    [
+      ["mirror.linkerd.io/exported=true", "mirror.linkerd.io/exported=remote-discovery"],
+      "mirror.linkerd.io/exported in (remote-discovery,true)",
+    ],
     [["mirror.linkerd.io/exported=true"], "mirror.linkerd.io/exported=true"],
     [["a=b,tier in (web)", "a in (c,d)"], "a in (b,c,d)"],
     [["a=b", "a"], "a"],
@@ -55,7 +76,14 @@ describe("coveringSelector: one watch for both export modes", () => {
 describe("desiredMirror in remote-discovery mode", () => {
   test("the mirror carries the remote-discovery labels and has no Endpoints (Linkerd: remote discovery mirroring)", () => {
     const svc = remoteService({ labels: { ...REMOTE_DISCOVERY, lk: "lv" }, resourceVersion: "7" });
-    const d = desiredMirror({ link: link(RD_LINK), remote: { service: svc, endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link(RD_LINK),
+      remote: { service: svc, endpoints: remoteEndpoints() },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.service?.metadata).toEqual({
       name: "service-one-remote",
       namespace: "ns1",
@@ -66,7 +94,10 @@ describe("desiredMirror in remote-discovery mode", () => {
         "multicluster.linkerd.io/remote-discovery": "remote",
         "multicluster.linkerd.io/remote-service": "service-one",
       },
-      annotations: { "mirror.linkerd.io/remote-svc-fq-name": "service-one.ns1.svc.cluster.local", "mirror.linkerd.io/remote-resource-version": "7" },
+      annotations: {
+        "mirror.linkerd.io/remote-svc-fq-name": "service-one.ns1.svc.cluster.local",
+        "mirror.linkerd.io/remote-resource-version": "7",
+      },
     });
     expect(d.endpoints).toBeNull();
     expect(d.headless).toBeNull();
@@ -74,15 +105,36 @@ describe("desiredMirror in remote-discovery mode", () => {
 
   test("a link with no gateway mirrors only remote discovery (Linkerd: link with no gateway mirrors only remote discovery)", () => {
     const l = link({ ...RD_LINK, selector: null, gatewayAddress: "", probe: null });
-    const rd = desiredMirror({ link: l, remote: { service: remoteService({ labels: REMOTE_DISCOVERY }), endpoints: undefined }, gateway: null, alive: true, ...opts, key });
+    const rd = desiredMirror({
+      link: l,
+      remote: { service: remoteService({ labels: REMOTE_DISCOVERY }), endpoints: undefined },
+      gateway: null,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(rd.service?.metadata.name).toBe("service-one-remote");
-    const gw = desiredMirror({ link: l, remote: { service: remoteService(), endpoints: remoteEndpoints() }, gateway: null, alive: true, ...opts, key });
+    const gw = desiredMirror({
+      link: l,
+      remote: { service: remoteService(), endpoints: remoteEndpoints() },
+      gateway: null,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(gw.service).toBeNull();
   });
 
   test("a headless target in remote-discovery mode is a plain mirror without Endpoints (destination resolves the pods)", () => {
     const svc = remoteService({ labels: REMOTE_DISCOVERY, headless: true });
-    const d = desiredMirror({ link: link(RD_LINK), remote: { service: svc, endpoints: remoteEndpoints({ headless: true }) }, gateway, alive: true, ...opts, key });
+    const d = desiredMirror({
+      link: link(RD_LINK),
+      remote: { service: svc, endpoints: remoteEndpoints({ headless: true }) },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     expect(d.service?.spec).toEqual({ ports: expect.any(Array) });
     expect(d.headless).toBeNull();
     expect(d.endpoints).toBeNull();
@@ -90,11 +142,22 @@ describe("desiredMirror in remote-discovery mode", () => {
 
   test("converting a mirror plans an update in place: Endpoints go after the labels change, come before they change back", () => {
     const l = link(RD_LINK);
-    const input = (labels: Record<string, string>) => ({ link: l, remote: { service: remoteService({ labels }), endpoints: remoteEndpoints() }, gateway, alive: true, ...opts, key });
+    const input = (labels: Record<string, string>) => ({
+      link: l,
+      remote: { service: remoteService({ labels }), endpoints: remoteEndpoints() },
+      gateway,
+      alive: true,
+      ...opts,
+      key,
+    });
     const gw = desiredMirror(input(EXPORT));
     const rd = desiredMirror(input(REMOTE_DISCOVERY));
     const existing = { ...gw.service!, metadata: { ...gw.service!.metadata, resourceVersion: "1", uid: "u" } };
-    const toRd = planMirror(rd, { service: existing, endpoints: { ...gw.endpoints!, metadata: { ...gw.endpoints!.metadata, uid: "e" } } }, "remote");
+    const toRd = planMirror(
+      rd,
+      { service: existing, endpoints: { ...gw.endpoints!, metadata: { ...gw.endpoints!.metadata, uid: "e" } } },
+      "remote",
+    );
     expect(toRd.ops.map((op) => `${op.verb} ${op.kind}`)).toEqual(["update Service", "delete Endpoints"]);
     const rdExisting = { ...rd.service!, metadata: { ...rd.service!.metadata, resourceVersion: "2", uid: "u" } };
     const toGw = planMirror(gw, { service: rdExisting }, "remote");
@@ -124,7 +187,10 @@ describe("the controller in remote-discovery mode", () => {
     await cached(ctl.informers.remoteServices, svc);
     await ctl.drain();
     expect(writes(pair.west) - before).toBe(1);
-    expect(mirror()?.metadata.labels).toMatchObject({ "multicluster.linkerd.io/remote-discovery": "east", "multicluster.linkerd.io/remote-service": "service-one" });
+    expect(mirror()?.metadata.labels).toMatchObject({
+      "multicluster.linkerd.io/remote-discovery": "east",
+      "multicluster.linkerd.io/remote-service": "service-one",
+    });
     expect(mirrorEps()).toBeUndefined();
     expect(ctl.outcome("ns1/service-one")).toBe("mirrored");
     const gone = await relabel({});
@@ -134,7 +200,12 @@ describe("the controller in remote-discovery mode", () => {
   });
 
   test("a gateway-less Link (mc link --gateway=false) mirrors remote-discovery Services and ignores exported=true ones", async () => {
-    const ctl = await startController(pair, { remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY }, selector: null, gatewayAddress: "", probe: null });
+    const ctl = await startController(pair, {
+      remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY },
+      selector: null,
+      gatewayAddress: "",
+      probe: null,
+    });
     const rd = await pair.eastClient.create(resources.service, remoteService({ labels: REMOTE_DISCOVERY }));
     await pair.eastClient.create(resources.service, remoteService({ name: "service-two" }));
     await cached(ctl.informers.remoteServices, rd);
@@ -158,11 +229,14 @@ describe("the controller in remote-discovery mode", () => {
     const state = () => {
       const svc = watch.cache.get("ns1", "service-one-east");
       const ep = epWatch.cache.get("ns1", "service-one-east");
-      return !svc ? "none" : `${svc.metadata.labels?.["multicluster.linkerd.io/remote-discovery"] ? "rd" : "gateway"}${ep ? "+endpoints" : ""}`;
+      return !svc
+        ? "none"
+        : `${svc.metadata.labels?.["multicluster.linkerd.io/remote-discovery"] ? "rd" : "gateway"}${ep ? "+endpoints" : ""}`;
     };
-    for (const w of [watch, epWatch]) w.on((e) => {
-      if (e.key === "ns1/service-one-east") seen.push(state());
-    });
+    for (const w of [watch, epWatch])
+      w.on((e) => {
+        if (e.key === "ns1/service-one-east") seen.push(state());
+      });
     watch.start();
     epWatch.start();
     await Promise.all([watch.synced, epWatch.synced]);

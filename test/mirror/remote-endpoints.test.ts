@@ -11,9 +11,16 @@ const pod = (name: string) => ({ ip: `10.0.0.${name.length}`, hostname: name });
 
 describe("compact target Endpoints", () => {
   test("ready hostnames and ports stay; IPs, labels, targetRefs go; plain addresses collapse to one per readiness", () => {
-    const ep = remoteEndpoints({ ready: ["10.0.0.1", "10.0.0.2", pod("db-0"), pod("db-1")], notReady: ["10.0.0.9", pod("db-2"), pod("db-3")], headless: true });
+    const ep = remoteEndpoints({
+      ready: ["10.0.0.1", "10.0.0.2", pod("db-0"), pod("db-1")],
+      notReady: ["10.0.0.9", pod("db-2"), pod("db-3")],
+      headless: true,
+    });
     (ep.subsets![0]!.addresses![0] as Record<string, unknown>).targetRef = { kind: "Pod", name: "x", uid: "u" };
-    const compact = endpointsCompactor<EndpointsObject>()({ ...ep, metadata: { ...ep.metadata, resourceVersion: "42", uid: "uid", annotations: { a: "b" } } });
+    const compact = endpointsCompactor<EndpointsObject>()({
+      ...ep,
+      metadata: { ...ep.metadata, resourceVersion: "42", uid: "uid", annotations: { a: "b" } },
+    });
     expect(compact).toEqual({
       apiVersion: "v1",
       kind: "Endpoints",
@@ -47,7 +54,11 @@ describe("compact target Endpoints", () => {
     ["no subsets", { ready: [] }, false],
     ["headless, ready hostnames", { ready: [pod("db-0"), pod("db-1")], headless: true }, true],
     ["headless, not-ready hostnames only", { ready: [], notReady: [pod("db-0")], headless: true }, true],
-    ["headless, mixed hostnames and plain addresses", { ready: [pod("db-0"), "10.0.0.3"], notReady: ["10.0.0.4", pod("db-1")], headless: true }, true],
+    [
+      "headless, mixed hostnames and plain addresses",
+      { ready: [pod("db-0"), "10.0.0.3"], notReady: ["10.0.0.4", pod("db-1")], headless: true },
+      true,
+    ],
     ["headless Service whose Endpoints have no hostnames", { ready: ["10.0.0.1"], headless: true }, true],
   ];
   for (const [name, fixture, headless] of cases) {

@@ -20,7 +20,8 @@ beforeEach(async () => {
 });
 afterEach(() => pair.stop());
 
-const relabel = (name: string) => pair.eastClient.patch<KubeObject>(resources.service, "ns1", name, { metadata: { labels: { tier: "live" } } });
+const relabel = (name: string) =>
+  pair.eastClient.patch<KubeObject>(resources.service, "ns1", name, { metadata: { labels: { tier: "live" } } });
 const mirrors = () => list(pair.west, "services", "ns1").filter((s) => s.metadata.name?.endsWith("-east"));
 
 /** Runs keys one at a time until `name`'s mirror carries the change; how many ran. Ahead of it only the Link status and the sweep of renamed mirrors (queued normal, before it). */
@@ -33,7 +34,15 @@ async function stepsUntilLive(ctl: MirrorController, name: string): Promise<numb
 
 test("at start, a change made before the first mirrors are written is reconciled first", async () => {
   const link = parseLink(await pair.westClient.create(linkResource, linkObject({ probe: null })));
-  const ctl = new MirrorController({ link, namespace: link.namespace, local: pair.westClient, remote: pair.eastClient, manual: true, resolver: fakeResolver({}), log: quiet });
+  const ctl = new MirrorController({
+    link,
+    namespace: link.namespace,
+    local: pair.westClient,
+    remote: pair.eastClient,
+    manual: true,
+    resolver: fakeResolver({}),
+    log: quiet,
+  });
   pair.controllers.push(ctl);
   ctl.start();
   await within(ctl.synced, "the controller to sync");

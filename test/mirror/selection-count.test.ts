@@ -28,15 +28,20 @@ test("a selector that shares no key with the remote-discovery selector and match
   // The typo: `team=nobody`.
   const log = recordingLog();
   const selections: Selection[] = [];
-  const ctl = await startController(pair, { selector: { matchLabels: { team: "nobody" } }, remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY } }, { log }, (c) =>
-    c.onHealth((h) => void (h.kind === "selection" && selections.push(h.selection))),
+  const ctl = await startController(
+    pair,
+    { selector: { matchLabels: { team: "nobody" } }, remoteDiscoverySelector: { matchLabels: REMOTE_DISCOVERY } },
+    { log },
+    (c) => c.onHealth((h) => void (h.kind === "selection" && selections.push(h.selection))),
   );
   expect(ctl.informers.remoteServices?.cache.get("ns1", "unexported")).toBeDefined(); // unfiltered: what it caches is not what is selected
   expect(selections).toEqual([{ selected: false, mirrorsExisted: true }]);
   expect(log.at("info").find((m) => m.startsWith("synced with east:"))).toStartWith("synced with east: 0 exported services,");
   expect(list(pair.west, "services", "ns1")).toEqual([]); // Linkerd's semantics: the mirrors go
 
-  const matched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "unexported", { metadata: { labels: { team: "nobody" } } });
+  const matched = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "unexported", {
+    metadata: { labels: { team: "nobody" } },
+  });
   await cached(ctl.informers.remoteServices, matched);
   expect(selections.at(-1)).toEqual({ selected: true, mirrorsExisted: false });
   await ctl.drain();

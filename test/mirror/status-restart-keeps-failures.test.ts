@@ -22,10 +22,17 @@ test("a restarted controller keeps a failure that is still failing in the Link s
   await pair.eastClient.create(resources.service, remoteService());
   await pair.eastClient.create(resources.endpoints, remoteEndpoints());
   // A stranger's Endpoints on the mirror name (no mirror labels): creating ours fails with AlreadyExists, retried, then given up.
-  await pair.westClient.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name: "service-one-east", namespace: "ns1" }, subsets: [] } as KubeObject);
+  await pair.westClient.create(resources.endpoints, {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name: "service-one-east", namespace: "ns1" },
+    subsets: [],
+  } as KubeObject);
   const first = await startController(pair, { probe: null });
   await first.drain();
-  const failed = readLink(pair.west)!.status as { mirrorServices?: Array<{ remoteRef: { name: string }; conditions: Array<{ lastTransitionTime: string }> }> };
+  const failed = readLink(pair.west)!.status as {
+    mirrorServices?: Array<{ remoteRef: { name: string }; conditions: Array<{ lastTransitionTime: string }> }>;
+  };
   expect(failed.mirrorServices?.map((e) => e.remoteRef.name)).toEqual(["service-one"]);
   const since = failed.mirrorServices![0]!.conditions[0]!.lastTransitionTime;
   await first.stop();
@@ -61,13 +68,23 @@ test("a failure listed in the Link status for a Service that is gone is cleared 
     {
       controllerName: "linkerd.io/service-mirror",
       remoteRef: { group: "", kind: "Service", name: "gone", namespace: "ns1" },
-      conditions: [{ type: "Mirrored", status: "False", reason: "MissingNamespace", message: "x", lastTransitionTime: "2026-12-02T10:00:00.000Z" }],
+      conditions: [
+        { type: "Mirrored", status: "False", reason: "MissingNamespace", message: "x", lastTransitionTime: "2026-12-02T10:00:00.000Z" },
+      ],
     },
   ];
   await createWriter(pair.westClient).patchStatus(linkResource, "linkerd-multicluster", "east", { mirrorServices: stale });
   expect((readLink(pair.west)!.status as { mirrorServices?: unknown[] }).mirrorServices).toHaveLength(1);
   const link = parseLink(await pair.westClient.get<KubeObject>(linkResource, "linkerd-multicluster", "east"));
-  const second = new MirrorController({ link, namespace: link.namespace, local: pair.westClient, remote: pair.eastClient, manual: true, resolver: fakeResolver({}), log: quiet });
+  const second = new MirrorController({
+    link,
+    namespace: link.namespace,
+    local: pair.westClient,
+    remote: pair.eastClient,
+    manual: true,
+    resolver: fakeResolver({}),
+    log: quiet,
+  });
   pair.controllers.push(second);
   second.start();
   await within(second.synced, "the controller to sync");

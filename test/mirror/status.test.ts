@@ -3,7 +3,13 @@ import { describe, expect, test } from "bun:test";
 import { GatewayAddresses, hostPort, resolveGatewayAddresses } from "../../src/mirror/gateway.ts";
 import { MirrorNameClaims } from "../../src/mirror/sources/claims.ts";
 import { keyOfLocal, keysOfLocal } from "../../src/mirror/sources/keys.ts";
-import { keepTransitionTimes, MAX_STATUS_ENTRIES, mirrorServicesStatus, sameMirrorServices, type MirrorFailure } from "../../src/mirror/status/status.ts";
+import {
+  keepTransitionTimes,
+  MAX_STATUS_ENTRIES,
+  mirrorServicesStatus,
+  sameMirrorServices,
+  type MirrorFailure,
+} from "../../src/mirror/status/status.ts";
 import { recordingLog } from "../kube/helpers.ts";
 import { fakeResolver } from "./fixtures.ts";
 
@@ -18,7 +24,10 @@ const failure = (name: string, o: Partial<MirrorFailure> = {}): MirrorFailure =>
 
 describe("Link status.mirrorServices", () => {
   test("lists only failures, in Linkerd's entry shape, sorted by namespace and name", () => {
-    const entries = mirrorServicesStatus([failure("b"), failure("a", { reason: "Error", message: "boom", localRef: { namespace: "ns1", name: "a-east" } })]);
+    const entries = mirrorServicesStatus([
+      failure("b"),
+      failure("a", { reason: "Error", message: "boom", localRef: { namespace: "ns1", name: "a-east" } }),
+    ]);
     expect(entries).toEqual([
       {
         controllerName: "linkerd.io/service-mirror",
@@ -75,10 +84,18 @@ describe("queue keys of local objects", () => {
     // A name a template chose, or one that looks like another target's mirror: the annotation decides.
     expect(keyOfLocal(ours("east-web", "web.ns1.svc.cluster.local"), "east", gw)).toBe("ns1/web");
     expect(keyOfLocal(ours("web-east-east", "web-east.ns1.svc.cluster.local"), "east", gw)).toBe("ns1/web-east");
-    expect(keyOfLocal(ours("pod-0-east", "pod-0.db.ns1.svc.cluster.local", { "mirror.linkerd.io/headless-mirror-svc-name": "db-east" }), "east", gw)).toBe("ns1/db");
+    expect(
+      keyOfLocal(
+        ours("pod-0-east", "pod-0.db.ns1.svc.cluster.local", { "mirror.linkerd.io/headless-mirror-svc-name": "db-east" }),
+        "east",
+        gw,
+      ),
+    ).toBe("ns1/db");
     expect(keyOfLocal({ namespace: "linkerd-multicluster", name: "probe-gateway-east" }, "east", gw)).toBe("@gateway");
     // Not ours (another cluster's, or a plain Service): no key unless a target's mirror wants the name.
-    expect(keyOfLocal({ ...ours("web-east", "web.ns1.svc.cluster.local"), labels: { "mirror.linkerd.io/cluster-name": "west" } }, "east", gw)).toBeUndefined();
+    expect(
+      keyOfLocal({ ...ours("web-east", "web.ns1.svc.cluster.local"), labels: { "mirror.linkerd.io/cluster-name": "west" } }, "east", gw),
+    ).toBeUndefined();
     expect(keyOfLocal({ namespace: "ns1", name: "web-east" }, "east", gw)).toBeUndefined();
     const claims = new MirrorNameClaims();
     claims.claim("ns1/web", "ns1", "web-east");
@@ -93,7 +110,10 @@ describe("queue keys of local objects", () => {
 
 describe("gateway address resolution", () => {
   test("IPs pass through, hostnames yield all their addresses, the result is sorted and distinct", async () => {
-    const r = await resolveGatewayAddresses(["192.0.2.9", "gw.example.com", "192.0.2.1"], fakeResolver({ "gw.example.com": ["192.0.2.5", "192.0.2.1", "2001:db8::1"] }));
+    const r = await resolveGatewayAddresses(
+      ["192.0.2.9", "gw.example.com", "192.0.2.1"],
+      fakeResolver({ "gw.example.com": ["192.0.2.5", "192.0.2.1", "2001:db8::1"] }),
+    );
     expect(r).toEqual({ addresses: ["192.0.2.1", "192.0.2.5", "192.0.2.9", "2001:db8::1"], failures: [] });
   });
 

@@ -17,14 +17,25 @@ beforeEach(async () => {
 });
 afterEach(() => pair.stop());
 
-const gatewaySubsets = [{ addresses: [{ ip: "192.0.2.127" }], ports: [{ name: "port1", protocol: "TCP", port: 888 }, { name: "port2", protocol: "TCP", port: 888 }] }];
+const gatewaySubsets = [
+  {
+    addresses: [{ ip: "192.0.2.127" }],
+    ports: [
+      { name: "port1", protocol: "TCP", port: 888 },
+      { name: "port2", protocol: "TCP", port: 888 },
+    ],
+  },
+];
 const mirrorEndpoints = () => read(pair.west, "endpoints", "ns1", "service-one-east") as EndpointsObject | undefined;
 
 describe("Endpoints without the Service's labels", () => {
   test("a selector-less export with hand-managed, unlabelled Endpoints is mirrored with ready endpoints, follows them emptying and refilling, and keeps them through a repair", async () => {
     const ctl = await startController(pair, {});
     const svc = await pair.eastClient.create(resources.service, remoteService({ labels: { ...EXPORT, app: "db" } }));
-    const ep = await pair.eastClient.create<KubeObject>(resources.endpoints, { ...remoteEndpoints({ labels: {} }), metadata: { name: "service-one", namespace: "ns1" } });
+    const ep = await pair.eastClient.create<KubeObject>(resources.endpoints, {
+      ...remoteEndpoints({ labels: {} }),
+      metadata: { name: "service-one", namespace: "ns1" },
+    });
     expect((ep.metadata as { labels?: unknown }).labels).toBeUndefined();
     await cached(ctl.informers.remoteServices, svc);
     await cached(ctl.informers.remoteEndpoints, ep);

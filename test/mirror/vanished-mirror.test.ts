@@ -35,36 +35,43 @@ function deletingAfterUpdate(client: KubeClient, plural: "services" | "endpoints
   return { proxy, arm: () => (armed = true), fired: () => fired };
 }
 
-test.each(["services", "endpoints"] as const)("a mirror's %s deleted right after the controller's update (echo and deletion before the answer) is re-created", async (plural) => {
-  let seen: (obj: KubeObject) => Promise<void> = async () => {};
-  const local = deletingAfterUpdate(pair.westClient, plural, (obj) => seen(obj));
-  const ctl = await startController(pair, {}, { local: local.proxy });
-  seen = (obj) => cached(plural === "services" ? ctl.informers.services : ctl.informers.endpoints, obj, true);
-  const svc = await pair.eastClient.create(resources.service, remoteService());
-  const ep = await pair.eastClient.create(resources.endpoints, remoteEndpoints());
-  await cached(ctl.informers.remoteServices, svc);
-  await cached(ctl.informers.remoteEndpoints, ep);
-  await ctl.drain();
-  expect(read(pair.west, plural, "ns1", "service-one-east")).toBeDefined();
+test.each(["services", "endpoints"] as const)(
+  "a mirror's %s deleted right after the controller's update (echo and deletion before the answer) is re-created",
+  async (plural) => {
+    let seen: (obj: KubeObject) => Promise<void> = async () => {};
+    const local = deletingAfterUpdate(pair.westClient, plural, (obj) => seen(obj));
+    const ctl = await startController(pair, {}, { local: local.proxy });
+    seen = (obj) => cached(plural === "services" ? ctl.informers.services : ctl.informers.endpoints, obj, true);
+    const svc = await pair.eastClient.create(resources.service, remoteService());
+    const ep = await pair.eastClient.create(resources.endpoints, remoteEndpoints());
+    await cached(ctl.informers.remoteServices, svc);
+    await cached(ctl.informers.remoteEndpoints, ep);
+    await ctl.drain();
+    expect(read(pair.west, plural, "ns1", "service-one-east")).toBeDefined();
 
-  local.arm();
-  // A change that updates the mirror Service only (a label), or its Endpoints only (the gateway turns not alive).
-  if (plural === "services") {
-    const changed = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { extra: "x" } } });
-    await cached(ctl.informers.remoteServices, changed);
-  } else {
-    ctl.setAlive(false);
-  }
-  await ctl.drain();
-  expect(local.fired()).toBe(true);
-  const back = read(pair.west, plural, "ns1", "service-one-east");
-  expect(back).toBeDefined();
-  if (plural === "services") expect(back?.metadata.labels?.extra).toBe("x");
-  else expect((back as { subsets?: Array<{ notReadyAddresses?: unknown[] }> }).subsets?.[0]?.notReadyAddresses).toHaveLength(1);
-  // Another change is mirrored too (no write fails on a mirror that is gone).
-  const again = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", { metadata: { labels: { extra: "y" } } });
-  await cached(ctl.informers.remoteServices, again);
-  await ctl.drain();
-  expect(read(pair.west, "services", "ns1", "service-one-east")?.metadata.labels?.extra).toBe("y");
-  expect(ctl.outcome("ns1/service-one")).toBe("mirrored");
-});
+    local.arm();
+    // A change that updates the mirror Service only (a label), or its Endpoints only (the gateway turns not alive).
+    if (plural === "services") {
+      const changed = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+        metadata: { labels: { extra: "x" } },
+      });
+      await cached(ctl.informers.remoteServices, changed);
+    } else {
+      ctl.setAlive(false);
+    }
+    await ctl.drain();
+    expect(local.fired()).toBe(true);
+    const back = read(pair.west, plural, "ns1", "service-one-east");
+    expect(back).toBeDefined();
+    if (plural === "services") expect(back?.metadata.labels?.extra).toBe("x");
+    else expect((back as { subsets?: Array<{ notReadyAddresses?: unknown[] }> }).subsets?.[0]?.notReadyAddresses).toHaveLength(1);
+    // Another change is mirrored too (no write fails on a mirror that is gone).
+    const again = await pair.eastClient.patch<KubeObject>(resources.service, "ns1", "service-one", {
+      metadata: { labels: { extra: "y" } },
+    });
+    await cached(ctl.informers.remoteServices, again);
+    await ctl.drain();
+    expect(read(pair.west, "services", "ns1", "service-one-east")?.metadata.labels?.extra).toBe("y");
+    expect(ctl.outcome("ns1/service-one")).toBe("mirrored");
+  },
+);

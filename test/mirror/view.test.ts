@@ -14,18 +14,28 @@ function fakeInformer() {
   } as unknown as Informer<KubeObject>;
   /** Delivers an event as the informer would: cache first, then every listener in order. */
   const deliver = (type: "added" | "updated" | "deleted", rv: string): InformerEvent<KubeObject> => {
-    const object: KubeObject = { apiVersion: "v1", kind: "Endpoints", metadata: { namespace: "ns1", name: "web-east", resourceVersion: rv } };
+    const object: KubeObject = {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { namespace: "ns1", name: "web-east", resourceVersion: rv },
+    };
     const old = items.get("ns1/web-east");
     if (type === "deleted") items.delete("ns1/web-east");
     else items.set("ns1/web-east", object);
-    const e = (type === "updated" ? { type, key: "ns1/web-east", object, old: old! } : { type, key: "ns1/web-east", object }) as InformerEvent<KubeObject>;
+    const e = (
+      type === "updated" ? { type, key: "ns1/web-east", object, old: old! } : { type, key: "ns1/web-east", object }
+    ) as InformerEvent<KubeObject>;
     for (const l of listeners) l(e);
     return e;
   };
   return { informer, deliver };
 }
 
-const obj = (rv: string): KubeObject => ({ apiVersion: "v1", kind: "Endpoints", metadata: { namespace: "ns1", name: "web-east", resourceVersion: rv } });
+const obj = (rv: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Endpoints",
+  metadata: { namespace: "ns1", name: "web-east", resourceVersion: rv },
+});
 
 function rig() {
   const { informer, deliver } = fakeInformer();
@@ -146,7 +156,11 @@ describe("LocalView's index and the writes not yet seen", () => {
     const { informer } = fakeInformer();
     let asked = 0;
     const view = new LocalView<KubeObject>(informer, (o) => (asked++, o.metadata.labels?.group));
-    const svc = (name: string, group: string): KubeObject => ({ apiVersion: "v1", kind: "Service", metadata: { namespace: "ns1", name, resourceVersion: "1", labels: { group } } });
+    const svc = (name: string, group: string): KubeObject => ({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { namespace: "ns1", name, resourceVersion: "1", labels: { group } },
+    });
     for (let i = 0; i < 1000; i++) view.wrote(svc(`s${i}`, `g${i}`)); // a sync's writes, their echoes not come yet
     view.wrote(svc("s1000", "g7"));
     view.wrote(svc("s7", "elsewhere")); // moved out of g7 by a later write

@@ -44,7 +44,11 @@ test("a new mirror's Endpoints are sent before its Service's create is answered,
   try {
     // Were the writes one after the other, the Endpoints would wait for the held Service forever.
     await within(west.endpointsWritten, "the mirror's Endpoints to be written while its Service is held");
-    expect(west.events.filter((e) => e.includes("service-one-east"))).toEqual(["sent services service-one-east", "sent endpoints service-one-east", "answered endpoints service-one-east"]);
+    expect(west.events.filter((e) => e.includes("service-one-east"))).toEqual([
+      "sent services service-one-east",
+      "sent endpoints service-one-east",
+      "answered endpoints service-one-east",
+    ]);
   } finally {
     west.release();
   }
@@ -70,7 +74,11 @@ test("when the Service's create fails, the Endpoints written beside it stay know
   await cached(ctl.informers.remoteServices, svc);
   await cached(ctl.informers.remoteEndpoints, ep);
   await ctl.drain();
-  expect(sent.filter((s) => s.includes("service-one-east"))).toEqual(["services service-one-east", "endpoints service-one-east", "services service-one-east"]);
+  expect(sent.filter((s) => s.includes("service-one-east"))).toEqual([
+    "services service-one-east",
+    "endpoints service-one-east",
+    "services service-one-east",
+  ]);
   expect(read(pair.west, "services", "ns1", "service-one-east")).toBeDefined();
   expect(read(pair.west, "endpoints", "ns1", "service-one-east")).toBeDefined();
   expect(ctl.outcome("ns1/service-one")).toBe("mirrored");

@@ -54,17 +54,38 @@ describe("duration(): the one check for Link fields and flags", () => {
     return r.success ? r.output : r.issues[0].message;
   };
   const flag: DurationRule = { message: "must be a duration such as 30s or 2m", bareNumber: "plain" };
-  const field: DurationRule = { message: 'must be a Go duration such as "3s"', positive: true, tooSmall: 'must be a positive duration, e.g. "3s"', bareNumber: "quoted", emptyAs: 0 };
+  const field: DurationRule = {
+    message: 'must be a Go duration such as "3s"',
+    positive: true,
+    tooSmall: 'must be a positive duration, e.g. "3s"',
+    bareNumber: "quoted",
+    emptyAs: 0,
+  };
 
   test.each<[string, DurationRule, string, number | string]>([
     ["a duration becomes ms", flag, "1m30s", 90_000],
     ["zero is allowed by default", flag, "0s", 0],
     ["below the minimum gets the message", flag, "-1s", "must be a duration such as 30s or 2m"],
-    ["a bare number is told its unit, flag style", flag, "30", "must be a duration such as 30s or 2m (a bare number has no unit: write 30s)"],
-    ["a bare number is told its unit, Link style", field, "3", 'must be a Go duration such as "3s" (a bare number has no unit: write "3s")'],
+    [
+      "a bare number is told its unit, flag style",
+      flag,
+      "30",
+      "must be a duration such as 30s or 2m (a bare number has no unit: write 30s)",
+    ],
+    [
+      "a bare number is told its unit, Link style",
+      field,
+      "3",
+      'must be a Go duration such as "3s" (a bare number has no unit: write "3s")',
+    ],
     ["no hint unless asked", { message: "must be a duration such as 5m" }, "5", "must be a duration such as 5m"],
     ["positive refuses zero with tooSmall", field, "0s", 'must be a positive duration, e.g. "3s"'],
-    ["positive without tooSmall gets the message", { message: "must be a positive Go duration such as 1m or 30s", positive: true }, "0s", "must be a positive Go duration such as 1m or 30s"],
+    [
+      "positive without tooSmall gets the message",
+      { message: "must be a positive Go duration such as 1m or 30s", positive: true },
+      "0s",
+      "must be a positive Go duration such as 1m or 30s",
+    ],
     ["min is inclusive, in ms", { message: "must be a duration such as 10s", min: 1 }, "1ms", 1],
     ["below min", { message: "must be a duration such as 10s", min: 1 }, "500us", "must be a duration such as 10s"],
     ["emptyAs stands in for an empty string", field, "", 0],

@@ -50,7 +50,12 @@ describe("label selectors", () => {
     expect(obj.matchLabels).toEqual({ a: "1" });
     expect(obj.matchExpressions).toContainEqual({ key: "d", operator: "Exists" });
     const back = fromSelectorObject(obj);
-    const cases: Record<string, string>[] = [{ a: "1", b: "x", d: "" }, { a: "1", b: "z", d: "" }, { a: "1", b: "x", d: "", e: "" }, { a: "1", b: "x", d: "", f: "2" }];
+    const cases: Record<string, string>[] = [
+      { a: "1", b: "x", d: "" },
+      { a: "1", b: "z", d: "" },
+      { a: "1", b: "x", d: "", e: "" },
+      { a: "1", b: "x", d: "", f: "2" },
+    ];
     for (const l of cases) {
       expect(matchesLabels(back, l)).toBe(matchesLabels(parsed, l));
     }

@@ -36,13 +36,18 @@ describe("fast failure detection", () => {
     expect(noticedAfter).toBeLessThanOrEqual(4000);
     // One full period (+ jitter) to the failing probe, then two confirmations at 300 ms each.
     expect(t.rounds.slice(1).map((at, i) => Math.round(at - t.rounds[i]!))).toEqual([3300, 300, 300]);
-    expect(r.log.at("info")).toContain("gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: connection refused; probing again in 300ms");
+    expect(r.log.at("info")).toContain(
+      "gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: connection refused; probing again in 300ms",
+    );
     await r.prober.stop();
   });
 
   test("a gateway that hangs just after a probe is noticed within 4 s: a probe unanswered for period/30 failed", async () => {
     let hung = false;
-    const r = rig(() => (hung ? "hang" : 200), { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, random: () => 0.999 } });
+    const r = rig(() => (hung ? "hang" : 200), {
+      link: { ...DEFAULTS, timeout: "30s" },
+      deps: { fastFailureDetection: true, random: () => 0.999 },
+    });
     const t = timeline(r);
     r.prober.start();
     await r.tick(); // a success at 3.3 s
@@ -54,7 +59,9 @@ describe("fast failure detection", () => {
     // for 100 ms (it was 3 × 30 s, then 4.2 s with period/10).
     expect(t.rounds.slice(1).map((at, i) => Math.round(at - t.rounds[i]!))).toEqual([3400, 300, 300]);
     expect(Math.round(t.reports[0]![0] - hungAt)).toBe(3300 + 2 * 300 + 100);
-    expect(r.log.at("info")).toContain("gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: no answer within 100ms; probing again in 300ms");
+    expect(r.log.at("info")).toContain(
+      "gateway east probe failed (1 of 3 before it counts as dead): 10.0.0.1:4191: no answer within 100ms; probing again in 300ms",
+    );
     await r.prober.stop();
   });
 
@@ -63,17 +70,22 @@ describe("fast failure detection", () => {
     const kinds: Answer[] = ["refused", 500, "hang"];
     const seen: Array<{ jitter: number; script: Answer[]; ms: number }> = [];
     for (const jitter of jitters) {
-      for (const a of kinds) for (const b of kinds) for (const c of kinds) {
-        const script: Answer[] = [200, a, b, c];
-        const r = rig((_, n) => script[n - 1] ?? 500, { link: { ...DEFAULTS, timeout: "30s" }, deps: { fastFailureDetection: true, random: () => jitter } });
-        const t = timeline(r);
-        r.prober.start();
-        await r.tick(); // the last answer, at once: the failure starts just after it
-        while (r.liveness.length === 0) await r.tick();
-        expect(r.urls.length).toBe(4); // dead on the third failed probe, nothing more
-        seen.push({ jitter, script, ms: t.reports[0]![0] - t.rounds[0]! });
-        await r.prober.stop();
-      }
+      for (const a of kinds)
+        for (const b of kinds)
+          for (const c of kinds) {
+            const script: Answer[] = [200, a, b, c];
+            const r = rig((_, n) => script[n - 1] ?? 500, {
+              link: { ...DEFAULTS, timeout: "30s" },
+              deps: { fastFailureDetection: true, random: () => jitter },
+            });
+            const t = timeline(r);
+            r.prober.start();
+            await r.tick(); // the last answer, at once: the failure starts just after it
+            while (r.liveness.length === 0) await r.tick();
+            expect(r.urls.length).toBe(4); // dead on the third failed probe, nothing more
+            seen.push({ jitter, script, ms: t.reports[0]![0] - t.rounds[0]! });
+            await r.prober.stop();
+          }
     }
     const worst = seen.reduce((w, s) => (s.ms > w.ms ? s : w));
     expect(seen.length).toBe(jitters.length * 27);

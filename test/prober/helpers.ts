@@ -6,7 +6,9 @@ import { parseDuration } from "../../src/model/duration.ts";
 import { parseLink, type Link } from "../../src/model/link.ts";
 import type { FetchLike } from "../../src/prober/probe.ts";
 
-export function probedLink(o: { cluster?: string; period?: string; timeout?: string; failureThreshold?: string; path?: string } = {}): Link {
+export function probedLink(
+  o: { cluster?: string; period?: string; timeout?: string; failureThreshold?: string; path?: string } = {},
+): Link {
   const cluster = o.cluster ?? "east";
   const link = parseLink({
     apiVersion: "multicluster.linkerd.io/v1alpha3",
@@ -44,7 +46,10 @@ export type Answer = number | "hang" | "refused";
  * request starts (tests use it to add a known latency to the injected elapsed-time source).
  * Records every URL it was asked for.
  */
-export function scriptedFetch(answer: (url: string, call: number) => Answer, onCall: () => void = () => {}): FetchLike & { urls: string[] } {
+export function scriptedFetch(
+  answer: (url: string, call: number) => Answer,
+  onCall: () => void = () => {},
+): FetchLike & { urls: string[] } {
   const urls: string[] = [];
   const f = (url: string, init: { signal: AbortSignal }) => {
     urls.push(url);

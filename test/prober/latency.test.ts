@@ -1,6 +1,13 @@
 // The probe latency window: p50, p95 and p99 over the last probes.
 import { describe, expect, test } from "bun:test";
-import { addLatency, formatLatency, latencyPercentiles, MAX_LATENCY_SAMPLES, pruneLatency, type LatencyWindow } from "../../src/prober/latency.ts";
+import {
+  addLatency,
+  formatLatency,
+  latencyPercentiles,
+  MAX_LATENCY_SAMPLES,
+  pruneLatency,
+  type LatencyWindow,
+} from "../../src/prober/latency.ts";
 
 function windowOf(samples: Array<[at: number, ms: number]>): LatencyWindow {
   return samples.reduce<LatencyWindow>((w, [at, ms]) => addLatency(w, { at, ms }), []);

@@ -25,7 +25,10 @@ interface Live {
   rounds(n: number): Promise<RoundReport[]>;
 }
 
-function live(mode: Parameters<typeof startGateway>[0], o: { timeout?: string; failureThreshold?: string; period?: string; fast?: boolean; targets?: (gw: LoopbackGateway) => string[] } = {}): Live {
+function live(
+  mode: Parameters<typeof startGateway>[0],
+  o: { timeout?: string; failureThreshold?: string; period?: string; fast?: boolean; targets?: (gw: LoopbackGateway) => string[] } = {},
+): Live {
   const gw = startGateway(mode);
   const metrics = createMetrics();
   const writes: GatewayStatus[] = [];

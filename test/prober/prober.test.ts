@@ -144,11 +144,19 @@ describe("prober metrics", () => {
     expect(s.value("gateway_alive")).toBeUndefined(); // nothing known before the first probe
     await r.tick();
     s = await series(r.metrics);
-    expect([s.value("gateway_alive"), s.value("gateway_latency"), s.value("gateway_probes", { probe_successful: "true" })]).toEqual(["1", "12", "1"]);
+    expect([s.value("gateway_alive"), s.value("gateway_latency"), s.value("gateway_probes", { probe_successful: "true" })]).toEqual([
+      "1",
+      "12",
+      "1",
+    ]);
     expect(s.histogram).toMatchObject({ "10": "0", "20": "1", "+Inf": "1" });
     for (let i = 0; i < 3; i++) await r.tick();
     s = await series(r.metrics);
-    expect([s.value("gateway_alive"), s.value("gateway_latency"), s.value("gateway_probes", { probe_successful: "false" })]).toEqual(["0", "12", "3"]);
+    expect([s.value("gateway_alive"), s.value("gateway_latency"), s.value("gateway_probes", { probe_successful: "false" })]).toEqual([
+      "0",
+      "12",
+      "3",
+    ]);
     await r.prober.stop();
     s = await series(r.metrics);
     for (const name of ["gateway_alive", "gateway_enabled", "gateway_latency", "gateway_probes", "gateway_probe_latency_ms"]) {
@@ -194,7 +202,16 @@ describe("prober stop", () => {
 
   test("a Link without a probe spec gets no prober", () => {
     const link = { ...probedLink(), probe: null };
-    expect(() => proberFactory()({ link, targets: () => [], onLiveness: () => {}, writeStatus: async () => {}, metrics: createMetrics(), log: recordingLog() })).toThrow(/has no probeSpec/);
+    expect(() =>
+      proberFactory()({
+        link,
+        targets: () => [],
+        onLiveness: () => {},
+        writeStatus: async () => {},
+        metrics: createMetrics(),
+        log: recordingLog(),
+      }),
+    ).toThrow(/has no probeSpec/);
   });
 });
 

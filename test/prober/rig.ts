@@ -19,7 +19,13 @@ export interface Rig {
 
 export function rig(
   answer: (url: string, call: number) => Answer,
-  o: { targets?: () => string[]; link?: Parameters<typeof probedLink>[0]; deps?: ProberDeps; delayMs?: number; writeStatus?: (s: GatewayStatus) => Promise<void> } = {},
+  o: {
+    targets?: () => string[];
+    link?: Parameters<typeof probedLink>[0];
+    deps?: ProberDeps;
+    delayMs?: number;
+    writeStatus?: (s: GatewayStatus) => Promise<void>;
+  } = {},
 ): Rig {
   const clock = new ManualClock(Date.parse("2026-12-02T10:00:00Z"));
   // Latency is measured on `elapsed`: each request adds `delayMs` to it, so latencies are exact
@@ -30,7 +36,14 @@ export function rig(
   const log = recordingLog();
   const liveness: boolean[] = [];
   const writes: Rig["writes"] = [];
-  const prober = proberFactory({ clock, elapsed: () => clock.now() + extra, fetch, random: () => 0, timeoutSignal: manualTimeout(clock), ...o.deps })({
+  const prober = proberFactory({
+    clock,
+    elapsed: () => clock.now() + extra,
+    fetch,
+    random: () => 0,
+    timeoutSignal: manualTimeout(clock),
+    ...o.deps,
+  })({
     link: probedLink(o.link),
     targets: o.targets ?? (() => ["10.0.0.1:4191"]),
     onLiveness: (alive) => void liveness.push(alive),
@@ -63,4 +76,3 @@ export function rig(
     },
   };
 }
-

@@ -1,6 +1,13 @@
 // The gateway liveness state machine and when the next probe round runs.
 import { describe, expect, test } from "bun:test";
-import { describeFailure, initialLiveness, nextLiveness, nextRoundDelayMs, type LivenessState, type ProbeOutcome } from "../../src/prober/state.ts";
+import {
+  describeFailure,
+  initialLiveness,
+  nextLiveness,
+  nextRoundDelayMs,
+  type LivenessState,
+  type ProbeOutcome,
+} from "../../src/prober/state.ts";
 
 // A sequence is a string of probe results: "+" = HTTP 200, "-" = HTTP 500, "t" = timeout.
 // Each run reports, per probe, the transition ("dead", "alive" or "."), and the final state.
@@ -24,15 +31,71 @@ function run(sequence: string, threshold: number, from: LivenessState = initialL
 
 describe("gateway liveness state machine", () => {
   const cases: Array<{ name: string; seq: string; threshold: number; transitions: string; alive: boolean; failures: number }> = [
-    { name: "a first successful probe changes nothing: the gateway was assumed alive", seq: "+", threshold: 3, transitions: ".", alive: true, failures: 0 },
-    { name: "a first failed probe below the threshold changes nothing", seq: "-", threshold: 3, transitions: ".", alive: true, failures: 1 },
-    { name: "a gateway dead from the start is reported dead at the threshold", seq: "---", threshold: 3, transitions: ". . dead", alive: false, failures: 3 },
+    {
+      name: "a first successful probe changes nothing: the gateway was assumed alive",
+      seq: "+",
+      threshold: 3,
+      transitions: ".",
+      alive: true,
+      failures: 0,
+    },
+    {
+      name: "a first failed probe below the threshold changes nothing",
+      seq: "-",
+      threshold: 3,
+      transitions: ".",
+      alive: true,
+      failures: 1,
+    },
+    {
+      name: "a gateway dead from the start is reported dead at the threshold",
+      seq: "---",
+      threshold: 3,
+      transitions: ". . dead",
+      alive: false,
+      failures: 3,
+    },
     { name: "threshold 1: the first failure flips to dead", seq: "-", threshold: 1, transitions: "dead", alive: false, failures: 1 },
-    { name: "failures below the threshold reset on a success", seq: "--+--+", threshold: 3, transitions: ". . . . . .", alive: true, failures: 0 },
-    { name: "the threshold counts consecutive failures only", seq: "+--+---", threshold: 3, transitions: ". . . . . . dead", alive: false, failures: 3 },
-    { name: "failures past the threshold keep counting and report nothing more", seq: "-----", threshold: 3, transitions: ". . dead . .", alive: false, failures: 5 },
-    { name: "one success flips a dead gateway back to alive", seq: "---+", threshold: 3, transitions: ". . dead alive", alive: true, failures: 0 },
-    { name: "flapping: every flip is one transition, in order", seq: "--+--+--", threshold: 2, transitions: ". dead alive . dead alive . dead", alive: false, failures: 2 },
+    {
+      name: "failures below the threshold reset on a success",
+      seq: "--+--+",
+      threshold: 3,
+      transitions: ". . . . . .",
+      alive: true,
+      failures: 0,
+    },
+    {
+      name: "the threshold counts consecutive failures only",
+      seq: "+--+---",
+      threshold: 3,
+      transitions: ". . . . . . dead",
+      alive: false,
+      failures: 3,
+    },
+    {
+      name: "failures past the threshold keep counting and report nothing more",
+      seq: "-----",
+      threshold: 3,
+      transitions: ". . dead . .",
+      alive: false,
+      failures: 5,
+    },
+    {
+      name: "one success flips a dead gateway back to alive",
+      seq: "---+",
+      threshold: 3,
+      transitions: ". . dead alive",
+      alive: true,
+      failures: 0,
+    },
+    {
+      name: "flapping: every flip is one transition, in order",
+      seq: "--+--+--",
+      threshold: 2,
+      transitions: ". dead alive . dead alive . dead",
+      alive: false,
+      failures: 2,
+    },
     { name: "a timeout is a failure like any other", seq: "+tt-", threshold: 3, transitions: ". . . dead", alive: false, failures: 3 },
     { name: "timeouts alone reach the threshold", seq: "ttt+", threshold: 3, transitions: ". . dead alive", alive: true, failures: 0 },
   ];
@@ -90,7 +153,11 @@ describe("the next round", () => {
   const delays = (sequence: string, s = fast) => {
     let state = initialLiveness();
     return [...sequence].map((c, i) => {
-      state = nextLiveness(state, c === "+" ? { ok: true, at: i, latencyMs: 1 } : { ok: false, at: i, failure: { kind: "status", status: 500 } }, s.failureThreshold).state;
+      state = nextLiveness(
+        state,
+        c === "+" ? { ok: true, at: i, latencyMs: 1 } : { ok: false, at: i, failure: { kind: "status", status: 500 } },
+        s.failureThreshold,
+      ).state;
       return nextRoundDelayMs(state, s, 100);
     });
   };

@@ -29,7 +29,10 @@ describe("status.gateway on the Link", () => {
     const prober = proberFactory({
       clock,
       elapsed: () => clock.now() + extra,
-      fetch: scriptedFetch(() => answer, () => void (extra += 12)),
+      fetch: scriptedFetch(
+        () => answer,
+        () => void (extra += 12),
+      ),
       random: () => 0,
       timeoutSignal: manualTimeout(clock),
       statusIntervalMs: 0,
@@ -38,7 +41,13 @@ describe("status.gateway on the Link", () => {
       targets: () => ["10.0.0.1:4191"],
       onLiveness: () => {},
       writeStatus: async (s) => {
-        await t.client.patch(linkResource, NS, "east", { status: { gateway: gatewayStatusPatch(s) } }, { type: "merge", subresource: "status" });
+        await t.client.patch(
+          linkResource,
+          NS,
+          "east",
+          { status: { gateway: gatewayStatusPatch(s) } },
+          { type: "merge", subresource: "status" },
+        );
       },
       metrics: createMetrics(),
       log: recordingLog(),

@@ -7,7 +7,14 @@ const T0 = "2026-12-02T10:00:00.000Z";
 const T1 = "2026-12-02T10:00:03.000Z";
 
 function status(over: Partial<GatewayStatus> = {}): GatewayStatus {
-  return { alive: true, latency: { p50: "5ms", p95: "9ms", p99: "9ms" }, lastProbeTime: T0, consecutiveFailures: 0, lastTransitionTime: T0, ...over };
+  return {
+    alive: true,
+    latency: { p50: "5ms", p95: "9ms", p99: "9ms" },
+    lastProbeTime: T0,
+    consecutiveFailures: 0,
+    lastTransitionTime: T0,
+    ...over,
+  };
 }
 
 describe("status.gateway content", () => {
@@ -17,8 +24,20 @@ describe("status.gateway content", () => {
 
   test("a probed gateway's status carries every field, latencies as whole milliseconds", () => {
     expect(
-      gatewayStatus({ alive: true, consecutiveFailures: 0, lastProbeTime: T1, lastTransitionTime: T0, latencyMs: { p50: 4.6, p95: 9, p99: 12.2 } }),
-    ).toEqual({ alive: true, latency: { p50: "5ms", p95: "9ms", p99: "12ms" }, lastProbeTime: T1, consecutiveFailures: 0, lastTransitionTime: T0 });
+      gatewayStatus({
+        alive: true,
+        consecutiveFailures: 0,
+        lastProbeTime: T1,
+        lastTransitionTime: T0,
+        latencyMs: { p50: 4.6, p95: 9, p99: 12.2 },
+      }),
+    ).toEqual({
+      alive: true,
+      latency: { p50: "5ms", p95: "9ms", p99: "12ms" },
+      lastProbeTime: T1,
+      consecutiveFailures: 0,
+      lastTransitionTime: T0,
+    });
   });
 
   test("without a successful probe in the window there is no latency", () => {
@@ -65,7 +84,11 @@ describe("when status.gateway is written", () => {
 
   test("other changes wait for the interval and say when it ends", () => {
     const next = status({ lastProbeTime: T1 });
-    expect(decideStatusWrite({ status: status(), at: 1000 }, next, 4000, interval)).toEqual({ write: false, reason: "too-soon", dueAt: 11_000 });
+    expect(decideStatusWrite({ status: status(), at: 1000 }, next, 4000, interval)).toEqual({
+      write: false,
+      reason: "too-soon",
+      dueAt: 11_000,
+    });
     expect(decideStatusWrite({ status: status(), at: 1000 }, next, 11_000, interval)).toEqual({ write: true, reason: "interval" });
   });
 

@@ -26,7 +26,11 @@ export type BackendKind = "sandbox" | "real";
 export const BACKEND: BackendKind = process.env.MC_BACKEND === "real" ? "real" : "sandbox";
 /** Why real clusters cannot start here, if they cannot. */
 export const whyNoRealClusters = (): string | undefined =>
-  !kubeBinariesReady() ? `Kubernetes ${KUBE_VERSION} is not built (bun run kube:build)` : process.getuid?.() !== 0 ? "not root (the gateway host needs ip netns)" : undefined;
+  !kubeBinariesReady()
+    ? `Kubernetes ${KUBE_VERSION} is not built (bun run kube:build)`
+    : process.getuid?.() !== 0
+      ? "not root (the gateway host needs ip netns)"
+      : undefined;
 /** With MC_BACKEND=real: why the real backend cannot run here, if it cannot (for a skipped test's name). */
 export const realUnavailable = BACKEND === "real" ? whyNoRealClusters() : undefined;
 
@@ -78,7 +82,12 @@ async function realBackend(): Promise<Backend> {
     name: c.name,
     kubeconfigPath: c.kubeconfigPath,
     client: c.client,
-    gateway: { address: c.host.address, probeFlags: ["--probe-direct"], kill: () => c.host.killGateway(), start: () => c.host.startGateway() },
+    gateway: {
+      address: c.host.address,
+      probeFlags: ["--probe-direct"],
+      kill: () => c.host.killGateway(),
+      start: () => c.host.startGateway(),
+    },
     kubectl: (args, stdin) => runKubectl(c, args, stdin),
     async restartApiServer() {
       await c.apiserver.stop("SIGKILL");
@@ -128,7 +137,12 @@ async function sandboxBackend(): Promise<Backend> {
       kubeconfigPath,
       client,
       // The sandbox load balancer's address (data, never contacted); probes go to the loopback stand-in.
-      gateway: { address: SANDBOX_LB_IP, probeFlags: ["--probe-address", `east=127.0.0.1:${gw.port}`], kill: () => gw.kill(), start: async () => gw.restart() },
+      gateway: {
+        address: SANDBOX_LB_IP,
+        probeFlags: ["--probe-address", `east=127.0.0.1:${gw.port}`],
+        kill: () => gw.kill(),
+        start: async () => gw.restart(),
+      },
       kubectl: (args, stdin) => runKubectl({ kubeconfigPath }, args, stdin),
       restartApiServer: () => replace(() => {}),
       async backup() {

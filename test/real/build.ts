@@ -103,12 +103,15 @@ export async function buildKube(o: { version?: string; log?: (line: string) => v
     mkdirSync(tmp, { recursive: true });
     const started = performance.now();
     log(`kube:build: building Kubernetes ${version} (${KUBE_BINARIES.join(", ")}) into ${dir}; cold, this takes several minutes`);
-    const proc = Bun.spawn(["nice", "-n", "10", "go", "build", "-ldflags", ldflags(version), "-o", `${tmp}/`, ...KUBE_BINARIES.map((b) => PACKAGES[b])], {
-      cwd: MODULE_DIR,
-      stdout: "inherit",
-      stderr: "inherit",
-      env: { ...process.env, GOFLAGS: "-buildvcs=false", GOTOOLCHAIN: "local" },
-    });
+    const proc = Bun.spawn(
+      ["nice", "-n", "10", "go", "build", "-ldflags", ldflags(version), "-o", `${tmp}/`, ...KUBE_BINARIES.map((b) => PACKAGES[b])],
+      {
+        cwd: MODULE_DIR,
+        stdout: "inherit",
+        stderr: "inherit",
+        env: { ...process.env, GOFLAGS: "-buildvcs=false", GOTOOLCHAIN: "local" },
+      },
+    );
     if ((await proc.exited) !== 0) {
       rmSync(tmp, { recursive: true, force: true });
       throw new Error(`kube:build: go build failed (exit ${proc.exitCode}) in ${MODULE_DIR}`);

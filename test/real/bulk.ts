@@ -9,13 +9,22 @@ const NAMESPACE = "bulk";
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
 }
 
 /** Resolves once `done(cache size)` holds for an informer on east's mirrors in west (in one namespace, or those a field selector picks). */
-export function counting(client: KubeClient, res: typeof resources.service | typeof resources.endpoints, done: (size: number) => boolean, what: string, timeoutMs: number, scope: { namespace?: string; fieldSelector?: string } = { namespace: NAMESPACE }): { informer: Informer<KubeObject>; reached: Promise<void> } {
+export function counting(
+  client: KubeClient,
+  res: typeof resources.service | typeof resources.endpoints,
+  done: (size: number) => boolean,
+  what: string,
+  timeoutMs: number,
+  scope: { namespace?: string; fieldSelector?: string } = { namespace: NAMESPACE },
+): { informer: Informer<KubeObject>; reached: Promise<void> } {
   const informer = new Informer<KubeObject>({ client, resource: res, ...scope, labelSelector: "mirror.linkerd.io/cluster-name=east" });
   const reached = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what} (${informer.cache.size} now)`)), timeoutMs);
@@ -40,10 +49,24 @@ export async function syncServices(b: Backend, n: number, timeoutMs = 240_000): 
   const eps = counting(b.west.client, resources.endpoints, (s) => s === n, `${n} mirror Endpoints in west`, timeoutMs);
   try {
     const started = performance.now();
-    await pool(Array.from({ length: n }, (_, i) => `svc-${i}`), 32, async (name) => {
-      await east.create(resources.service, { apiVersion: "v1", kind: "Service", metadata: { name, namespace: NAMESPACE, labels: { [EXPORTED]: "true" } }, spec: { ports: [{ name: "http", port: 80 }] } } as KubeObject);
-      await east.create(resources.endpoints, { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace: NAMESPACE }, subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }] } as KubeObject);
-    });
+    await pool(
+      Array.from({ length: n }, (_, i) => `svc-${i}`),
+      32,
+      async (name) => {
+        await east.create(resources.service, {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name, namespace: NAMESPACE, labels: { [EXPORTED]: "true" } },
+          spec: { ports: [{ name: "http", port: 80 }] },
+        } as KubeObject);
+        await east.create(resources.endpoints, {
+          apiVersion: "v1",
+          kind: "Endpoints",
+          metadata: { name, namespace: NAMESPACE },
+          subsets: [{ addresses: [{ ip: "10.1.0.7" }], ports: [{ name: "http", port: 8080 }] }],
+        } as KubeObject);
+      },
+    );
     await Promise.all([svcs.reached, eps.reached]);
     const syncMs = performance.now() - started;
     const removed = performance.now();

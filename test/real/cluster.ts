@@ -65,7 +65,10 @@ export async function startCluster(o: ClusterOptions): Promise<RealCluster> {
   const etcdData = join(dir, "etcd");
   const [etcdPort, peerPort, apiPort] = freePorts(3) as [number, number, number];
   const server = `https://127.0.0.1:${apiPort}`;
-  const [pki, host] = await Promise.all([makePki(join(dir, "pki"), o.name), startNetnsHost({ owner: o.owner, logFile: logPath(dir, "gateway") })]);
+  const [pki, host] = await Promise.all([
+    makePki(join(dir, "pki"), o.name),
+    startNetnsHost({ owner: o.owner, logFile: logPath(dir, "gateway") }),
+  ]);
   const kubeconfig = await adminKubeconfig(o.name, server, pki);
   const kubeconfigPath = join(dir, "admin.kubeconfig");
   writeFileSync(kubeconfigPath, kubeconfig, { mode: 0o600 });

@@ -44,7 +44,9 @@ export async function installFakeLinkerd(cluster: RealCluster): Promise<void> {
   await kubectl(cluster, ["wait", "--for=condition=Established", "--timeout=30s", "crd", "--all"]);
 }
 
-export async function startRealClusters(o: { root?: string; linkerd?: boolean; owner?: number; keepFiles?: boolean } = {}): Promise<RealClusters> {
+export async function startRealClusters(
+  o: { root?: string; linkerd?: boolean; owner?: number; keepFiles?: boolean } = {},
+): Promise<RealClusters> {
   if (!kubeBinariesReady()) throw new Error(`the Kubernetes ${KUBE_VERSION} binaries are not built: run \`bun run kube:build\` first`);
   reapOrphans();
   await reapStaleHosts();

@@ -41,7 +41,8 @@ export class Component {
     recordPid(this.proc.pid, this.spec.binary);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      if (!this.running) throw new Error(`${this.spec.name} exited (${this.proc.exitCode ?? this.proc.signalCode}) while starting:\n${await this.tail()}`);
+      if (!this.running)
+        throw new Error(`${this.spec.name} exited (${this.proc.exitCode ?? this.proc.signalCode}) while starting:\n${await this.tail()}`);
       if (await this.spec.ready().catch(() => false)) return;
       if (performance.now() > deadline) throw new Error(`${this.spec.name} not ready after ${timeoutMs} ms:\n${await this.tail()}`);
       await Bun.sleep(100);
@@ -64,7 +65,9 @@ export class Component {
   }
 
   async tail(lines = 15): Promise<string> {
-    const text = await Bun.file(this.spec.logFile).text().catch(() => "");
+    const text = await Bun.file(this.spec.logFile)
+      .text()
+      .catch(() => "");
     return text.trimEnd().split("\n").slice(-lines).join("\n");
   }
 }

@@ -28,9 +28,28 @@ export async function makePki(dir: string, cluster: string): Promise<ClusterPki>
   mkdirSync(dir, { recursive: true });
   const p = (f: string) => join(dir, f);
   await openssl(["req", "-x509", ...EC, "-keyout", "ca.key", "-out", "ca.crt", "-subj", `/CN=mc-test-${cluster}-ca`], dir);
-  const san = "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local";
+  const san =
+    "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local";
   const leaf = (name: string, subj: string, ext: string[]) =>
-    openssl(["req", "-x509", ...EC, "-CA", "ca.crt", "-CAkey", "ca.key", "-keyout", `${name}.key`, "-out", `${name}.crt`, "-subj", subj, ...ext.flatMap((e) => ["-addext", e])], dir);
+    openssl(
+      [
+        "req",
+        "-x509",
+        ...EC,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-keyout",
+        `${name}.key`,
+        "-out",
+        `${name}.crt`,
+        "-subj",
+        subj,
+        ...ext.flatMap((e) => ["-addext", e]),
+      ],
+      dir,
+    );
   await Promise.all([
     leaf("apiserver", "/CN=kube-apiserver", [san, "extendedKeyUsage=serverAuth", "basicConstraints=critical,CA:FALSE"]),
     leaf("admin", "/O=system:masters/CN=kubernetes-admin", ["extendedKeyUsage=clientAuth", "basicConstraints=critical,CA:FALSE"]),

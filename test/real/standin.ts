@@ -70,7 +70,9 @@ export async function startStandIn(o: { client: KubeClient; name: string; loadBa
   const runPod = (pod: Pod) => {
     const { namespace, name, uid } = pod.metadata;
     if (pod.metadata.deletionTimestamp) {
-      client.delete(resources.pod, namespace, name!, { gracePeriodSeconds: 0, preconditions: { uid } }).catch((e) => warn(`delete pod ${namespace}/${name}`, e));
+      client
+        .delete(resources.pod, namespace, name!, { gracePeriodSeconds: 0, preconditions: { uid } })
+        .catch((e) => warn(`delete pod ${namespace}/${name}`, e));
       return;
     }
     if (pod.spec?.nodeName !== nodeName) return;
@@ -84,7 +86,13 @@ export async function startStandIn(o: { client: KubeClient; name: string; loadBa
     if (svc.spec?.type !== "LoadBalancer" || svc.status?.loadBalancer?.ingress?.length) return;
     const { namespace, name } = svc.metadata;
     client
-      .patch(resources.service, namespace, name!, { status: { loadBalancer: { ingress: [{ ip: o.loadBalancerIp }] } } }, { subresource: "status", type: "merge" })
+      .patch(
+        resources.service,
+        namespace,
+        name!,
+        { status: { loadBalancer: { ingress: [{ ip: o.loadBalancerIp }] } } },
+        { subresource: "status", type: "merge" },
+      )
       .catch((e) => warn(`load balancer of ${namespace}/${name}`, e));
   };
   const pods = new Informer<Pod>({ client, resource: resources.pod });
@@ -111,7 +119,11 @@ async function ensureNode(client: KubeClient, name: string): Promise<void> {
     await client.get(nodeResource, undefined, name);
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    await client.create(nodeResource, { apiVersion: "v1", kind: "Node", metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" } } });
+    await client.create(nodeResource, {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux" } },
+    });
   }
   const t = new Date().toISOString();
   const capacity = { cpu: "64", memory: "256Gi", pods: "5000" };
@@ -123,9 +135,32 @@ async function ensureNode(client: KubeClient, name: string): Promise<void> {
       status: {
         capacity,
         allocatable: capacity,
-        addresses: [{ type: "InternalIP", address: "10.213.255.1" }, { type: "Hostname", address: name }],
-        conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", message: "stand-in kubelet", lastHeartbeatTime: t, lastTransitionTime: t }],
-        nodeInfo: { kubeletVersion: "v1.37.2", containerRuntimeVersion: "stand-in://1", operatingSystem: "linux", architecture: "amd64", kernelVersion: "", osImage: "", kubeProxyVersion: "", machineID: "", systemUUID: "", bootID: "" },
+        addresses: [
+          { type: "InternalIP", address: "10.213.255.1" },
+          { type: "Hostname", address: name },
+        ],
+        conditions: [
+          {
+            type: "Ready",
+            status: "True",
+            reason: "KubeletReady",
+            message: "stand-in kubelet",
+            lastHeartbeatTime: t,
+            lastTransitionTime: t,
+          },
+        ],
+        nodeInfo: {
+          kubeletVersion: "v1.37.2",
+          containerRuntimeVersion: "stand-in://1",
+          operatingSystem: "linux",
+          architecture: "amd64",
+          kernelVersion: "",
+          osImage: "",
+          kubeProxyVersion: "",
+          machineID: "",
+          systemUUID: "",
+          bootID: "",
+        },
       },
     },
     { subresource: "status", type: "merge" },

@@ -174,10 +174,13 @@ describe("WorkQueue and the event loop", () => {
       const end = performance.now() + ms;
       while (performance.now() < end);
     };
-    const q = new WorkQueue<string>(async () => {
-      busy(1); // a reconcile of a mirror that is right: no write, no await that waits
-      ran++;
-    }, { workers: 16, log: quiet });
+    const q = new WorkQueue<string>(
+      async () => {
+        busy(1); // a reconcile of a mirror that is right: no write, no await that waits
+        ran++;
+      },
+      { workers: 16, log: quiet },
+    );
     for (let i = 0; i < 200; i++) q.add(`k${i}`, "low");
     setTimeout(() => (firedAfter = ran), 0);
     await q.drain();

@@ -20,7 +20,14 @@ describe("waitForObject", () => {
 
   test("resolves on the watch event that makes the predicate true, including deletion", async () => {
     const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "default" }, data: { v: "1" } };
-    const created = waitForObject(client, resources.configMap, "default", "c", (o) => (o as { data?: { v?: string } } | undefined)?.data?.v === "2", { what: "v=2", timeoutMs: 5000 });
+    const created = waitForObject(
+      client,
+      resources.configMap,
+      "default",
+      "c",
+      (o) => (o as { data?: { v?: string } } | undefined)?.data?.v === "2",
+      { what: "v=2", timeoutMs: 5000 },
+    );
     await client.create(resources.configMap, cm);
     await client.patch(resources.configMap, "default", "c", { data: { v: "2" } });
     expect(((await created) as unknown as { data: { v: string } }).data.v).toBe("2");
@@ -48,7 +55,9 @@ describe("waitFor", () => {
       follow: async (from) => {
         expect(from).toBe("1");
         const values: AsyncIterable<T | undefined> = {
-          [Symbol.asyncIterator]: () => ({ next: () => (queued.length ? Promise.resolve(queued.shift()!) : new Promise((r) => waiting.push(r))) }),
+          [Symbol.asyncIterator]: () => ({
+            next: () => (queued.length ? Promise.resolve(queued.shift()!) : new Promise((r) => waiting.push(r))),
+          }),
         };
         const cancel = () => {
           cancelled = true;
@@ -57,7 +66,12 @@ describe("waitFor", () => {
         return { values, cancel };
       },
     };
-    return { source, push: (v: T | undefined) => deliver({ done: false, value: v }), end: () => deliver({ done: true, value: undefined }), cancelled: () => cancelled };
+    return {
+      source,
+      push: (v: T | undefined) => deliver({ done: false, value: v }),
+      end: () => deliver({ done: true, value: undefined }),
+      cancelled: () => cancelled,
+    };
   }
 
   test("follows from where it read until the predicate holds, then cancels the stream", async () => {

@@ -45,10 +45,16 @@ describe("sandbox semantics through client-node", () => {
   });
 
   test("LoadBalancer services get an ingress IP and node ports; NodePort services get node ports", async () => {
-    const lb = await core.createNamespacedService({ namespace: "t", body: { ...svcBody("lb"), spec: { type: "LoadBalancer", ports: [{ name: "gw", port: 4143 }] } } });
+    const lb = await core.createNamespacedService({
+      namespace: "t",
+      body: { ...svcBody("lb"), spec: { type: "LoadBalancer", ports: [{ name: "gw", port: 4143 }] } },
+    });
     expect(lb.status?.loadBalancer?.ingress?.[0]?.ip).toBe("192.0.2.1");
     expect(lb.spec?.ports?.[0]?.nodePort).toBeGreaterThanOrEqual(30000);
-    const np = await core.createNamespacedService({ namespace: "t", body: { ...svcBody("np"), spec: { type: "NodePort", ports: [{ port: 1 }, { port: 2 }] } } });
+    const np = await core.createNamespacedService({
+      namespace: "t",
+      body: { ...svcBody("np"), spec: { type: "NodePort", ports: [{ port: 1 }, { port: 2 }] } },
+    });
     const ports = np.spec!.ports!.map((p) => p.nodePort!);
     expect(new Set(ports).size).toBe(2);
     expect(ports.every((p) => p >= 30000 && p <= 32767)).toBe(true);
@@ -57,16 +63,31 @@ describe("sandbox semantics through client-node", () => {
   test("a stale resourceVersion is a 409 Conflict Status", async () => {
     const s = await core.readNamespacedService({ namespace: "t", name: "a" });
     await core.replaceNamespacedService({ namespace: "t", name: "a", body: { ...s, metadata: { ...s.metadata, labels: { v: "1" } } } });
-    const f = await failure(core.replaceNamespacedService({ namespace: "t", name: "a", body: { ...s, metadata: { ...s.metadata, labels: { v: "2" } } } }));
+    const f = await failure(
+      core.replaceNamespacedService({ namespace: "t", name: "a", body: { ...s, metadata: { ...s.metadata, labels: { v: "2" } } } }),
+    );
     expect(f).toMatchObject({ code: 409, reason: "Conflict" });
     expect(f.message).toContain('services "a"');
   });
 
   test("missing objects and namespaces are 404 NotFound; a bad name is 422 Invalid; a duplicate is 409 AlreadyExists", async () => {
-    expect(await failure(core.readNamespacedService({ namespace: "t", name: "nope" }))).toMatchObject({ code: 404, reason: "NotFound", message: 'services "nope" not found' });
-    expect(await failure(core.createNamespacedService({ namespace: "absent", body: svcBody("x") }))).toMatchObject({ code: 404, message: 'namespaces "absent" not found' });
-    expect(await failure(core.createNamespacedService({ namespace: "t", body: svcBody("Bad_Name") }))).toMatchObject({ code: 422, reason: "Invalid" });
-    expect(await failure(core.createNamespacedService({ namespace: "t", body: svcBody("a") }))).toMatchObject({ code: 409, reason: "AlreadyExists" });
+    expect(await failure(core.readNamespacedService({ namespace: "t", name: "nope" }))).toMatchObject({
+      code: 404,
+      reason: "NotFound",
+      message: 'services "nope" not found',
+    });
+    expect(await failure(core.createNamespacedService({ namespace: "absent", body: svcBody("x") }))).toMatchObject({
+      code: 404,
+      message: 'namespaces "absent" not found',
+    });
+    expect(await failure(core.createNamespacedService({ namespace: "t", body: svcBody("Bad_Name") }))).toMatchObject({
+      code: 422,
+      reason: "Invalid",
+    });
+    expect(await failure(core.createNamespacedService({ namespace: "t", body: svcBody("a") }))).toMatchObject({
+      code: 409,
+      reason: "AlreadyExists",
+    });
   });
 
   test("generateName makes a unique name; dryRun=All stores nothing", async () => {
@@ -79,7 +100,10 @@ describe("sandbox semantics through client-node", () => {
   test("a token Secret for a service account gets token, ca.crt and namespace", async () => {
     await core.createNamespacedSecret({
       namespace: "t",
-      body: { metadata: { name: "sa-token", annotations: { "kubernetes.io/service-account.name": "robot" } }, type: "kubernetes.io/service-account-token" },
+      body: {
+        metadata: { name: "sa-token", annotations: { "kubernetes.io/service-account.name": "robot" } },
+        type: "kubernetes.io/service-account-token",
+      },
     });
     await core.createNamespacedServiceAccount({ namespace: "t", body: { metadata: { name: "robot" } } });
     const s = await core.readNamespacedSecret({ namespace: "t", name: "sa-token" });
@@ -89,11 +113,17 @@ describe("sandbox semantics through client-node", () => {
   });
 
   test("list pages with limit and continue", async () => {
-    for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace: "t", body: { metadata: { name: `page-${i}`, labels: { page: "yes" } } } });
+    for (let i = 0; i < 5; i++)
+      await core.createNamespacedConfigMap({ namespace: "t", body: { metadata: { name: `page-${i}`, labels: { page: "yes" } } } });
     const first = await core.listNamespacedConfigMap({ namespace: "t", labelSelector: "page=yes", limit: 2 });
     expect(first.items.map((i) => i.metadata?.name)).toEqual(["page-0", "page-1"]);
     expect(first.metadata?.remainingItemCount).toBe(3);
-    const second = await core.listNamespacedConfigMap({ namespace: "t", labelSelector: "page=yes", limit: 2, _continue: first.metadata!._continue! });
+    const second = await core.listNamespacedConfigMap({
+      namespace: "t",
+      labelSelector: "page=yes",
+      limit: 2,
+      _continue: first.metadata!._continue!,
+    });
     expect(second.items.map((i) => i.metadata?.name)).toEqual(["page-2", "page-3"]);
   });
 
@@ -121,7 +151,10 @@ describe("sandbox semantics through client-node", () => {
   test("deleting a Service deletes its Endpoints; deleting a namespace deletes its contents", async () => {
     await core.createNamespace({ body: { metadata: { name: "gone" } } });
     await core.createNamespacedService({ namespace: "gone", body: svcBody("s") });
-    await core.createNamespacedEndpoints({ namespace: "gone", body: { metadata: { name: "s" }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] } });
+    await core.createNamespacedEndpoints({
+      namespace: "gone",
+      body: { metadata: { name: "s" }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] },
+    });
     await core.deleteNamespacedService({ namespace: "gone", name: "s" });
     expect(await failure(core.readNamespacedEndpoints({ namespace: "gone", name: "s" }))).toMatchObject({ code: 404 });
     await core.createNamespacedConfigMap({ namespace: "gone", body: { metadata: { name: "c" } } });
@@ -131,19 +164,46 @@ describe("sandbox semantics through client-node", () => {
 
   test("updating a custom resource that has no status yet keeps it without one", async () => {
     const crds = sb.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!;
-    sb.api.create(crds, undefined, {
-      apiVersion: "apiextensions.k8s.io/v1",
-      kind: "CustomResourceDefinition",
-      metadata: { name: "gadgets.example.com" },
-      spec: {
-        group: "example.com",
-        scope: "Namespaced",
-        names: { kind: "Gadget", plural: "gadgets" },
-        versions: [{ name: "v1", served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "string" } } }, status: { type: "object", properties: { ok: { type: "boolean" } } } } } } }],
+    sb.api.create(
+      crds,
+      undefined,
+      {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: "gadgets.example.com" },
+        spec: {
+          group: "example.com",
+          scope: "Namespaced",
+          names: { kind: "Gadget", plural: "gadgets" },
+          versions: [
+            {
+              name: "v1",
+              served: true,
+              storage: true,
+              subresources: { status: {} },
+              schema: {
+                openAPIV3Schema: {
+                  type: "object",
+                  properties: {
+                    spec: { type: "object", properties: { size: { type: "string" } } },
+                    status: { type: "object", properties: { ok: { type: "boolean" } } },
+                  },
+                },
+              },
+            },
+          ],
+        },
       },
-    }, {});
+      {},
+    );
     const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-    await custom.createNamespacedCustomObject({ group: "example.com", version: "v1", namespace: "t", plural: "gadgets", body: { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { size: "s" } } });
+    await custom.createNamespacedCustomObject({
+      group: "example.com",
+      version: "v1",
+      namespace: "t",
+      plural: "gadgets",
+      body: { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "g" }, spec: { size: "s" } },
+    });
     const patched = (await custom.patchNamespacedCustomObject(
       { group: "example.com", version: "v1", namespace: "t", plural: "gadgets", name: "g", body: { spec: { size: "m" } } },
       k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
@@ -162,7 +222,11 @@ describe("sandbox semantics through client-node", () => {
 type Seen = { type: string; name?: string; rv?: string; code?: number };
 
 /** Watches until `until` says stop; resolves with what was seen and how the stream ended. */
-function watchUntil(path: string, query: Record<string, string | number | boolean | undefined>, until: (seen: Seen[]) => boolean): { seen: Seen[]; done: Promise<unknown>; started: Promise<AbortController> } {
+function watchUntil(
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  until: (seen: Seen[]) => boolean,
+): { seen: Seen[]; done: Promise<unknown>; started: Promise<AbortController> } {
   const seen: Seen[] = [];
   let resolveDone!: (v: unknown) => void;
   const done = new Promise((r) => (resolveDone = r));
@@ -186,10 +250,15 @@ function watchUntil(path: string, query: Record<string, string | number | boolea
 describe("watch through client-node", () => {
   test("streams ADDED, MODIFIED and DELETED from a resourceVersion", async () => {
     const list = await core.listNamespacedConfigMap({ namespace: "t" });
-    const w = watchUntil("/api/v1/namespaces/t/configmaps", { resourceVersion: list.metadata!.resourceVersion }, (s) => s.some((e) => e.type === "DELETED"));
+    const w = watchUntil("/api/v1/namespaces/t/configmaps", { resourceVersion: list.metadata!.resourceVersion }, (s) =>
+      s.some((e) => e.type === "DELETED"),
+    );
     await w.started;
     await core.createNamespacedConfigMap({ namespace: "t", body: { metadata: { name: "w" } } });
-    await core.patchNamespacedConfigMap({ namespace: "t", name: "w", body: { data: { a: "b" } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+    await core.patchNamespacedConfigMap(
+      { namespace: "t", name: "w", body: { data: { a: "b" } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
     await core.deleteNamespacedConfigMap({ namespace: "t", name: "w" });
     await w.done;
     expect(w.seen.map((e) => `${e.type} ${e.name}`)).toEqual(["ADDED w", "MODIFIED w", "DELETED w"]);
@@ -198,15 +267,24 @@ describe("watch through client-node", () => {
   test("a label-selected watch sees an object leave the selection as DELETED", async () => {
     await core.createNamespacedConfigMap({ namespace: "t", body: { metadata: { name: "sel", labels: { pick: "me" } } } });
     const list = await core.listNamespacedConfigMap({ namespace: "t" });
-    const w = watchUntil("/api/v1/namespaces/t/configmaps", { resourceVersion: list.metadata!.resourceVersion, labelSelector: "pick=me" }, (s) => s.length >= 1);
+    const w = watchUntil(
+      "/api/v1/namespaces/t/configmaps",
+      { resourceVersion: list.metadata!.resourceVersion, labelSelector: "pick=me" },
+      (s) => s.length >= 1,
+    );
     await w.started;
-    await core.patchNamespacedConfigMap({ namespace: "t", name: "sel", body: { metadata: { labels: { pick: null } } } }, k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch));
+    await core.patchNamespacedConfigMap(
+      { namespace: "t", name: "sel", body: { metadata: { labels: { pick: null } } } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.MergePatch),
+    );
     await w.done;
     expect(w.seen).toEqual([{ type: "DELETED", name: "sel", rv: expect.any(String), code: undefined }]);
   });
 
   test("bookmarks carry the current resourceVersion when asked for", async () => {
-    const w = watchUntil("/api/v1/namespaces/t/secrets", { resourceVersion: sb.store.resourceVersion, allowWatchBookmarks: true }, (s) => s.some((e) => e.type === "BOOKMARK"));
+    const w = watchUntil("/api/v1/namespaces/t/secrets", { resourceVersion: sb.store.resourceVersion, allowWatchBookmarks: true }, (s) =>
+      s.some((e) => e.type === "BOOKMARK"),
+    );
     await w.done;
     const bm = w.seen.find((e) => e.type === "BOOKMARK")!;
     expect(Number(bm.rv)).toBeGreaterThan(0);
@@ -263,7 +341,9 @@ describe("TLS sandbox", () => {
     expect(none.code).toBe(401);
     const { makeCA, makeClientCert } = await import("../../src/sandbox/http/tls.ts");
     const foreign = await makeClientCert(await makeCA("elsewhere"), "mallory", ["system:masters"]);
-    const forged = await failure(clientFor(tls.kubeconfigWith({ token: undefined, clientCert: foreign, certContext: undefined })).listNamespace());
+    const forged = await failure(
+      clientFor(tls.kubeconfigWith({ token: undefined, clientCert: foreign, certContext: undefined })).listNamespace(),
+    );
     expect(forged.code).toBe(401);
   });
 
@@ -301,7 +381,13 @@ describe("TLS sandbox", () => {
   test("authenticates service-account tokens it minted", async () => {
     const api = clientFor(tls.kubeconfig);
     await api.createNamespacedServiceAccount({ namespace: "default", body: { metadata: { name: "bot" } } });
-    await api.createNamespacedSecret({ namespace: "default", body: { metadata: { name: "bot-token", annotations: { "kubernetes.io/service-account.name": "bot" } }, type: "kubernetes.io/service-account-token" } });
+    await api.createNamespacedSecret({
+      namespace: "default",
+      body: {
+        metadata: { name: "bot-token", annotations: { "kubernetes.io/service-account.name": "bot" } },
+        type: "kubernetes.io/service-account-token",
+      },
+    });
     const secret = await api.readNamespacedSecret({ namespace: "default", name: "bot-token" });
     const token = Buffer.from(secret.data!.token!, "base64").toString();
     const asBot = await clientFor(tls.kubeconfigWith({ token })).listNamespacedService({ namespace: "default" });

@@ -15,13 +15,22 @@ afterAll(() => sb?.stop());
 afterEach(() => sb.control.clear());
 
 async function call(method: string, path: string, body?: unknown, contentType = "application/json") {
-  const res = await fetch(sb.url + path, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { "content-type": contentType } });
+  const res = await fetch(sb.url + path, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { "content-type": contentType },
+  });
   const text = await res.text();
   // A shed request's body is plain text, as kube's; every other answer is JSON.
   return { status: res.status, headers: res.headers, body: text ? (res.status === 429 ? text : JSON.parse(text)) : undefined };
 }
 
-const configMap = (name: string, data: Record<string, string> = {}) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "f" }, data });
+const configMap = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "f" },
+  data,
+});
 
 /** Reads a watch stream's events until `done` says enough or the stream ends. */
 async function watchEvents(path: string, done: (events: { type: string; object: Record<string, any> }[]) => boolean = () => false) {
@@ -130,17 +139,33 @@ describe("conflict rate", () => {
     const rv = created.metadata.resourceVersion;
     const put = await call("PUT", "/api/v1/namespaces/f/configmaps/c1", { ...created, data: { a: "1" } });
     expect(put.status).toBe(409);
-    expect(put.body).toMatchObject({ reason: "Conflict", message: 'Operation cannot be fulfilled on configmaps "c1": the object has been modified; please apply your changes to the latest version and try again' });
-    const merge = await call("PATCH", "/api/v1/namespaces/f/configmaps/c1", { metadata: { resourceVersion: rv }, data: { a: "2" } }, "application/merge-patch+json");
+    expect(put.body).toMatchObject({
+      reason: "Conflict",
+      message:
+        'Operation cannot be fulfilled on configmaps "c1": the object has been modified; please apply your changes to the latest version and try again',
+    });
+    const merge = await call(
+      "PATCH",
+      "/api/v1/namespaces/f/configmaps/c1",
+      { metadata: { resourceVersion: rv }, data: { a: "2" } },
+      "application/merge-patch+json",
+    );
     expect(merge.status).toBe(409);
-    const jsonPatch = await call("PATCH", "/api/v1/namespaces/f/configmaps/c1", [{ op: "test", path: "/metadata/resourceVersion", value: rv }], "application/json-patch+json");
+    const jsonPatch = await call(
+      "PATCH",
+      "/api/v1/namespaces/f/configmaps/c1",
+      [{ op: "test", path: "/metadata/resourceVersion", value: rv }],
+      "application/json-patch+json",
+    );
     expect(jsonPatch.status).toBe(409);
     const del = await call("DELETE", "/api/v1/namespaces/f/configmaps/c1", { preconditions: { resourceVersion: rv } });
     expect(del.status).toBe(409);
     // Without a resourceVersion: no conflict.
     const { resourceVersion: _drop, ...meta } = created.metadata;
     expect((await call("PUT", "/api/v1/namespaces/f/configmaps/c1", { ...created, metadata: meta, data: { a: "3" } })).status).toBe(200);
-    expect((await call("PATCH", "/api/v1/namespaces/f/configmaps/c1", { data: { a: "4" } }, "application/merge-patch+json")).status).toBe(200);
+    expect((await call("PATCH", "/api/v1/namespaces/f/configmaps/c1", { data: { a: "4" } }, "application/merge-patch+json")).status).toBe(
+      200,
+    );
     expect((await call("POST", "/api/v1/namespaces/f/configmaps", configMap("c2"))).status).toBe(201);
     expect(sb.control.injected.conflicts).toBeGreaterThanOrEqual(4);
     expect((await call("GET", "/api/v1/namespaces/f/configmaps/c1")).body.data).toEqual({ a: "4" });
@@ -154,14 +179,34 @@ describe("forgotten history", () => {
     const lists = sb.control.served.lists;
     // kube-apiserver's watch cache answers an expired resume with 200 and one ERROR event, then ends the stream.
     const resumed = await watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${rv}`);
-    expect(resumed).toMatchObject({ status: 200, ended: true, events: [{ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` } }] });
+    expect(resumed).toMatchObject({
+      status: 200,
+      ended: true,
+      events: [
+        {
+          type: "ERROR",
+          object: {
+            kind: "Status",
+            code: 410,
+            reason: "Expired",
+            message: `too old resource version: ${rv} (${sb.store.resourceVersion})`,
+          },
+        },
+      ],
+    });
     for (const exact of [`resourceVersion=${rv}&resourceVersionMatch=Exact`, `resourceVersion=${rv}&limit=10`]) {
       const list = await call("GET", `/api/v1/namespaces/f/configmaps?${exact}`);
-      expect({ exact, status: list.status, body: list.body }).toMatchObject({ exact, status: 410, body: { reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` } });
+      expect({ exact, status: list.status, body: list.body }).toMatchObject({
+        exact,
+        status: 410,
+        body: { reason: "Expired", message: `too old resource version: ${rv} (${sb.store.resourceVersion})` },
+      });
     }
     // "Not older than" a resourceVersion is served from newer data: never 410 (the informer's check that the server reached its resume point is one).
     expect((await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}`)).status).toBe(200);
-    expect((await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan&limit=1`)).status).toBe(200);
+    expect(
+      (await call("GET", `/api/v1/namespaces/f/configmaps?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan&limit=1`)).status,
+    ).toBe(200);
     expect((await call("GET", "/api/v1/namespaces/f/configmaps")).status).toBe(200);
     expect((await call("GET", "/api/v1/namespaces/f/configmaps?resourceVersion=0")).status).toBe(200);
     expect(sb.control.served.lists - lists).toBe(4); // the two 410s were not served
@@ -179,10 +224,29 @@ describe("a lagging watch cache", () => {
     const lagging = sb.control.injected.lagging;
     const resumed = await watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&resourceVersion=${rv}`);
     // The shape kube's cacher tests assert for its watch cache's newErrWatcher(TooLargeResourceVersionError).
-    expect(resumed).toMatchObject({ status: 200, ended: true, events: [{ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 504, reason: "Timeout", message: `Timeout: Too large resource version: ${rv}, current: ${Number(rv) - 1}`, details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 7 } } }] });
+    expect(resumed).toMatchObject({
+      status: 200,
+      ended: true,
+      events: [
+        {
+          type: "ERROR",
+          object: {
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            code: 504,
+            reason: "Timeout",
+            message: `Timeout: Too large resource version: ${rv}, current: ${Number(rv) - 1}`,
+            details: { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], retryAfterSeconds: 7 },
+          },
+        },
+      ],
+    });
     expect(resumed.events.length).toBe(1);
     expect(sb.control.injected.lagging - lagging).toBe(1);
-    const fresh = watchEvents("/api/v1/namespaces/f/configmaps?watch=true", (e) => e.some((x) => x.object.metadata?.name === "while-lagging"));
+    const fresh = watchEvents("/api/v1/namespaces/f/configmaps?watch=true", (e) =>
+      e.some((x) => x.object.metadata?.name === "while-lagging"),
+    );
     await call("POST", "/api/v1/namespaces/f/configmaps", configMap("while-lagging"));
     expect((await fresh).events.map((e) => e.type)).not.toContain("ERROR");
     sb.control.clear();
@@ -214,7 +278,9 @@ describe("a resourceVersion the store has not reached", () => {
   test("a watch from it is accepted (200) and stays silent: no event, no bookmark, no error, as kube's watch cache", async () => {
     const current = Number(sb.store.resourceVersion);
     // Something happens meanwhile (below the requested resourceVersion): still nothing is sent.
-    const w = watchEvents(`/api/v1/namespaces/f/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${current + 100}`);
+    const w = watchEvents(
+      `/api/v1/namespaces/f/configmaps?watch=true&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=${current + 100}`,
+    );
     await call("POST", "/api/v1/namespaces/f/configmaps", configMap("unseen"));
     const { status, events, ended } = await w;
     expect(status).toBe(200);

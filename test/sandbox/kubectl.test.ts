@@ -11,7 +11,12 @@ beforeAll(async () => {
   sb = await startSandbox({ name: "fidelity" });
   kubectl = kubectlFor(sb.kubeconfig);
   // The scenario's namespace comes from the API so that one failing kubectl verb does not fail the rest.
-  sb.api.create(sb.api.registry.find("", "v1", "namespaces")!, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "demo" } }, { fieldManager: "test" });
+  sb.api.create(
+    sb.api.registry.find("", "v1", "namespaces")!,
+    undefined,
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "demo" } },
+    { fieldManager: "test" },
+  );
 });
 afterAll(() => sb?.stop());
 
@@ -88,7 +93,11 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
 
   test("api-resources lists the built-in types with short names and groups", async () => {
     const out = await ok(["api-resources"]);
-    for (const line of [/^services\s+svc\s+v1\s+true\s+Service$/m, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m, /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease$/m]) {
+    for (const line of [
+      /^services\s+svc\s+v1\s+true\s+Service$/m,
+      /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m,
+      /^leases\s+coordination\.k8s\.io\/v1\s+true\s+Lease$/m,
+    ]) {
       expect(out).toMatch(line);
     }
   });
@@ -102,7 +111,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
   test("kubectl create makes configmaps, secrets, deployments and services (protobuf bodies)", async () => {
     expect(await ok(["create", "configmap", "made", "-n", "demo", "--from-literal=a=b"])).toBe("configmap/made created\n");
     expect(await ok(["create", "secret", "generic", "made", "-n", "demo", "--from-literal=k=v"])).toBe("secret/made created\n");
-    expect(await ok(["create", "deployment", "made", "-n", "demo", "--image=nginx", "--replicas=2", "--port=80"])).toBe("deployment.apps/made created\n");
+    expect(await ok(["create", "deployment", "made", "-n", "demo", "--image=nginx", "--replicas=2", "--port=80"])).toBe(
+      "deployment.apps/made created\n",
+    );
     expect(await ok(["create", "service", "clusterip", "made", "-n", "demo", "--tcp=80:8080"])).toBe("service/made created\n");
     const secret = await getJson(["get", "secret", "made", "-n", "demo"]);
     expect(Buffer.from(secret.data.k, "base64").toString()).toBe("v");
@@ -137,7 +148,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
     expect(await ok(["apply", "--server-side", "-f", "-"], cm("b"))).toBe("configmap/settings serverside-applied\n");
     const got = await getJson(["get", "configmap", "settings", "-n", "demo", "--show-managed-fields"]);
     expect(got.data).toEqual({ mode: "b" });
-    expect(got.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).toContain("kubectl/Apply");
+    expect(got.metadata.managedFields.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).toContain(
+      "kubectl/Apply",
+    );
   });
 
   test("get -o yaml and -l select and print objects", async () => {
@@ -151,7 +164,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
 
   test("get prints the usual service columns", async () => {
     const out = await ok(["get", "services", "-n", "demo"]);
-    expect(out).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\nweb\s+ClusterIP\s+10\.\S+\s+<none>\s+80\/TCP\s+\d+s\n$/);
+    expect(out).toMatch(
+      /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\nweb\s+ClusterIP\s+10\.\S+\s+<none>\s+80\/TCP\s+\d+s\n$/,
+    );
   });
 
   test("label and annotate change metadata", async () => {
@@ -164,10 +179,24 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
   });
 
   test("patch with merge, json and strategic types", async () => {
-    expect(await ok(["patch", "service", "web", "-n", "demo", "--type", "merge", "-p", '{"metadata":{"labels":{"m":"1"}}}'])).toBe("service/web patched\n");
-    expect(await ok(["patch", "service", "web", "-n", "demo", "--type", "json", "-p", '[{"op":"add","path":"/metadata/labels/j","value":"2"}]'])).toBe("service/web patched\n");
+    expect(await ok(["patch", "service", "web", "-n", "demo", "--type", "merge", "-p", '{"metadata":{"labels":{"m":"1"}}}'])).toBe(
+      "service/web patched\n",
+    );
     expect(
-      await ok(["patch", "deployment", "web", "-n", "demo", "--type", "strategic", "-p", '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox"}]}}}}']),
+      await ok(["patch", "service", "web", "-n", "demo", "--type", "json", "-p", '[{"op":"add","path":"/metadata/labels/j","value":"2"}]']),
+    ).toBe("service/web patched\n");
+    expect(
+      await ok([
+        "patch",
+        "deployment",
+        "web",
+        "-n",
+        "demo",
+        "--type",
+        "strategic",
+        "-p",
+        '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox"}]}}}}',
+      ]),
     ).toBe("deployment.apps/web patched\n");
     const svc = await getJson(["get", "service", "web", "-n", "demo"]);
     expect(svc.metadata.labels).toMatchObject({ m: "1", j: "2" });
@@ -176,7 +205,18 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
   });
 
   test("patch --subresource=status changes only the status (and the Deployment controller puts its status back)", async () => {
-    const out = await ok(["patch", "deployment", "web", "-n", "demo", "--subresource=status", "--type", "merge", "-p", '{"status":{"readyReplicas":0,"replicas":0,"availableReplicas":0},"spec":{"replicas":5}}']);
+    const out = await ok([
+      "patch",
+      "deployment",
+      "web",
+      "-n",
+      "demo",
+      "--subresource=status",
+      "--type",
+      "merge",
+      "-p",
+      '{"status":{"readyReplicas":0,"replicas":0,"availableReplicas":0},"spec":{"replicas":5}}',
+    ]);
     expect(out).toBe("deployment.apps/web patched\n");
     const dep = await getJson(["get", "deployment", "web", "-n", "demo"]);
     expect(dep.status.readyReplicas).toBe(1);
@@ -205,7 +245,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl against the sandbox"), () => 
     await ok(["apply", "-f", "-"], "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: one, namespace: demo }\n");
     await ok(["label", "configmap", "one", "watched", "-n", "demo", "sweep=yes"]);
     expect(await ok(["delete", "configmap", "settings", "-n", "demo"])).toBe('configmap "settings" deleted\n');
-    expect(await ok(["delete", "configmaps", "-n", "demo", "-l", "sweep=yes"])).toBe('configmap "one" deleted\nconfigmap "watched" deleted\n');
+    expect(await ok(["delete", "configmaps", "-n", "demo", "-l", "sweep=yes"])).toBe(
+      'configmap "one" deleted\nconfigmap "watched" deleted\n',
+    );
     const left = await getJson(["get", "configmaps", "-n", "demo"]);
     expect(left.items).toEqual([]);
   });

@@ -92,6 +92,14 @@ describe("the sandbox's layout", () => {
     const a = join(SANDBOX, "a.ts");
     const b = join(SANDBOX, "b.ts");
     const c = join(SANDBOX, "c.ts");
-    expect(cycles(new Map([[a, [b]], [b, [a, c]], [c, []]]))).toEqual([["a.ts", "b.ts"]]);
+    expect(
+      cycles(
+        new Map([
+          [a, [b]],
+          [b, [a, c]],
+          [c, []],
+        ]),
+      ),
+    ).toEqual([["a.ts", "b.ts"]]);
   });
 });

@@ -36,7 +36,10 @@ const SECRET_PATTERNS: [string, RegExp][] = [
   ["a service-account token", /\bsbx\.[A-Za-z0-9_-]{40,}/],
   ["a private key", /PRIVATE KEY/],
   ["a kubeconfig as Secret data (base64 of apiVersion)", /YXBpVmVyc2lvbj/],
-  ["kubeconfig key or CA data", /(client-key-data|client-certificate-data|certificate-authority-data)["']?\s*[:=]\s*["']?[A-Za-z0-9+/=]{20,}/],
+  [
+    "kubeconfig key or CA data",
+    /(client-key-data|client-certificate-data|certificate-authority-data)["']?\s*[:=]\s*["']?[A-Za-z0-9+/=]{20,}/,
+  ],
   ["a Secret's token field", /"token"\s*:\s*"[A-Za-z0-9+/=._-]{20,}"/],
 ];
 
@@ -46,7 +49,15 @@ let failed: string[] = [];
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "mc-suite-output-"));
-  const env = { ...process.env, MC_ENFORCE_RBAC: "1", MC_TEST_LOG_LEVEL: "debug", MC_TEST_OUTPUT_DIR: dir, MC_FAULT_SERVICES: "30", MC_FAULT_PHASE_MS: "500", NO_COLOR: "1" }; // the gateway flaps every 2 s: the prober's 1s floor needs ~1.1 s to see it
+  const env = {
+    ...process.env,
+    MC_ENFORCE_RBAC: "1",
+    MC_TEST_LOG_LEVEL: "debug",
+    MC_TEST_OUTPUT_DIR: dir,
+    MC_FAULT_SERVICES: "30",
+    MC_FAULT_PHASE_MS: "500",
+    NO_COLOR: "1",
+  }; // the gateway flaps every 2 s: the prober's 1s floor needs ~1.1 s to see it
   const proc = Bun.spawn(["bun", "test", ...SUITES], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
   const [out, err, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   code = exit;
@@ -77,9 +88,31 @@ describe(`${SUITES.join(", ")} with RBAC enforced and every log at debug`, () =>
   test("the patterns do find the secrets they are for (a positive control)", async () => {
     const sb = await startSandbox({ name: "control", tls: true });
     try {
-      sb.api.create(sb.api.registry.find("", "v1", "serviceaccounts")!, "default", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "c" } }, {});
-      const secret = sb.api.create(sb.api.registry.find("", "v1", "secrets")!, "default", { apiVersion: "v1", kind: "Secret", metadata: { name: "c-token", annotations: { "kubernetes.io/service-account.name": "c" } }, type: "kubernetes.io/service-account-token" }, {}).object as unknown as { data: { token: string } };
-      const samples = [sb.token!, Buffer.from(secret.data.token, "base64").toString(), sb.ca!.key, Buffer.from(sb.kubeconfig).toString("base64"), sb.kubeconfig, JSON.stringify(secret.data)];
+      sb.api.create(
+        sb.api.registry.find("", "v1", "serviceaccounts")!,
+        "default",
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "c" } },
+        {},
+      );
+      const secret = sb.api.create(
+        sb.api.registry.find("", "v1", "secrets")!,
+        "default",
+        {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "c-token", annotations: { "kubernetes.io/service-account.name": "c" } },
+          type: "kubernetes.io/service-account-token",
+        },
+        {},
+      ).object as unknown as { data: { token: string } };
+      const samples = [
+        sb.token!,
+        Buffer.from(secret.data.token, "base64").toString(),
+        sb.ca!.key,
+        Buffer.from(sb.kubeconfig).toString("base64"),
+        sb.kubeconfig,
+        JSON.stringify(secret.data),
+      ];
       for (const s of samples) expect(SECRET_PATTERNS.some(([, p]) => p.test(s))).toBe(true);
     } finally {
       await sb.stop();

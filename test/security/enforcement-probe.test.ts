@@ -8,14 +8,21 @@ import { multiclusterSetup, NS } from "../helpers/clusters.ts";
 
 const on = process.env.MC_ENFORCE_RBAC === "1";
 
-test.skipIf(!on)(`multiclusterSetup enforces RBAC under MC_ENFORCE_RBAC=1${on ? "" : " (skipped: only under MC_ENFORCE_RBAC=1)"}`, async () => {
-  const setup = await multiclusterSetup({ targets: ["east", "north"] });
-  try {
-    expect(setup.enforceRbac).toBe(true);
-    const err = await setup.controllerClients.get("east")!.get(resources.secret, NS, credentialsSecretName("north")).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(KubeError);
-    expect((err as KubeError).code).toBe(403);
-  } finally {
-    await setup.stop();
-  }
-}, 20_000);
+test.skipIf(!on)(
+  `multiclusterSetup enforces RBAC under MC_ENFORCE_RBAC=1${on ? "" : " (skipped: only under MC_ENFORCE_RBAC=1)"}`,
+  async () => {
+    const setup = await multiclusterSetup({ targets: ["east", "north"] });
+    try {
+      expect(setup.enforceRbac).toBe(true);
+      const err = await setup.controllerClients
+        .get("east")!
+        .get(resources.secret, NS, credentialsSecretName("north"))
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KubeError);
+      expect((err as KubeError).code).toBe(403);
+    } finally {
+      await setup.stop();
+    }
+  },
+  20_000,
+);

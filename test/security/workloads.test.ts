@@ -27,9 +27,15 @@ interface PodSpec {
 }
 
 const WORKLOAD_KINDS = new Set(["Deployment", "DaemonSet", "StatefulSet", "Job", "CronJob", "Pod"]);
-const podOf = (m: Manifest): PodSpec => ((m as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec);
+const podOf = (m: Manifest): PodSpec => (m as unknown as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
 
-const renders: [string, Manifest[]][] = [...allCases.map((c) => [c, renderCase(c)] as [string, Manifest[]]), ["allow", renderAllow({ namespace: "linkerd-multicluster", serviceAccount: "linkerd-service-mirror-remote-access-west", version: VERSION })]];
+const renders: [string, Manifest[]][] = [
+  ...allCases.map((c) => [c, renderCase(c)] as [string, Manifest[]]),
+  [
+    "allow",
+    renderAllow({ namespace: "linkerd-multicluster", serviceAccount: "linkerd-service-mirror-remote-access-west", version: VERSION }),
+  ],
+];
 
 /** The pods that call the Kubernetes API, by the Deployment's name: only mc's controllers. */
 const USES_API_TOKEN = (m: Manifest) =>
@@ -53,7 +59,13 @@ describe("rendered workloads", () => {
         expect(pod.securityContext?.seccompProfile).toEqual({ type: "RuntimeDefault" });
         for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) {
           const sc = c.securityContext ?? {};
-          expect({ container: c.name, runAsNonRoot: sc.runAsNonRoot, readOnlyRootFilesystem: sc.readOnlyRootFilesystem, allowPrivilegeEscalation: sc.allowPrivilegeEscalation, privileged: sc.privileged }).toEqual({
+          expect({
+            container: c.name,
+            runAsNonRoot: sc.runAsNonRoot,
+            readOnlyRootFilesystem: sc.readOnlyRootFilesystem,
+            allowPrivilegeEscalation: sc.allowPrivilegeEscalation,
+            privileged: sc.privileged,
+          }).toEqual({
             container: c.name,
             runAsNonRoot: true,
             readOnlyRootFilesystem: true,
@@ -81,6 +93,13 @@ describe("rendered workloads", () => {
 
   test("the cases cover the gateway and the controllers", () => {
     const names = new Set(renders.flatMap(([, ms]) => ms.filter((m) => m.kind === "Deployment").map((m) => m.metadata.name)));
-    expect([...names].sort()).toEqual(["controller-east", "controller-north", "linkerd-gateway", "linkerd-local-service-mirror", "linkerd-service-mirror-east", "mc-shared-controller"]);
+    expect([...names].sort()).toEqual([
+      "controller-east",
+      "controller-north",
+      "linkerd-gateway",
+      "linkerd-local-service-mirror",
+      "linkerd-service-mirror-east",
+      "mc-shared-controller",
+    ]);
   });
 });

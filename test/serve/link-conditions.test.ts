@@ -27,9 +27,13 @@ const target = Bun.serve({
     if (url.pathname === "/api/v1/services") {
       rejected.push(url.search);
       const message = 'unable to parse requirement: values[0][mirror.linkerd.io/exported]: Invalid value: "true false"';
-      return Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", message, reason: "BadRequest", code: 400 }, { status: 400 });
+      return Response.json(
+        { kind: "Status", apiVersion: "v1", status: "Failure", message, reason: "BadRequest", code: 400 },
+        { status: 400 },
+      );
     }
-    if (url.searchParams.get("watch") === "true") return new Response(new ReadableStream({ start() {} }), { headers: { "content-type": "application/json" } });
+    if (url.searchParams.get("watch") === "true")
+      return new Response(new ReadableStream({ start() {} }), { headers: { "content-type": "application/json" } });
     return Response.json({ kind: "List", apiVersion: "v1", metadata: { resourceVersion: "1" }, items: [] });
   },
 });
@@ -48,7 +52,14 @@ describe("a request the target rejects as it is (400)", () => {
     const clock = new ManualClock();
     const log = recordingLog();
     const client = await connectKubeconfigText(targetKubeconfig, "fake", { name: "east" });
-    const inf = new Informer<KubeObject>({ client, resource: resources.service, labelSelector: "a=b", clock, log, backoff: { initialMs: 10, maxMs: 10 } });
+    const inf = new Informer<KubeObject>({
+      client,
+      resource: resources.service,
+      labelSelector: "a=b",
+      clock,
+      log,
+      backoff: { initialMs: 10, maxMs: 10 },
+    });
     const failed = nextStatus(inf, (s) => s.state === "failed", "the informer to give up");
     inf.start();
     const status = await failed;
@@ -78,12 +89,14 @@ function supervise(connect?: ConnectRemote): LinkSupervisor {
   return sup;
 }
 
-const conditions = (): Condition[] => ((readLink(pair.west)?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []);
+const conditions = (): Condition[] => (readLink(pair.west)?.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
 const conditionOf = (type: string) => conditions().find((c) => c.type === type);
 const linkEvents = () =>
-  (list(pair.west, "events", DEFAULT_NAMESPACE) as Array<KubeObject & { involvedObject: { kind: string; name: string; uid?: string }; type: string; reason: string; message: string }>).filter(
-    (e) => e.involvedObject.kind === "Link" && e.involvedObject.name === "east",
-  );
+  (
+    list(pair.west, "events", DEFAULT_NAMESPACE) as Array<
+      KubeObject & { involvedObject: { kind: string; name: string; uid?: string }; type: string; reason: string; message: string }
+    >
+  ).filter((e) => e.involvedObject.kind === "Link" && e.involvedObject.name === "east");
 
 /** Resolves once `pred` holds for the stored Link (at once, or after a later write to west). */
 function untilLink(pred: () => boolean, what: string): Promise<void> {
@@ -114,7 +127,10 @@ describe("the Link's conditions", () => {
     const started = nextController(s);
     s.start();
     await started;
-    await untilLink(() => conditionOf("Ready")?.status === "True" && conditionOf("ServicesSelected")?.status === "True", "Ready and ServicesSelected True");
+    await untilLink(
+      () => conditionOf("Ready")?.status === "True" && conditionOf("ServicesSelected")?.status === "True",
+      "Ready and ServicesSelected True",
+    );
     await s.settle();
     expect(conditions().map((c) => [c.type, c.status, c.reason])).toEqual([
       ["Ready", "True", "Mirroring"],
@@ -151,7 +167,13 @@ describe("the Link's conditions", () => {
   test("a missing Secret: CredentialsValid False SecretNotFound, a Warning Event, and status.gateway.alive no longer true", async () => {
     await pair.westClient.create(resources.secret, credentialsSecret("east", pair.east.kubeconfig));
     await pair.westClient.create(linkResource, linkObject());
-    await pair.westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: { gateway: { alive: true, lastProbeTime: new Date().toISOString() } } }, { subresource: "status" });
+    await pair.westClient.patch(
+      linkResource,
+      DEFAULT_NAMESPACE,
+      "east",
+      { status: { gateway: { alive: true, lastProbeTime: new Date().toISOString() } } },
+      { subresource: "status" },
+    );
     const s = supervise();
     const started = nextController(s);
     s.start();
@@ -160,7 +182,11 @@ describe("the Link's conditions", () => {
     await untilLink(() => conditionOf("CredentialsValid")?.reason === "SecretNotFound", "CredentialsValid False SecretNotFound");
     await s.settle();
     expect(conditionOf("Ready")).toMatchObject({ status: "False", reason: "CredentialsInvalid" });
-    expect(linkEvents().filter((e) => e.type === "Warning").map((e) => e.reason)).toEqual(["SecretNotFound"]);
+    expect(
+      linkEvents()
+        .filter((e) => e.type === "Warning")
+        .map((e) => e.reason),
+    ).toEqual(["SecretNotFound"]);
     const gateway = (readLink(pair.west)!.status as { gateway?: { alive?: boolean; lastProbeTime?: string } }).gateway;
     expect(gateway?.alive).toBeUndefined();
     expect(gateway?.lastProbeTime).toBeString(); // the rest of what the prober wrote stays

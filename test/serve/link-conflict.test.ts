@@ -35,8 +35,19 @@ afterEach(async () => {
   await pair.stop();
 });
 
-const options = { local: undefined as never, namespace: NS, adminAddr: "127.0.0.1:0", log: quiet, settings: { probeDirect: true } } as const;
-const controller = { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 20 } };
+const options = {
+  local: undefined as never,
+  namespace: NS,
+  adminAddr: "127.0.0.1:0",
+  log: quiet,
+  settings: { probeDirect: true },
+} as const;
+const controller = {
+  resolver: fakeResolver({}),
+  log: quiet,
+  informerBackoff: { initialMs: 20, maxMs: 100 },
+  queueBackoff: { initialMs: 5, maxMs: 20 },
+};
 
 async function start(o: { all: true } | { linkName: string }): Promise<Serving> {
   const s = await serve({ ...options, local: pair.westClient, ...o, leaderElect: false, controller });
@@ -44,7 +55,8 @@ async function start(o: { all: true } | { linkName: string }): Promise<Serving> 
   return s;
 }
 
-const conditionOf = (o: KubeObject | undefined, type: string) => ((o as { status?: { conditions?: Condition[] } } | undefined)?.status?.conditions ?? []).find((c) => c.type === type);
+const conditionOf = (o: KubeObject | undefined, type: string) =>
+  ((o as { status?: { conditions?: Condition[] } } | undefined)?.status?.conditions ?? []).find((c) => c.type === type);
 const linkNamed = (name: string) => pair.westClient.get<KubeObject>(linkResource, NS, name);
 
 /** Resolves with the first Warning Event on Link `name` with this reason (already there or arriving). */
@@ -52,8 +64,14 @@ async function warningOn(name: string, reason: string): Promise<KubeObject & { m
   return within(
     (async () => {
       for (;;) {
-        const events = (await pair.westClient.list<KubeObject & { involvedObject?: { kind?: string; name?: string }; type?: string; reason?: string; message?: string }>(resources.event, { namespace: NS })).items;
-        const found = events.find((e) => e.involvedObject?.kind === "Link" && e.involvedObject.name === name && e.type === "Warning" && e.reason === reason);
+        const events = (
+          await pair.westClient.list<
+            KubeObject & { involvedObject?: { kind?: string; name?: string }; type?: string; reason?: string; message?: string }
+          >(resources.event, { namespace: NS })
+        ).items;
+        const found = events.find(
+          (e) => e.involvedObject?.kind === "Link" && e.involvedObject.name === name && e.type === "Warning" && e.reason === reason,
+        );
         if (found) return found;
         await new Promise<void>((resolve) => {
           const off = pair.west.store.onCommit(() => (off(), resolve()));
@@ -85,14 +103,25 @@ describe("two Links with one target cluster", () => {
     expect(copy.controller).toBeUndefined();
     expect(s.all!.units.get("east")!.runner!.status).toBe("running");
 
-    await waitFor(pair.westClient, linkResource, NS, "east", (o) => conditionOf(o, "Conflicted")?.status === "True", "Conflicted True on the older Link");
+    await waitFor(
+      pair.westClient,
+      linkResource,
+      NS,
+      "east",
+      (o) => conditionOf(o, "Conflicted")?.status === "True",
+      "Conflicted True on the older Link",
+    );
     const refused = await linkNamed("east-copy");
     expect(conditionOf(refused, "Ready")).toMatchObject({ status: "False", reason: "TargetClusterConflict" });
     expect(conditionOf(refused, "Conflicted")).toMatchObject({ status: "True", reason: "TargetClusterConflict" });
-    expect(conditionOf(refused, "Conflicted")!.message).toContain(`Link ${NS}/east, created earlier, targets cluster east too and mirrors it: this Link is not served`);
+    expect(conditionOf(refused, "Conflicted")!.message).toContain(
+      `Link ${NS}/east, created earlier, targets cluster east too and mirrors it: this Link is not served`,
+    );
     const owner = await linkNamed("east");
     expect(conditionOf(owner, "Ready")?.status).toBe("True");
-    expect(conditionOf(owner, "Conflicted")!.message).toContain(`Link ${NS}/east-copy, created later, targets cluster east too and is not served: this Link mirrors it`);
+    expect(conditionOf(owner, "Conflicted")!.message).toContain(
+      `Link ${NS}/east-copy, created later, targets cluster east too and is not served: this Link mirrors it`,
+    );
     expect((await warningOn("east-copy", "TargetClusterConflict")).message).toContain("Conflicted is True: Link");
     expect((await warningOn("east", "TargetClusterConflict")).message).toContain("Conflicted is True");
     expect(s.ready).toBe(true);
@@ -107,7 +136,14 @@ describe("two Links with one target cluster", () => {
 
     await pair.westClient.delete(linkResource, NS, "east");
     await untilStatus(copy, "running");
-    await waitFor(pair.westClient, linkResource, NS, "east-copy", (o) => conditionOf(o, "Conflicted")?.reason === "NoConflict", "Conflicted False on the Link left");
+    await waitFor(
+      pair.westClient,
+      linkResource,
+      NS,
+      "east-copy",
+      (o) => conditionOf(o, "Conflicted")?.reason === "NoConflict",
+      "Conflicted False on the Link left",
+    );
     expect(conditionOf(await linkNamed("east-copy"), "Conflicted")?.status).toBe("False");
   }, 30_000);
 

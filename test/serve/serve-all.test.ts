@@ -42,7 +42,12 @@ async function startAll(): Promise<Serving> {
     identity: "shared",
     log: quiet,
     settings: { probeDirect: true },
-    controller: { resolver: fakeResolver({}), log: quiet, informerBackoff: { initialMs: 20, maxMs: 100 }, queueBackoff: { initialMs: 5, maxMs: 20 } },
+    controller: {
+      resolver: fakeResolver({}),
+      log: quiet,
+      informerBackoff: { initialMs: 20, maxMs: 100 },
+      queueBackoff: { initialMs: 5, maxMs: 20 },
+    },
   });
   return serving;
 }
@@ -84,7 +89,10 @@ describe("mc serve --all", () => {
     await pair.eastClient.create(resources.service, remoteService({ name: "web" }));
     await link("east");
     await link("north");
-    await pair.westClient.create(resources.secret, { ...credentialsSecret("south", "not a kubeconfig"), data: { kubeconfig: Buffer.from("::: nope").toString("base64") } });
+    await pair.westClient.create(resources.secret, {
+      ...credentialsSecret("south", "not a kubeconfig"),
+      data: { kubeconfig: Buffer.from("::: nope").toString("base64") },
+    });
     await pair.westClient.create(linkResource, linkObject({ cluster: "south", probe: null }));
     const s = await startAll();
     await Promise.all([mirrored("web-east"), mirrored("web-north")]);
@@ -131,8 +139,14 @@ describe("mc serve --all", () => {
     await link("dead", deadConfig);
     const s = await startAll();
     await controllerOf(s, "east");
-    const reachable = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === "TargetReachable");
-    await waitForObject(pair.westClient, linkResource, NS, "dead", (o) => reachable(o)?.status === "False", { what: "TargetReachable False on Link dead", timeoutMs: 5000 });
+    const reachable = (o: KubeObject | undefined) =>
+      ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find(
+        (c) => c.type === "TargetReachable",
+      );
+    await waitForObject(pair.westClient, linkResource, NS, "dead", (o) => reachable(o)?.status === "False", {
+      what: "TargetReachable False on Link dead",
+      timeoutMs: 5000,
+    });
     const deadCtl = s.all!.units.get("dead")!.runner!.controller!;
     await Promise.all([deadCtl.informers.endpoints.synced, s.all!.units.get("dead")!.runner!.informers.secrets!.synced]);
     expect(deadCtl.isSynced).toBe(false);
@@ -174,10 +188,17 @@ describe("mc serve --all", () => {
     await link("north");
     await mirrored("web-north");
     await pair.westClient.delete(linkResource, NS, "north");
-    await waitForObject(pair.westClient, resources.lease, NS, "service-mirror-write-north", (l) => !(l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity, {
-      what: "north's Lease released",
-      timeoutMs: 5000,
-    });
+    await waitForObject(
+      pair.westClient,
+      resources.lease,
+      NS,
+      "service-mirror-write-north",
+      (l) => !(l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity,
+      {
+        what: "north's Lease released",
+        timeoutMs: 5000,
+      },
+    );
     expect(s.all!.units.has("north")).toBe(false);
     expect(await pair.westClient.get(resources.service, "ns1", "web-north")).toBeDefined();
     // east goes on.
@@ -186,10 +207,17 @@ describe("mc serve --all", () => {
     // north again: a new unit, once the old one has stopped.
     await pair.westClient.create(linkResource, linkObject({ cluster: "north", probe: null }));
     await mirrored("later-north");
-    await waitForObject(pair.westClient, resources.lease, NS, "service-mirror-write-north", (l) => (l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "shared", {
-      what: "north's Lease held again",
-      timeoutMs: 5000,
-    });
+    await waitForObject(
+      pair.westClient,
+      resources.lease,
+      NS,
+      "service-mirror-write-north",
+      (l) => (l?.spec as { holderIdentity?: string } | undefined)?.holderIdentity === "shared",
+      {
+        what: "north's Lease held again",
+        timeoutMs: 5000,
+      },
+    );
   });
 });
 

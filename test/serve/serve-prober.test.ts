@@ -137,17 +137,27 @@ describe("replacing a controller", () => {
       linkName: "east",
       metrics,
       log: quiet,
-      controller: { resolver: fakeResolver({}), log: quiet, proberFactory: probers.factory, informerBackoff: { initialMs: 20, maxMs: 100 } },
+      controller: {
+        resolver: fakeResolver({}),
+        log: quiet,
+        proberFactory: probers.factory,
+        informerBackoff: { initialMs: 20, maxMs: 100 },
+      },
     });
     cleanup.push(() => sup.stop());
-    const first = within(new Promise<void>((resolve) => sup.onController((c) => void c?.synced.then(resolve))), "the first controller to sync");
+    const first = within(
+      new Promise<void>((resolve) => sup.onController((c) => void c?.synced.then(resolve))),
+      "the first controller to sync",
+    );
     sup.start();
     await first;
     expect(await gatewayEnabled(metrics)).toBe(1);
 
     // A main-resource write to a Link without status stores status: null in the sandbox: give it one first.
     await pair.westClient.patch(linkResource, DEFAULT_NAMESPACE, "east", { status: {} }, { subresource: "status" });
-    const changed = await pair.westClient.patch<KubeObject>(linkResource, DEFAULT_NAMESPACE, "east", { spec: { probeSpec: { timeout: "60s" } } });
+    const changed = await pair.westClient.patch<KubeObject>(linkResource, DEFAULT_NAMESPACE, "east", {
+      spec: { probeSpec: { timeout: "60s" } },
+    });
     await cached(sup.informers.links, changed);
     await within(probers.second, "the new controller's prober to start");
     await sup.settle();
@@ -166,18 +176,38 @@ describe("replacing a controller", () => {
       await releaded;
       await Bun.sleep(300);
     });
-    const s = await start({ identity: "replica-a", metrics, lease: { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 }, controller: { proberFactory: probers.factory } });
+    const s = await start({
+      identity: "replica-a",
+      metrics,
+      lease: { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 },
+      controller: { proberFactory: probers.factory },
+    });
     const leads: boolean[] = [];
     s.onLeading((leading) => {
       leads.push(leading);
       if (leads.slice(-2).join() === "false,true") releadOnce();
     });
-    await within(new Promise<void>((resolve) => s.onElection(() => s.supervisor?.controller?.isSynced && resolve())), "replica-a to lead and mirror");
+    await within(
+      new Promise<void>((resolve) => s.onElection(() => s.supervisor?.controller?.isSynced && resolve())),
+      "replica-a to lead and mirror",
+    );
     expect(await gatewayEnabled(metrics)).toBe(1);
 
     // Another holder renews the lease: replica-a steps down, and takes the lease back once it expires.
-    const lease = await pair.westClient.get<KubeObject & { spec: Record<string, unknown> }>(resources.lease, DEFAULT_NAMESPACE, leaseName("east"));
-    await pair.westClient.update(resources.lease, { ...lease, spec: { ...lease.spec, holderIdentity: "intruder", leaseDurationSeconds: 1, renewTime: new Date().toISOString().replace("Z", "000Z") } });
+    const lease = await pair.westClient.get<KubeObject & { spec: Record<string, unknown> }>(
+      resources.lease,
+      DEFAULT_NAMESPACE,
+      leaseName("east"),
+    );
+    await pair.westClient.update(resources.lease, {
+      ...lease,
+      spec: {
+        ...lease.spec,
+        holderIdentity: "intruder",
+        leaseDurationSeconds: 1,
+        renewTime: new Date().toISOString().replace("Z", "000Z"),
+      },
+    });
     await within(releaded, "replica-a to step down and lead again", 5000);
     await within(probers.second, "the new controller's prober to start", 5000);
     expect(probers.events).toEqual(["made 1", "started 1", "stopping 1", "stopped 1", "made 2", "started 2"]);

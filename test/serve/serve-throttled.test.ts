@@ -54,8 +54,12 @@ test("with both clusters shedding every request beyond one in flight (429, Retry
     controller: { resolver: fakeResolver({}), log, informerBackoff: { initialMs: 20, maxMs: 100 } },
   });
   await within(synced(running), "the controller to sync and drain", 60_000);
-  const mirrors = list(pair.west, "services", "ns1").map((s) => s.metadata.name).filter((n) => n!.endsWith("-east"));
-  const endpoints = list(pair.west, "endpoints", "ns1").filter((e) => e.metadata.name!.endsWith("-east") && (e as { subsets?: unknown[] }).subsets?.length);
+  const mirrors = list(pair.west, "services", "ns1")
+    .map((s) => s.metadata.name)
+    .filter((n) => n!.endsWith("-east"));
+  const endpoints = list(pair.west, "endpoints", "ns1").filter(
+    (e) => e.metadata.name!.endsWith("-east") && (e as { subsets?: unknown[] }).subsets?.length,
+  );
   expect(mirrors.length).toBe(SERVICES);
   expect(endpoints.length).toBe(SERVICES);
   expect(pair.west.control.injected.throttled + pair.east.control.injected.throttled).toBeGreaterThan(0);

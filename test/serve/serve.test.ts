@@ -99,8 +99,14 @@ describe("mc serve", () => {
     await untilStatus(s.supervisor!, "running");
     const ctl = s.supervisor!.controller!;
     await Promise.all([ctl.informers.services.synced, ctl.informers.endpoints.synced, ctl.informers.namespaces.synced]);
-    const reachable = (o: KubeObject | undefined) => ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find((c) => c.type === "TargetReachable");
-    await waitForObject(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", (o) => reachable(o)?.status === "False", { what: "TargetReachable False", timeoutMs: 5000 });
+    const reachable = (o: KubeObject | undefined) =>
+      ((o?.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? []).find(
+        (c) => c.type === "TargetReachable",
+      );
+    await waitForObject(pair.westClient, linkResource, DEFAULT_NAMESPACE, "east", (o) => reachable(o)?.status === "False", {
+      what: "TargetReachable False",
+      timeoutMs: 5000,
+    });
     expect(ctl.isSynced).toBe(false);
     expect(await get(s, "/ready")).toBe("200 ok\n");
     expect(await get(s, "/live")).toBe("200 ok\n");
@@ -170,15 +176,18 @@ describe("--admin-addr", () => {
 
   // The kubelet probes a pod's IPv6 address in an IPv6-only cluster: `:PORT` listens on both
   // families, as Go's net.Listen(":9999") does (it listened on 0.0.0.0 only).
-  test.skipIf(!hasIPv6Loopback)(`:PORT answers on 127.0.0.1 and on ::1${hasIPv6Loopback ? "" : " (skipped: this host has no ::1)"}`, async () => {
-    const admin = startAdmin({ addr: ":0", metrics: { registry: new Registry() }, ready: () => true });
-    try {
-      for (const host of ["127.0.0.1", "[::1]"]) {
-        const res = await fetch(`http://${host}:${admin.port}/ping`);
-        expect({ host, status: res.status, body: await res.text() }).toEqual({ host, status: 200, body: "pong\n" });
+  test.skipIf(!hasIPv6Loopback)(
+    `:PORT answers on 127.0.0.1 and on ::1${hasIPv6Loopback ? "" : " (skipped: this host has no ::1)"}`,
+    async () => {
+      const admin = startAdmin({ addr: ":0", metrics: { registry: new Registry() }, ready: () => true });
+      try {
+        for (const host of ["127.0.0.1", "[::1]"]) {
+          const res = await fetch(`http://${host}:${admin.port}/ping`);
+          expect({ host, status: res.status, body: await res.text() }).toEqual({ host, status: 200, body: "pong\n" });
+        }
+      } finally {
+        await admin.stop();
       }
-    } finally {
-      await admin.stop();
-    }
-  });
+    },
+  );
 });

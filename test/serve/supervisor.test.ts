@@ -93,7 +93,13 @@ describe("LinkSupervisor", () => {
     expect(mirrors()).toEqual(["service-one-east"]);
     expect(s.ready).toBe(true);
 
-    const statusOnly = await pair.westClient.patch<KubeObject>(linkResource, DEFAULT_NAMESPACE, "east", { status: { gateway: { alive: true } } }, { subresource: "status" });
+    const statusOnly = await pair.westClient.patch<KubeObject>(
+      linkResource,
+      DEFAULT_NAMESPACE,
+      "east",
+      { status: { gateway: { alive: true } } },
+      { subresource: "status" },
+    );
     await cached(s.informers.links, statusOnly);
     await s.settle();
     expect(s.controller).toBe(ctl);

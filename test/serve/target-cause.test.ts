@@ -38,7 +38,9 @@ beforeAll(async () => {
   const secret = await s.westClient.get<{ data: Record<string, string> }>(resources.secret, NS, credentialsSecretName("east"));
   const cfg = YAML.parse(Buffer.from(secret.data[L.KUBECONFIG_DATA_KEY]!, "base64").toString());
   cfg.clusters[0].cluster.server = `https://127.0.0.1:${port}`;
-  await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), { data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") } });
+  await s.westClient.patch(resources.secret, NS, credentialsSecretName("east"), {
+    data: { [L.KUBECONFIG_DATA_KEY]: Buffer.from(YAML.stringify(cfg)).toString("base64") },
+  });
 }, 30_000);
 afterAll(async () => {
   for (const sock of sockets) sock.destroy();
@@ -46,18 +48,42 @@ afterAll(async () => {
   await Promise.all([s?.stop(), otherCa?.stop()]);
 });
 
-const reachable = (o: KubeObject | undefined) => ((o as { status?: { conditions?: Condition[] } } | undefined)?.status?.conditions ?? []).find((c) => c.type === "TargetReachable");
+const reachable = (o: KubeObject | undefined) =>
+  ((o as { status?: { conditions?: Condition[] } } | undefined)?.status?.conditions ?? []).find((c) => c.type === "TargetReachable");
 
 test("TargetReachable follows the cause of an outage (reset connections, then another CA): message updated, lastTransitionTime kept", async () => {
   let serving: Serving | undefined;
   try {
-    serving = await serve({ local: s.westClient, namespace: NS, linkName: "east", adminAddr: "127.0.0.1:0", leaderElect: false, controller: { informerBackoff: { initialMs: 20, maxMs: 100 } } });
-    await waitFor(s.westClient, linkResource, NS, "east", (o) => reachable(o)?.status === "False", "TargetReachable False while the target resets connections", 10_000);
+    serving = await serve({
+      local: s.westClient,
+      namespace: NS,
+      linkName: "east",
+      adminAddr: "127.0.0.1:0",
+      leaderElect: false,
+      controller: { informerBackoff: { initialMs: 20, maxMs: 100 } },
+    });
+    await waitFor(
+      s.westClient,
+      linkResource,
+      NS,
+      "east",
+      (o) => reachable(o)?.status === "False",
+      "TargetReachable False while the target resets connections",
+      10_000,
+    );
     const first = reachable(await s.westClient.get<KubeObject>(linkResource, NS, "east"))!;
     expect(first.reason).toBe("Unreachable");
     expect(first.message).not.toContain("unknown authority");
     mode = "other-ca";
-    await waitFor(s.westClient, linkResource, NS, "east", (o) => reachable(o)?.message.includes("is signed by an unknown authority") ?? false, "TargetReachable to name the CA mismatch", 10_000);
+    await waitFor(
+      s.westClient,
+      linkResource,
+      NS,
+      "east",
+      (o) => reachable(o)?.message.includes("is signed by an unknown authority") ?? false,
+      "TargetReachable to name the CA mismatch",
+      10_000,
+    );
     const now = reachable(await s.westClient.get<KubeObject>(linkResource, NS, "east"))!;
     expect(now).toMatchObject({ status: "False", reason: "Unreachable", lastTransitionTime: first.lastTransitionTime });
     expect(now.message).toContain("the kubeconfig's certificate-authority(-data) is not this server's CA");

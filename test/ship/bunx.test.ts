@@ -45,11 +45,14 @@ beforeAll(async () => {
 describe("bunx mc from a checkout", () => {
   test("runs cmd/mc.ts, at the root and from a subdirectory", async () => {
     expect(readFileSync(join(ROOT, "cmd", "mc.ts"), "utf8").split("\n")[0]).toBe("#!/usr/bin/env bun");
-    for (const cwd of [ROOT, join(ROOT, "test")]) expect(await sh(["bunx", "mc", "--version"], { cwd })).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+    for (const cwd of [ROOT, join(ROOT, "test")])
+      expect(await sh(["bunx", "mc", "--version"], { cwd })).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
   });
 
   test("bunx mc install --ignore-cluster prints what mc install prints", async () => {
-    expect(await ok(["bunx", "mc", "install", "--ignore-cluster"], { cwd: ROOT })).toBe((await runMc(["install", "--ignore-cluster"])).stdout);
+    expect(await ok(["bunx", "mc", "install", "--ignore-cluster"], { cwd: ROOT })).toBe(
+      (await runMc(["install", "--ignore-cluster"])).stdout,
+    );
   });
 });
 
@@ -57,12 +60,14 @@ describe("bunx mc from the packed tarball, installed in a project of its own", (
   test("the tarball holds cmd/, src/, k8s/ (its data, not its generators), package.json and README.md, and no tests, benches or docs", () => {
     const top = new Set(listing.map((p) => p.replace(/^package\//, "").split("/")[0]));
     expect([...top].sort()).toEqual(["README.md", "cmd", "k8s", "package.json", "src"]);
-    for (const file of ["cmd/mc.ts", "src/manifests/crd.ts", "k8s/link-crd.yaml", "k8s/sandbox/linkerd-policy-crds.yaml"]) expect(listing).toContain(`package/${file}`);
+    for (const file of ["cmd/mc.ts", "src/manifests/crd.ts", "k8s/link-crd.yaml", "k8s/sandbox/linkerd-policy-crds.yaml"])
+      expect(listing).toContain(`package/${file}`);
     expect(listing.filter((p) => /^package\/k8s\/.*\.ts$/.test(p))).toEqual([]);
   });
 
   test("its dependencies are mc's own: no devDependency came along", () => {
-    for (const dev of Object.keys(pkg.devDependencies).filter((d) => d !== pkg.name)) expect({ dev, installed: existsSync(join(consumer, "node_modules", dev)) }).toEqual({ dev, installed: false });
+    for (const dev of Object.keys(pkg.devDependencies).filter((d) => d !== pkg.name))
+      expect({ dev, installed: existsSync(join(consumer, "node_modules", dev)) }).toEqual({ dev, installed: false });
     expect(existsSync(join(consumer, "node_modules", ".bin", "mc"))).toBe(true);
     // A copy unpacked from the tarball, not a link back to the checkout.
     expect(lstatSync(join(consumer, "node_modules", "mc")).isSymbolicLink()).toBe(false);
@@ -70,7 +75,9 @@ describe("bunx mc from the packed tarball, installed in a project of its own", (
 
   test("bunx mc --version and install --ignore-cluster run from the project", async () => {
     expect(await sh(["bunx", "mc", "--version"], { cwd: consumer })).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
-    expect(await ok(["bunx", "mc", "install", "--ignore-cluster"], { cwd: consumer })).toBe((await runMc(["install", "--ignore-cluster"])).stdout);
+    expect(await ok(["bunx", "mc", "install", "--ignore-cluster"], { cwd: consumer })).toBe(
+      (await runMc(["install", "--ignore-cluster"])).stdout,
+    );
   });
 
   describe("the README's bunx line", () => {

@@ -35,7 +35,15 @@ function resolveKey(packages: Lockfile["packages"], from: string[], name: string
   return undefined;
 }
 
-export function writeConsumer(dir: string, o: { checkoutLock: string; pkg: { name: string; dependencies: Record<string, string>; bin: Record<string, string> }; tarball: string; integrity: string }): void {
+export function writeConsumer(
+  dir: string,
+  o: {
+    checkoutLock: string;
+    pkg: { name: string; dependencies: Record<string, string>; bin: Record<string, string> };
+    tarball: string;
+    integrity: string;
+  },
+): void {
   const lock = Bun.JSONC.parse(o.checkoutLock) as Lockfile;
   const spec = `./${o.tarball}`;
   const keep = new Set<string>();
@@ -58,6 +66,12 @@ export function writeConsumer(dir: string, o: { checkoutLock: string; pkg: { nam
   visit([], o.pkg.dependencies);
   const packages: Lockfile["packages"] = Object.fromEntries([...keep].sort().map((k) => [k, lock.packages[k]!]));
   packages[o.pkg.name] = [`${o.pkg.name}@${spec}`, { dependencies: o.pkg.dependencies, bin: o.pkg.bin }, o.integrity];
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true, dependencies: { [o.pkg.name]: spec } }, null, 2));
-  writeFileSync(join(dir, "bun.lock"), JSON.stringify({ ...lock, workspaces: { "": { name: "consumer", dependencies: { [o.pkg.name]: spec } } }, packages }, null, 2));
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, dependencies: { [o.pkg.name]: spec } }, null, 2),
+  );
+  writeFileSync(
+    join(dir, "bun.lock"),
+    JSON.stringify({ ...lock, workspaces: { "": { name: "consumer", dependencies: { [o.pkg.name]: spec } } }, packages }, null, 2),
+  );
 }

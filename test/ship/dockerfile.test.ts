@@ -76,7 +76,12 @@ describe("Dockerfile", () => {
       .filter((l) => l !== "" && !l.startsWith("#"));
     const copied = only(build, "COPY").flatMap((c) => copyArgs(c).sources);
     expect(copied.length).toBeGreaterThan(0);
-    for (const source of copied) for (const pattern of ignored) expect({ source, ignored: new Bun.Glob(pattern).match(source) || source.startsWith(`${pattern}/`) }).toEqual({ source, ignored: false });
+    for (const source of copied)
+      for (const pattern of ignored)
+        expect({ source, ignored: new Bun.Glob(pattern).match(source) || source.startsWith(`${pattern}/`) }).toEqual({
+          source,
+          ignored: false,
+        });
   });
 });
 
@@ -92,7 +97,8 @@ describe("the Deployment mc link renders, as the image runs it", () => {
     const r = await runMc(["--kubeconfig", kubeconfig, "link", "--cluster-name", "east"]);
     if (r.code !== 0) throw new Error(`mc link failed: ${r.stderr}`);
     const deployment = parseManifests(r.stdout).find((o) => o.kind === "Deployment")!;
-    container = (deployment as unknown as { spec: { template: { spec: { containers: (typeof container)[] } } } }).spec.template.spec.containers[0]!;
+    container = (deployment as unknown as { spec: { template: { spec: { containers: (typeof container)[] } } } }).spec.template.spec
+      .containers[0]!;
   });
   afterAll(() => east?.stop());
 
@@ -109,11 +115,18 @@ describe("the Deployment mc link renders, as the image runs it", () => {
     expect(await resolve(subCommands[name!])).toBe(serveCommand);
     const defs = (await resolve((serveCommand as CommandDef<ArgsDef>).args)) as ArgsDef;
     const known = new Set(Object.keys(defs));
-    for (const arg of rest.filter((a) => a.startsWith("-"))) expect({ arg, known: known.has(/^--([^=]+)/.exec(arg)?.[1] ?? arg) }).toEqual({ arg, known: true });
+    for (const arg of rest.filter((a) => a.startsWith("-")))
+      expect({ arg, known: known.has(/^--([^=]+)/.exec(arg)?.[1] ?? arg) }).toEqual({ arg, known: true });
     const parsed: Record<string, unknown> = parseArgs(rest, defs);
     expect(parsed._).toEqual(["east"]);
     expect(parsed).toMatchObject({ link: "east" });
-    expect(parsed).toMatchObject({ namespace: "linkerd-multicluster", "log-level": "info", "log-format": "plain", "event-requeue-limit": "3", "probe-service": "probe-gateway-east" });
+    expect(parsed).toMatchObject({
+      namespace: "linkerd-multicluster",
+      "log-level": "info",
+      "log-format": "plain",
+      "event-requeue-limit": "3",
+      "probe-service": "probe-gateway-east",
+    });
   });
 });
 

@@ -65,7 +65,8 @@ function execForm(text: string): string[] | undefined {
 export function labels(stage: Stage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const ins of stage.instructions.filter((i) => i.keyword === "LABEL")) {
-    for (const m of ins.text.matchAll(/([^\s=]+)=("((?:[^"\\]|\\.)*)"|\S+)/g)) out[m[1]!] = m[3] !== undefined ? m[3].replace(/\\(.)/g, "$1") : m[2]!;
+    for (const m of ins.text.matchAll(/([^\s=]+)=("((?:[^"\\]|\\.)*)"|\S+)/g))
+      out[m[1]!] = m[3] !== undefined ? m[3].replace(/\\(.)/g, "$1") : m[2]!;
   }
   return out;
 }

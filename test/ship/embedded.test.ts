@@ -24,7 +24,9 @@ const imports: K8sImport[] = files.flatMap((file) => {
     .scanImports(code)
     .filter((i) => /(^|\/)k8s\//.test(i.path))
     .map((i) => {
-      const statement = new RegExp(`from\\s+["']${i.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']\\s*(?:with\\s*\\{\\s*type:\\s*["'](\\w+)["']\\s*\\})?`).exec(code);
+      const statement = new RegExp(
+        `from\\s+["']${i.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']\\s*(?:with\\s*\\{\\s*type:\\s*["'](\\w+)["']\\s*\\})?`,
+      ).exec(code);
       return { file, path: i.path, type: statement?.[1] };
     });
 });
@@ -54,7 +56,11 @@ describe("k8s/ files reach the binary only as imports", () => {
         .split("\n")
         .filter((line) => !/^\s*import\b/.test(line))
         .join("\n");
-      const found = [/["'`][^"'`\n]*\bk8s\/[^"'`\n]*["'`]/, /import\.meta\.(dir|dirname|path|url|filename)\b/, /\b__dirname\b|\b__filename\b/]
+      const found = [
+        /["'`][^"'`\n]*\bk8s\/[^"'`\n]*["'`]/,
+        /import\.meta\.(dir|dirname|path|url|filename)\b/,
+        /\b__dirname\b|\b__filename\b/,
+      ]
         .map((re) => re.exec(runtime)?.[0])
         .filter((m) => m !== undefined);
       expect({ file, found }).toEqual({ file, found: [] });

@@ -25,10 +25,22 @@ const procs: Bun.Subprocess[] = [];
 const sandboxes: Sandbox[] = [];
 
 /** What a pod's runtime gives the container: no HOME of ours, no checkout, no KUBECONFIG. */
-const podEnv = (extra: Record<string, string> = {}) => ({ PATH: "/usr/bin:/bin", HOME: image, HOSTNAME: "mc-image-test", NO_COLOR: "1", ...extra });
+const podEnv = (extra: Record<string, string> = {}) => ({
+  PATH: "/usr/bin:/bin",
+  HOME: image,
+  HOSTNAME: "mc-image-test",
+  NO_COLOR: "1",
+  ...extra,
+});
 
 async function run(args: string[], o: { cwd?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn([...entrypoint, ...args], { cwd: o.cwd ?? image, env: o.env ?? podEnv(), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...entrypoint, ...args], {
+    cwd: o.cwd ?? image,
+    env: o.env ?? podEnv(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -88,13 +100,19 @@ describe("the image's binary, run with nothing of the checkout beside it", () =>
     expect(link.stderr).toBe("");
     const objects = parseManifests(link.stdout);
     applyObjects(west, objects);
-    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as { spec: { template: { spec: { containers: Array<{ args: string[] }> } } } };
+    const deployment = objects.find((o) => o.kind === "Deployment") as unknown as {
+      spec: { template: { spec: { containers: Array<{ args: string[] }> } } };
+    };
     const args = deployment.spec.template.spec.containers[0]!.args;
     // The pod's kube credentials come from its environment, not from flags.
-    const serve = await spawnUntil([...entrypoint, ...args, "--admin-addr=127.0.0.1:0"], /admin server listening on (\S+)[\s\S]*mirroring east/, {
-      cwd: image,
-      env: podEnv({ KUBECONFIG: westKubeconfig }),
-    });
+    const serve = await spawnUntil(
+      [...entrypoint, ...args, "--admin-addr=127.0.0.1:0"],
+      /admin server listening on (\S+)[\s\S]*mirroring east/,
+      {
+        cwd: image,
+        env: podEnv({ KUBECONFIG: westKubeconfig }),
+      },
+    );
     procs.push(serve.proc);
     const admin = /admin server listening on (\S+)/.exec(serve.stderr())![1]!;
     expect((await fetch(`${admin}/live`)).status).toBe(200);
@@ -106,19 +124,26 @@ describe("the image's binary, run with nothing of the checkout beside it", () =>
     expect(serve.stderr()).not.toMatch(/\berror\b/i);
   });
 
-  test.skipIf(!hasKubectl)(needsKubectl("sandbox serves kubectl, which applies what install prints (but Linkerd's policy kinds)"), async () => {
-    const kubeconfig = join(work, "sandbox.kubeconfig");
-    const sandbox = await spawnUntil([...entrypoint, "sandbox", "--name", "s", "--port", "0", "--kubeconfig", kubeconfig], /sandbox s ready at/, { cwd: image, env: podEnv() });
-    procs.push(sandbox.proc);
-    const kubectl = kubectlFor(readFileSync(kubeconfig, "utf8"));
-    const install = await run(["install", "--ignore-cluster"]);
-    // A bare sandbox has no Linkerd, so no policy.linkerd.io CRDs.
-    const objects = parseManifests(install.stdout).filter((o) => !o.apiVersion.startsWith("policy.linkerd.io/"));
-    const applied = await kubectl(["apply", "-f", "-"], { stdin: objects.map((o) => JSON.stringify(o)).join("\n") });
-    expect(applied.stderr).toBe("");
-    expect(applied.stdout).toContain("customresourcedefinition.apiextensions.k8s.io/links.multicluster.linkerd.io created");
-    expect((await kubectl(["get", "links", "-A"])).code).toBe(0);
-    sandbox.proc.kill("SIGTERM");
-    expect(await sandbox.proc.exited).toBe(0);
-  });
+  test.skipIf(!hasKubectl)(
+    needsKubectl("sandbox serves kubectl, which applies what install prints (but Linkerd's policy kinds)"),
+    async () => {
+      const kubeconfig = join(work, "sandbox.kubeconfig");
+      const sandbox = await spawnUntil(
+        [...entrypoint, "sandbox", "--name", "s", "--port", "0", "--kubeconfig", kubeconfig],
+        /sandbox s ready at/,
+        { cwd: image, env: podEnv() },
+      );
+      procs.push(sandbox.proc);
+      const kubectl = kubectlFor(readFileSync(kubeconfig, "utf8"));
+      const install = await run(["install", "--ignore-cluster"]);
+      // A bare sandbox has no Linkerd, so no policy.linkerd.io CRDs.
+      const objects = parseManifests(install.stdout).filter((o) => !o.apiVersion.startsWith("policy.linkerd.io/"));
+      const applied = await kubectl(["apply", "-f", "-"], { stdin: objects.map((o) => JSON.stringify(o)).join("\n") });
+      expect(applied.stderr).toBe("");
+      expect(applied.stdout).toContain("customresourcedefinition.apiextensions.k8s.io/links.multicluster.linkerd.io created");
+      expect((await kubectl(["get", "links", "-A"])).code).toBe(0);
+      sandbox.proc.kill("SIGTERM");
+      expect(await sandbox.proc.exited).toBe(0);
+    },
+  );
 });

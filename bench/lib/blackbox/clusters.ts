@@ -34,7 +34,8 @@ export interface BlackBoxClusters {
 
 /** Why `--backend real` cannot run here, or undefined. */
 export function whyNoReal(): string | undefined {
-  if (!kubeBinariesReady()) return `the Kubernetes ${KUBE_VERSION} binaries are not built (run \`bun run kube:build\`; they are cached for every checkout)`;
+  if (!kubeBinariesReady())
+    return `the Kubernetes ${KUBE_VERSION} binaries are not built (run \`bun run kube:build\`; they are cached for every checkout)`;
   if (process.getuid?.() !== 0) return "not root: the real clusters' gateway host needs ip netns";
   return undefined;
 }
@@ -64,10 +65,32 @@ async function sandboxes(dir: string, latency: string): Promise<Omit<BlackBoxClu
   const start = async (name: string) => {
     const kubeconfigPath = join(dir, `${name}.kubeconfig`);
     // One sandbox first: --trust-anchor writes the shared file the second one reads.
-    const p = await spawnUntil(["bun", MC, "sandbox", "--name", name, "--tls", "--linkerd", "--trust-anchor", anchor, "--kubeconfig", kubeconfigPath, "--latency", latency], /ready at/);
+    const p = await spawnUntil(
+      [
+        "bun",
+        MC,
+        "sandbox",
+        "--name",
+        name,
+        "--tls",
+        "--linkerd",
+        "--trust-anchor",
+        anchor,
+        "--kubeconfig",
+        kubeconfigPath,
+        "--latency",
+        latency,
+      ],
+      /ready at/,
+    );
     procs.push(p);
     const client = await connect({ kubeconfig: kubeconfigPath, name });
-    return cluster(name, kubeconfigPath, client, { address: "192.0.2.1", probeFlags: ["--probe-address", `127.0.0.1:${gateway.port}`], kill: () => gateway.kill(), start: async () => gateway.restart() });
+    return cluster(name, kubeconfigPath, client, {
+      address: "192.0.2.1",
+      probeFlags: ["--probe-address", `127.0.0.1:${gateway.port}`],
+      kill: () => gateway.kill(),
+      start: async () => gateway.restart(),
+    });
   };
   const east = await start("east");
   const west = await start("west");
@@ -93,10 +116,19 @@ async function real(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "di
   if (why) throw new Error(`--backend real: ${why}`);
   const clusters = await startRealClusters({ root: dir });
   const wrap = (c: typeof clusters.east) =>
-    cluster(c.name, c.kubeconfigPath, c.client, { address: c.host.address, probeFlags: ["--probe-direct"], kill: () => c.host.killGateway(), start: () => c.host.startGateway() });
+    cluster(c.name, c.kubeconfigPath, c.client, {
+      address: c.host.address,
+      probeFlags: ["--probe-direct"],
+      kill: () => c.host.killGateway(),
+      start: () => c.host.startGateway(),
+    });
   const pidsOf = (c: typeof clusters.east) => {
     const out: Record<string, number> = {};
-    for (const [part, comp] of [["apiserver", c.apiserver], ["etcd", c.etcd], ["controller-manager", c.controllerManager]] as const) {
+    for (const [part, comp] of [
+      ["apiserver", c.apiserver],
+      ["etcd", c.etcd],
+      ["controller-manager", c.controllerManager],
+    ] as const) {
       if (comp.pid === undefined) throw new Error(`${c.name}'s ${part} is not running`);
       out[`${c.name}-${part}`] = comp.pid;
     }
@@ -152,13 +184,31 @@ export async function startClusters(backend: BackendName, namespaces: number, la
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
   // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops.
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return spawnUntil(["bun", ...prof, MC, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra], /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  return spawnUntil(
+    [
+      "bun",
+      ...prof,
+      MC,
+      "--kubeconfig",
+      c.west.kubeconfigPath,
+      "serve",
+      "east",
+      ...c.east.gateway.probeFlags,
+      "--admin-addr",
+      "127.0.0.1:0",
+      ...extra,
+    ],
+    /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
 }
 
 /** A metric of `mc serve`'s /metrics (the sum over its label sets), or NaN when absent. */
 export async function metric(serving: Until, name: string): Promise<number> {
   const text = await (await fetch(`${serving.match[1]}/metrics`)).text();
-  const values = text.split("\n").filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `)).map((l) => Number(l.slice(l.lastIndexOf(" ") + 1)));
+  const values = text
+    .split("\n")
+    .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+    .map((l) => Number(l.slice(l.lastIndexOf(" ") + 1)));
   return values.length ? values.reduce((a, b) => a + b, 0) : Number.NaN;
 }
 
@@ -171,7 +221,8 @@ export async function settled(serving: Until, timeoutMs: number, mirrors = 0): P
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const ready = (await fetch(`${serving.match[1]}/ready`)).status === 200;
-    if (ready && (await metric(serving, "mc_queue_depth")) === 0 && (mirrors === 0 || (await metric(serving, "mc_mirrors")) >= mirrors)) return;
+    if (ready && (await metric(serving, "mc_queue_depth")) === 0 && (mirrors === 0 || (await metric(serving, "mc_mirrors")) >= mirrors))
+      return;
     if (performance.now() > deadline) throw new Error(`mc serve not settled after ${timeoutMs} ms`);
     await Bun.sleep(200);
   }

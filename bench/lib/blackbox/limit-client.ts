@@ -35,15 +35,24 @@ type Obj = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddre
 async function writeAll(count: number, concurrency: number, write: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const t = performance.now();
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
-    while (next < count) await write(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await write(next++);
+    }),
+  );
   return performance.now() - t;
 }
 
 const renamed = (o: Obj, prefix: string): Obj => ({ ...o, metadata: { ...o.metadata, name: `${prefix}${o.metadata.name}` } });
-const create = (client: KubeClient, o: Obj) => client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
-const flipped = (e: Obj): Obj => ({ ...e, subsets: (e.subsets ?? []).map((s) => ({ ports: s.ports, ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }) })) });
+const create = (client: KubeClient, o: Obj) =>
+  client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
+const flipped = (e: Obj): Obj => ({
+  ...e,
+  subsets: (e.subsets ?? []).map((s) => ({
+    ports: s.ports,
+    ...(s.addresses ? { notReadyAddresses: s.addresses } : { addresses: s.notReadyAddresses }),
+  })),
+});
 
 async function main(job: LimitJob): Promise<LimitResult> {
   const objects = (await Bun.file(job.objectsFile).json()) as Obj[];

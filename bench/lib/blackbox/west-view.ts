@@ -75,7 +75,15 @@ export async function watchWest(client: KubeClient): Promise<WestView> {
           err ? reject(err) : resolve();
         };
         const test = () => void (check() && done());
-        const timer = setTimeout(() => done(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (mirrors ${mirrors.size}, ready ${ready.size}, not ready ${notReady.size})`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            done(
+              new Error(
+                `timed out after ${timeoutMs} ms waiting for ${what} (mirrors ${mirrors.size}, ready ${ready.size}, not ready ${notReady.size})`,
+              ),
+            ),
+          timeoutMs,
+        );
         fires.add(test);
         test();
       }),

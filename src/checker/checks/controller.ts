@@ -13,7 +13,17 @@ import { FAST_FAILURE_DETECTION_FLAG, MIRROR_ENDPOINT_SLICES_FLAG, NAMESPACE_CRE
 import { installControllerName, leaseName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
 import { getOrUndefined, rereadLinks, type CheckContext } from "../context.ts";
 import type { Check } from "../types.ts";
-import { bindingProblem, deploymentDetail, gatewayVerdict, leaseVerdict, missingPermissions, type BindingLike, type DeploymentLike, type LeaseLike, type PolicyRule } from "../verdicts.ts";
+import {
+  bindingProblem,
+  deploymentDetail,
+  gatewayVerdict,
+  leaseVerdict,
+  missingPermissions,
+  type BindingLike,
+  type DeploymentLike,
+  type LeaseLike,
+  type PolicyRule,
+} from "../verdicts.ts";
 
 // A controller is of one of three kinds, and the checks say which: made by `mc link`
 // (linkerd-service-mirror-<c>), rendered by the install as Linkerd 2.18's chart does (`mc install
@@ -46,7 +56,12 @@ async function grantsOf(ctx: CheckContext, namespace: string, name: string): Pro
 /** The RBAC objects `mc link` renders for this link (as its Deployment runs), compared with what the cluster has. */
 async function rbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
   const grants = await grantsOf(ctx, link.namespace, serviceMirrorName(link.targetClusterName));
-  const wanted = linkObjects({ clusterName: link.targetClusterName, namespace: link.namespace, linkerdNamespace: ctx.linkerdNamespace, ...grants }).map((o) => o.manifest);
+  const wanted = linkObjects({
+    clusterName: link.targetClusterName,
+    namespace: link.namespace,
+    linkerdNamespace: ctx.linkerdNamespace,
+    ...grants,
+  }).map((o) => o.manifest);
   return review(ctx, wanted);
 }
 
@@ -61,7 +76,14 @@ const anyController = (g: Grants) => ({
 /** The RBAC objects `mc install --controllers <c>` renders for this link, compared with what the cluster has. */
 async function installRbacReview(ctx: CheckContext, link: Link): Promise<RbacReview> {
   const controller = anyController(await grantsOf(ctx, link.namespace, installControllerName(link.targetClusterName)));
-  return review(ctx, renderInstallControllers({ controllers: [{ clusterName: link.targetClusterName, controller, probePort: null }], namespace: link.namespace, version: "0" }));
+  return review(
+    ctx,
+    renderInstallControllers({
+      controllers: [{ clusterName: link.targetClusterName, controller, probePort: null }],
+      namespace: link.namespace,
+      version: "0",
+    }),
+  );
 }
 
 /** How each kind of controller is named in check lines. */
@@ -82,7 +104,9 @@ async function review(ctx: CheckContext, rendered: Manifest[]): Promise<RbacRevi
   const found = await Promise.all(
     wanted.map(async (want) => {
       const ref = refOf(want);
-      const have = await getOrUndefined(ctx.local.get<KubeObject>(resourceOf({ ...ref, namespaced: ref.namespace !== undefined }), ref.namespace, ref.name));
+      const have = await getOrUndefined(
+        ctx.local.get<KubeObject>(resourceOf({ ...ref, namespaced: ref.namespace !== undefined }), ref.namespace, ref.name),
+      );
       return have ? objectReview(want, have) : { problem: `${describeRef(ref)} is missing`, note: "" };
     }),
   );
@@ -97,7 +121,12 @@ async function review(ctx: CheckContext, rendered: Manifest[]): Promise<RbacRevi
 const isEvents = (rule: PolicyRule) => (rule.resources ?? []).length > 0 && (rule.resources ?? []).every((r) => r === "events");
 /** The Multi-Cluster Services import's rules: without them the import is off and mirroring goes on. */
 const isMcs = (rule: PolicyRule) =>
-  LOCAL_MCS_RULES.some((m) => JSON.stringify(m.apiGroups) === JSON.stringify(rule.apiGroups) && JSON.stringify(m.resources) === JSON.stringify(rule.resources) && JSON.stringify(m.verbs) === JSON.stringify(rule.verbs));
+  LOCAL_MCS_RULES.some(
+    (m) =>
+      JSON.stringify(m.apiGroups) === JSON.stringify(rule.apiGroups) &&
+      JSON.stringify(m.resources) === JSON.stringify(rule.resources) &&
+      JSON.stringify(m.verbs) === JSON.stringify(rule.verbs),
+  );
 const isOptional = (rule: PolicyRule) => isEvents(rule) || isMcs(rule);
 
 function objectReview(want: Manifest, have: KubeObject): { problem: string; note: string } {
@@ -105,12 +134,17 @@ function objectReview(want: Manifest, have: KubeObject): { problem: string; note
   if (want.kind === "ClusterRole" || want.kind === "Role") {
     const rules = (want.rules as PolicyRule[] | undefined) ?? [];
     const granted = (have.rules as PolicyRule[] | undefined) ?? [];
-    const missing = missingPermissions(rules.filter((r) => !isOptional(r)), granted);
+    const missing = missingPermissions(
+      rules.filter((r) => !isOptional(r)),
+      granted,
+    );
     const events = missingPermissions(rules.filter(isEvents), granted);
     const mcs = missingPermissions(rules.filter(isMcs), granted);
     const notes = [
       events.length ? `${what} does not grant ${events.join(", ")}: mirroring works, but the controller records no Events` : "",
-      mcs.length ? `${what} does not grant what the Multi-Cluster Services import writes (serviceimports, endpointslices): mirroring works, but the import is off` : "",
+      mcs.length
+        ? `${what} does not grant what the Multi-Cluster Services import writes (serviceimports, endpointslices): mirroring works, but the import is off`
+        : "",
     ].filter((n) => n !== "");
     return {
       problem: missing.length ? `${what} does not grant ${missing.join(", ")}` : "",
@@ -161,7 +195,8 @@ export const controllerRunning: Check<CheckContext> = {
     const lines = await Promise.all(
       ctx.links.map(async (link) => {
         const c = link.targetClusterName;
-        const dep = (name: string) => getOrUndefined(ctx.local.get<KubeObject & DeploymentLike>(resources.deployment, link.namespace, name));
+        const dep = (name: string) =>
+          getOrUndefined(ctx.local.get<KubeObject & DeploymentLike>(resources.deployment, link.namespace, name));
         const [lease, byLink, byInstall, shared] = await Promise.all([
           getOrUndefined(ctx.local.get<KubeObject & LeaseLike>(resources.lease, link.namespace, leaseName(c))),
           dep(serviceMirrorName(c)),
@@ -173,7 +208,12 @@ export const controllerRunning: Check<CheckContext> = {
         if (byLink && byInstall) {
           // Linkerd's check fails on two controller Deployments for one Link: the migration to the install's is half done.
           const fix = `delete mc link's with mc unlink --cluster-name ${c} --only-controller | kubectl delete -f -`;
-          return { ok: false, lines: [`${c}: two controllers, ${serviceMirrorName(c)} (mc link) and ${installControllerName(c)} (mc install --controllers): ${fix}`] };
+          return {
+            ok: false,
+            lines: [
+              `${c}: two controllers, ${serviceMirrorName(c)} (mc link) and ${installControllerName(c)} (mc install --controllers): ${fix}`,
+            ],
+          };
         }
         const deployment = byInstall
           ? deploymentDetail(byInstall, where(installControllerName(c), "mc install --controllers"))
@@ -219,7 +259,9 @@ export const gatewaysAlive: Check<CheckContext> = {
 async function detectsHangsFast(ctx: CheckContext, link: Link): Promise<boolean> {
   const c = link.targetClusterName;
   const names = [serviceMirrorName(c), installControllerName(c), SHARED_CONTROLLER_NAME];
-  const found = await Promise.all(names.map((name) => ctx.local.get<DeploymentArgs>(resources.deployment, link.namespace, name).catch(() => undefined)));
+  const found = await Promise.all(
+    names.map((name) => ctx.local.get<DeploymentArgs>(resources.deployment, link.namespace, name).catch(() => undefined)),
+  );
   const fast = (a: string) => a === FAST_FAILURE_DETECTION_FLAG || a === `${FAST_FAILURE_DETECTION_FLAG}=true`;
   return found.some((d) => d?.spec?.template?.spec?.containers?.some((x) => x.args?.some(fast)) ?? false);
 }

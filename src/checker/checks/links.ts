@@ -21,7 +21,10 @@ export const linkCrdExists: Check<CheckContext> = {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    return { ok: false, message: `${LINK_GROUP}/Link CRD is missing: ${ctx.local.cluster} does not serve ${version} ${linkResource.plural} (apply mc install's output there)` };
+    return {
+      ok: false,
+      message: `${LINK_GROUP}/Link CRD is missing: ${ctx.local.cluster} does not serve ${version} ${linkResource.plural} (apply mc install's output there)`,
+    };
   },
 };
 
@@ -66,9 +69,13 @@ export const linksTargetOwnClusters: Check<CheckContext> = {
       const name = (l: Link) => `${l.namespace}/${l.name}`;
       const newer = others.map(name).join(", ");
       if (others.every((l) => l.namespace === owner!.namespace)) {
-        return [`${cluster}: Links ${name(owner!)} and ${newer} target it; ${newer}, created later, ${others.length > 1 ? "are" : "is"} not served (delete ${others.length > 1 ? "them" : "it"}, or give ${others.length > 1 ? "them" : "it"} another spec.targetClusterName)`];
+        return [
+          `${cluster}: Links ${name(owner!)} and ${newer} target it; ${newer}, created later, ${others.length > 1 ? "are" : "is"} not served (delete ${others.length > 1 ? "them" : "it"}, or give ${others.length > 1 ? "them" : "it"} another spec.targetClusterName)`,
+        ];
       }
-      return [`${cluster}: Links ${name(owner!)} and ${newer} in other namespaces target it and write the same mirrors (delete all but one, or give the others another spec.targetClusterName)`];
+      return [
+        `${cluster}: Links ${name(owner!)} and ${newer} in other namespaces target it and write the same mirrors (delete all but one, or give the others another spec.targetClusterName)`,
+      ];
     });
     if (lines.length > 0) return { ok: false, message: "Clusters targeted by more than one Link:", details: lines };
     return { ok: true };
@@ -84,7 +91,9 @@ export const linksSelectServices: Check<CheckContext> = {
   async run(ctx) {
     const empty = ctx.links.flatMap((link) => {
       const c = findCondition(readConditions(link.status), "ServicesSelected");
-      return c?.status === "False" && c.reason === "SelectsNothing" ? [`${link.targetClusterName}: ${c.message} (since ${c.lastTransitionTime})`] : [];
+      return c?.status === "False" && c.reason === "SelectsNothing"
+        ? [`${link.targetClusterName}: ${c.message} (since ${c.lastTransitionTime})`]
+        : [];
     });
     if (empty.length > 0) return { ok: false, message: "Links that select nothing though their mirrors existed:", details: empty };
     return { ok: true };

@@ -9,7 +9,20 @@ import { DEFAULT_MIRROR_NAME_TEMPLATE } from "../../model/mirror-names.ts";
 import { MIRROR_SETTINGS } from "../../model/mirror-settings.ts";
 import { namespaceMap } from "../../model/values.ts";
 import { installControllerName, serviceMirrorName, SHARED_CONTROLLER_NAME } from "../../model/names.ts";
-import { blockedMirrorNames, danglingMembers, listFew, missingMirrors, mirrorsWithoutEndpoints, needsEndpoints, orphanMirrors, outOfSync, type EndpointsLike, type Naming, type SliceLike, type TargetLike } from "../mirrors.ts";
+import {
+  blockedMirrorNames,
+  danglingMembers,
+  listFew,
+  missingMirrors,
+  mirrorsWithoutEndpoints,
+  needsEndpoints,
+  orphanMirrors,
+  outOfSync,
+  type EndpointsLike,
+  type Naming,
+  type SliceLike,
+  type TargetLike,
+} from "../mirrors.ts";
 import type { Check } from "../types.ts";
 
 const MIRRORS = `${MIRRORED_SERVICE}=true`;
@@ -62,7 +75,11 @@ export const mirrorEndpoints: Check<CheckContext> = {
     ]);
     const empty = mirrorsWithoutEndpoints(services, endpoints, slices);
     const total = services.filter(needsEndpoints).length;
-    if (empty.length) return { ok: false, message: `${empty.length} of ${plural(total, "mirror service")} ${empty.length === 1 ? "has" : "have"} no endpoints: ${listFew(empty)}` };
+    if (empty.length)
+      return {
+        ok: false,
+        message: `${empty.length} of ${plural(total, "mirror service")} ${empty.length === 1 ? "has" : "have"} no endpoints: ${listFew(empty)}`,
+      };
     return { ok: true, message: `${plural(total, "mirror service")} checked` };
   },
 };
@@ -75,7 +92,9 @@ export const mirrorOrphans: Check<CheckContext> = {
   async run(ctx) {
     const orphans = orphanMirrors(await mirrorServices(ctx.local), new Set(ctx.links.map((l) => l.targetClusterName)));
     if (orphans.size === 0) return { ok: true };
-    const details = [...orphans.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, keys]) => `cluster "${c}" has no Link: ${listFew(keys)}`);
+    const details = [...orphans.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([c, keys]) => `cluster "${c}" has no Link: ${listFew(keys)}`);
     return { ok: false, message: "mirror services without a Link:", details };
   },
 };
@@ -125,7 +144,8 @@ export const mirrorNameConflicts: Check<CheckContext> = {
     for (const link of linked) {
       const targets = (await ctx.remotes.get(link.targetClusterName)!.list<KubeObject>(resources.service)).items;
       const blocked = blockedMirrorNames(link, targets, local, await namingOf(ctx.local, link));
-      if (blocked.length) details.push(`${link.targetClusterName}: ${plural(blocked.length, "export")} not mirrored, the name is taken: ${listFew(blocked)}`);
+      if (blocked.length)
+        details.push(`${link.targetClusterName}: ${plural(blocked.length, "export")} not mirrored, the name is taken: ${listFew(blocked)}`);
     }
     if (details.length) return { ok: false, message: "Services that are not mirrors hold mirror names:", details };
     return { ok: true };
@@ -140,7 +160,9 @@ export const federatedMembers: Check<CheckContext> = {
   async run(ctx) {
     const dangling = danglingMembers(await mirrorServices(ctx.local), new Set(ctx.links.map((l) => l.targetClusterName)));
     if (dangling.size === 0) return { ok: true };
-    const details = [...dangling.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([svc, members]) => `${svc}: ${members.join(", ")} ${members.length === 1 ? "has" : "have"} no Link`);
+    const details = [...dangling.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([svc, members]) => `${svc}: ${members.join(", ")} ${members.length === 1 ? "has" : "have"} no Link`);
     return { ok: false, message: "federated services with members whose Link is gone:", details };
   },
 };

@@ -39,7 +39,9 @@ type DeploymentArgs = KubeObject & { spec?: { template?: { spec?: { containers?:
  */
 async function controllerArgs(local: KubeClient, link: Link): Promise<string[]> {
   const names = [serviceMirrorName(link.targetClusterName), SHARED_CONTROLLER_NAME];
-  const deployments = await Promise.all(names.map((n) => local.get<DeploymentArgs>(resources.deployment, link.namespace, n).catch(() => undefined)));
+  const deployments = await Promise.all(
+    names.map((n) => local.get<DeploymentArgs>(resources.deployment, link.namespace, n).catch(() => undefined)),
+  );
   return deployments.flatMap((d) => d?.spec?.template?.spec?.containers?.flatMap((c) => c.args ?? []) ?? []);
 }
 
@@ -60,7 +62,9 @@ async function accessProblem(remote: KubeClient, link: Link, local: KubeClient):
   ];
   const denied = await denials(remote, link, needs);
   const mcsDenied = (await denials(remote, link, MCS_NEEDS)).size > 0;
-  const note = mcsDenied ? `the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)` : "";
+  const note = mcsDenied
+    ? `the credentials may not list, watch serviceexports.multicluster.x-k8s.io: the Multi-Cluster Services import is off (apply mc install or mc allow on the target)`
+    : "";
   const list = [...denied].map(([on, verbs]) => `${verbs.join(", ")} ${on}`).join("; ");
   if (!list) return { problem: "", note };
   const slicesDenied = needs.some((n) => n.resource === "endpointslices" && denied.has(what(n)));
@@ -80,7 +84,15 @@ async function denials(remote: KubeClient, link: Link, needs: readonly AccessAtt
       apiVersion: selfSubjectAccessReview.apiVersion,
       kind: selfSubjectAccessReview.kind,
       metadata: {},
-      spec: { resourceAttributes: { verb: need.verb, group: need.group, resource: need.resource, namespace, ...(need.name && { name: need.name }) } },
+      spec: {
+        resourceAttributes: {
+          verb: need.verb,
+          group: need.group,
+          resource: need.resource,
+          namespace,
+          ...(need.name && { name: need.name }),
+        },
+      },
     });
     if (review.status?.allowed === true) continue;
     const verbs = denied.get(what(need)) ?? [];

@@ -43,7 +43,14 @@ export interface FederatedServiceStatus {
 function entryOf(key: ServiceKey, plan: FederatedPlan, before: FederatedEntry | undefined, now: number): FederatedEntry | null {
   const { namespace, name } = splitServiceKey(key);
   const next: Omit<FederatedEntry, "since"> | null = plan.problem
-    ? { namespace, name, joined: false, reason: plan.problem.reason, message: plan.problem.message, ...(plan.problem.localRef && { localRef: plan.problem.localRef }) }
+    ? {
+        namespace,
+        name,
+        joined: false,
+        reason: plan.problem.reason,
+        message: plan.problem.message,
+        ...(plan.problem.localRef && { localRef: plan.problem.localRef }),
+      }
     : plan.member
       ? { namespace, name, joined: true, reason: "Mirrored", message: "", localRef: { namespace, name: plan.name } }
       : null;

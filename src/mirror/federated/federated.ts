@@ -111,17 +111,42 @@ export function planFederated(i: FederatedInput): FederatedPlan {
   if (!current) {
     if (!eligible) return out([], false, problem, after);
     const ns: MirrorOp[] = createNamespace
-      ? [{ verb: "create", kind: "Namespace", object: { apiVersion: "v1", kind: "Namespace", metadata: { name: key.namespace, labels: local ? { [MIRRORED_SERVICE]: "true" } : ownLabels(cluster) } } }]
+      ? [
+          {
+            verb: "create",
+            kind: "Namespace",
+            object: {
+              apiVersion: "v1",
+              kind: "Namespace",
+              metadata: { name: key.namespace, labels: local ? { [MIRRORED_SERVICE]: "true" } : ownLabels(cluster) },
+            },
+          },
+        ]
       : [];
     return out([...ns, { verb: "create", kind: "Service", object: fromTarget(i, name, after) }], true, null, after);
   }
   if (after.remote.length === 0 && !after.local) {
     const m = current.metadata;
-    return out([{ verb: "delete", kind: "Service", namespace: key.namespace, name, ...(m.uid && { uid: m.uid }), ...(m.resourceVersion && { resourceVersion: m.resourceVersion }) }], false, problem, after);
+    return out(
+      [
+        {
+          verb: "delete",
+          kind: "Service",
+          namespace: key.namespace,
+          name,
+          ...(m.uid && { uid: m.uid }),
+          ...(m.resourceVersion && { resourceVersion: m.resourceVersion }),
+        },
+      ],
+      false,
+      problem,
+      after,
+    );
   }
   const desired = eligible && isOldest(i, after) ? fromTarget(i, name, after) : withMembers(current, after);
   const changed = serviceChanges(desired, current);
-  const ops: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(current, desired), changed }] : [];
+  const ops: MirrorOp[] =
+    changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(current, desired), changed }] : [];
   return out(ops, eligible, problem, after);
 }
 

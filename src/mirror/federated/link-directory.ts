@@ -17,7 +17,13 @@ export class LinkDirectory implements KnownLinks {
   private readonly listeners = new Set<(cluster: string) => void>();
 
   constructor(o: { client: KubeClient; namespace: string; backoff?: Partial<BackoffOptions> }) {
-    this.informer = new Informer<KubeObject>({ client: o.client, resource: linkResource, namespace: o.namespace, log: logger(`informer:${o.client.cluster}`), backoff: o.backoff });
+    this.informer = new Informer<KubeObject>({
+      client: o.client,
+      resource: linkResource,
+      namespace: o.namespace,
+      log: logger(`informer:${o.client.cluster}`),
+      backoff: o.backoff,
+    });
     this.informer.on((e) => {
       const cluster = clusterOf(e.object);
       const before = e.type === "updated" ? clusterOf(e.old) : cluster;
@@ -51,7 +57,9 @@ export class LinkDirectory implements KnownLinks {
   }
 
   createdAt(cluster: string): string | undefined {
-    const times = [...(this.byCluster.get(cluster) ?? [])].map((k) => this.informer.cache.getByKey(k)?.metadata.creationTimestamp).filter((t): t is string => !!t);
+    const times = [...(this.byCluster.get(cluster) ?? [])]
+      .map((k) => this.informer.cache.getByKey(k)?.metadata.creationTimestamp)
+      .filter((t): t is string => !!t);
     return times.sort()[0];
   }
 

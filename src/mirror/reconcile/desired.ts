@@ -20,7 +20,9 @@ export interface RemoteState {
 }
 
 /** The controller's flags, and what the source cluster holds that changes the decision. */
-export interface DesiredOptions extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation">, Partial<Pick<MirrorSettings, "mirrorNameTemplate">> {
+export interface DesiredOptions
+  extends Pick<MirrorSettings, "enableHeadlessServices" | "enableNamespaceCreation">,
+    Partial<Pick<MirrorSettings, "mirrorNameTemplate">> {
   /** Whether the Service's namespace exists in the source cluster. */
   namespaceExists: boolean;
   /** false: `--namespace-selector` does not select the target's namespace, so nothing is exported from it. */
@@ -114,7 +116,10 @@ export function desiredMirror(opts: DesiredInput): DesiredMirror {
   const invalid = invalidTarget(svc, opts.mirrorName ? opts.nameProblem : mirrorNameOf(DEFAULT_MIRROR_NAME_TEMPLATE, key, cluster).problem);
   if (invalid) {
     out.problem = { reason: "InvalidService", message: invalid };
-    out.remoteEvent = { reason: "ServiceMirroringSkipped", message: invalid === NO_PORTS ? NO_PORTS_MESSAGE : `Skipped mirroring service: ${invalid}` };
+    out.remoteEvent = {
+      reason: "ServiceMirroringSkipped",
+      message: invalid === NO_PORTS ? NO_PORTS_MESSAGE : `Skipped mirroring service: ${invalid}`,
+    };
     out.createNamespace = null;
     return out;
   }
@@ -187,7 +192,10 @@ function serviceParts(svc: ServiceObject, link: Link, mode: string, key: { names
   const fqName = remoteFqName(key.name, key.namespace, link.targetClusterDomain);
   const copied = mirrorLabels(svc.metadata.labels, link.excludedLabels, cluster, link.uid);
   const labels = mode === "remote-discovery" ? remoteDiscoveryLabels(copied, cluster, key.name) : copied;
-  const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, { fqName, resourceVersion: svc.metadata.resourceVersion ?? "" });
+  const annotations = mirrorAnnotations(svc.metadata.annotations, link.excludedAnnotations, {
+    fqName,
+    resourceVersion: svc.metadata.resourceVersion ?? "",
+  });
   const ports = mirrorPorts(svc.spec?.ports);
   const parts: ServiceParts = { link, mode, key: k, fqName, labels, annotations, ports };
   if (Object.isFrozen(svc)) {
@@ -208,7 +216,8 @@ function serviceParts(svc: ServiceObject, link: Link, mode: string, key: { names
  */
 function invalidTarget(svc: ServiceObject, nameProblem: string | undefined): string | undefined {
   if ((svc.spec?.ports ?? []).length === 0) return NO_PORTS;
-  if (svc.spec?.type === "ExternalName") return "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead";
+  if (svc.spec?.type === "ExternalName")
+    return "spec.type: an ExternalName Service has no endpoints for the gateway to reach; export the Service it points at instead";
   return nameProblem;
 }
 
@@ -223,7 +232,12 @@ function headlessKind(ep: EndpointsObject | undefined, current: DesiredOptions["
  * The gateway mirror: Endpoints of the probe Service pointing at the gateway, always ready
  * (docs/linkerd-compatibility.md#repair).
  */
-export function desiredGatewayMirror(link: Link, gateway: ResolvedGateway | null, probeService: string, namespace: string): EndpointsObject | null {
+export function desiredGatewayMirror(
+  link: Link,
+  gateway: ResolvedGateway | null,
+  probeService: string,
+  namespace: string,
+): EndpointsObject | null {
   if (!gateway || !link.probe) return null;
   const ports = [{ name: PROBE_PORT_NAME, protocol: "TCP", port: link.probe.port }];
   return {

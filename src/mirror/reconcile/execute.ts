@@ -32,7 +32,13 @@ export type Execute = (ops: readonly MirrorOp[]) => Promise<OpResult[]>;
 /** An update answered 404: the mirror went while the view still held it. Unlike other 404s, worth a retry (it re-plans as a create). */
 class StaleView extends KubeError {
   constructor(err: KubeError) {
-    super({ verb: err.verb, target: err.target, code: err.code, reason: err.reason, ...(err.detail !== undefined && { detail: err.detail }) });
+    super({
+      verb: err.verb,
+      target: err.target,
+      code: err.code,
+      reason: err.reason,
+      ...(err.detail !== undefined && { detail: err.detail }),
+    });
     this.name = "StaleView";
   }
   override get isRetryable(): boolean {
@@ -95,7 +101,12 @@ export function createExecutor(d: ExecutorDeps): Execute {
     }
     const before = v?.get(op.namespace, op.name)?.metadata.resourceVersion ?? "";
     const preconditions = { ...(op.uid && { uid: op.uid }), ...(op.resourceVersion && { resourceVersion: op.resourceVersion }) };
-    const removed = await d.writer.delete(OUTPUT_KINDS[op.kind].resource, op.namespace, op.name, op.uid || op.resourceVersion ? { preconditions } : {});
+    const removed = await d.writer.delete(
+      OUTPUT_KINDS[op.kind].resource,
+      op.namespace,
+      op.name,
+      op.uid || op.resourceVersion ? { preconditions } : {},
+    );
     if (removed) count("delete");
     v?.deleted(op.namespace, op.name, before);
     return { op };

@@ -55,7 +55,12 @@ export function copiedAnnotations(remote: Record<string, string> | undefined, ex
   return out;
 }
 
-export function mirrorLabels(remote: Record<string, string> | undefined, excluded: readonly string[], cluster: string, linkUid?: string): Record<string, string> {
+export function mirrorLabels(
+  remote: Record<string, string> | undefined,
+  excluded: readonly string[],
+  cluster: string,
+  linkUid?: string,
+): Record<string, string> {
   return { ...copiedLabels(remote, excluded), ...ownLabels(cluster, linkUid) };
 }
 

@@ -33,7 +33,8 @@ function transition(key: ServiceKey, outcome: Outcome, before: MirrorFailure | u
   const state = stateOf(outcome);
   if (outcome.state !== "problem") return { state, failure: null, newProblem: null, failuresChanged: before !== undefined };
   const p = outcome.problem;
-  if (before && before.reason === p.reason && before.message === p.message) return { state, failure: before, newProblem: null, failuresChanged: false };
+  if (before && before.reason === p.reason && before.message === p.message)
+    return { state, failure: before, newProblem: null, failuresChanged: false };
   const failure: MirrorFailure = {
     ...splitServiceKey(key),
     reason: p.reason,
@@ -90,7 +91,8 @@ export function outcomeOf(r: Reconciled, cluster: string, before: MirrorFailure 
   const events: MirrorEvent[] = [];
   if (t.newProblem) {
     logs.push({ level: "warn", message: `not mirroring ${s.key}: ${t.newProblem.message}` });
-    if (desired.remoteEvent && s.remote.service) events.push({ cluster: "remote", on: s.remote.service, type: "Normal", ...desired.remoteEvent });
+    if (desired.remoteEvent && s.remote.service)
+      events.push({ cluster: "remote", on: s.remote.service, type: "Normal", ...desired.remoteEvent });
     if (r.conflict && s.mirror.service) {
       const message = `Skipped mirroring ${s.key} from ${cluster}: ${s.holder ? `this Service is the mirror of ${s.holder}` : `this Service is not a mirror of ${cluster}`}`;
       events.push({ cluster: "local", on: s.mirror.service, type: "Warning", reason: "ServiceMirroringSkipped", message });
@@ -177,7 +179,8 @@ export class Outcomes {
 
   /** Removes this cluster's mirror gauges (the controller stopped). */
   forget(): void {
-    for (const state of Object.keys(this.counts) as MirrorState[]) this.metrics.mirrors.remove({ target_cluster_name: this.cluster, state });
+    for (const state of Object.keys(this.counts) as MirrorState[])
+      this.metrics.mirrors.remove({ target_cluster_name: this.cluster, state });
   }
 
   private apply(key: ServiceKey, t: Transition): void {

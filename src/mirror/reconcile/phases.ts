@@ -42,13 +42,19 @@ export const PHASES: readonly Phase[] = [
   {
     name: "endpoint mirrors",
     plan: ({ snapshot, desired, cluster }) =>
-      planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster, { endpointSlices: !!snapshot.slices }),
+      planEndpointMirrors(snapshot.foreign ? [] : (desired.headless?.endpointMirrors ?? []), snapshot.endpointMirrors, cluster, {
+        endpointSlices: !!snapshot.slices,
+      }),
   },
   {
     name: "mirror",
     // A name held by another target's mirror is that one's: nothing is planned for it here.
     plan: ({ snapshot, desired, cluster }, written) =>
-      snapshot.holder ? [] : planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster, { endpointSlices: !!snapshot.slices }).ops,
+      snapshot.holder
+        ? []
+        : planMirror({ service: desired.service, endpoints: mirrorEndpoints(desired, snapshot, written) }, snapshot.mirror, cluster, {
+            endpointSlices: !!snapshot.slices,
+          }).ops,
   },
   { name: "endpoint slices", plan: (input, written) => planMirrorSlices(input, written) },
   { name: "retired endpoints", plan: (input, written) => retiredEndpoints(input, written) },
@@ -60,8 +66,22 @@ export const PHASES: readonly Phase[] = [
 /** A mirror under an old name goes with its endpoint mirrors, Endpoints and slices: each endpoint mirror's first, Endpoints and slices before their Service. */
 function renamedOps(r: RenamedMirror): MirrorOp[] {
   const del = (kind: OwnedKind, o: { metadata: Meta } | undefined): MirrorOp[] =>
-    o ? [{ verb: "delete", kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "", ...(o.metadata.uid && { uid: o.metadata.uid }) }] : [];
-  const one = (m: { service: Svc; endpoints?: Eps; slices: readonly MirrorSliceObject[] }) => [...del("Endpoints", m.endpoints), ...m.slices.flatMap((x) => del("EndpointSlice", x)), ...del("Service", m.service)];
+    o
+      ? [
+          {
+            verb: "delete",
+            kind,
+            namespace: o.metadata.namespace ?? "",
+            name: o.metadata.name ?? "",
+            ...(o.metadata.uid && { uid: o.metadata.uid }),
+          },
+        ]
+      : [];
+  const one = (m: { service: Svc; endpoints?: Eps; slices: readonly MirrorSliceObject[] }) => [
+    ...del("Endpoints", m.endpoints),
+    ...m.slices.flatMap((x) => del("EndpointSlice", x)),
+    ...del("Service", m.service),
+  ];
   return [...r.endpointMirrors.flatMap(one), ...one(r)];
 }
 

@@ -60,7 +60,8 @@ export function planMirror(
     ops.push({ verb: "create", kind: "Service", object: desired.service });
   } else {
     const changed = serviceChangesOf(desired.service, svc);
-    const update: MirrorOp[] = changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
+    const update: MirrorOp[] =
+      changed.length > 0 ? [{ verb: "update", kind: "Service", object: updatedService(svc, desired.service), changed }] : [];
     const eps = endpointOps(desired.endpoints, endpoints, owned);
     // A remote-discovery mirror becoming a gateway one gets its Endpoints before it loses its
     // remote-discovery labels (and the other way round loses them after): at no moment is the
@@ -82,7 +83,11 @@ function alongside(ops: MirrorOp[]): MirrorOp[] {
 export function mirrorConflict(desired: ServiceObject | null, actual: ServiceObject | undefined, cluster: string): MirrorProblem | null {
   if (!desired || !actual || isOwnedMirror(actual.metadata, cluster)) return null;
   const ref = { namespace: actual.metadata.namespace ?? "", name: actual.metadata.name ?? "" };
-  return { reason: "Error", message: `Service ${ref.namespace}/${ref.name} exists and is not a mirror of ${cluster}; left alone`, localRef: ref };
+  return {
+    reason: "Error",
+    message: `Service ${ref.namespace}/${ref.name} exists and is not a mirror of ${cluster}; left alone`,
+    localRef: ref,
+  };
 }
 
 /** Endpoints on their own: create, update only what differs, delete only our own. */
@@ -173,7 +178,8 @@ const compared = new WeakMap<ServiceObject, { labels: unknown; annotations: unkn
 function serviceChangesOf(desired: ServiceObject, actual: ServiceObject): string[] {
   const { labels, annotations } = desired.metadata;
   const ports = desired.spec?.ports;
-  if (!Object.isFrozen(actual) || !Object.isFrozen(labels) || !Object.isFrozen(annotations) || !Object.isFrozen(ports)) return serviceChanges(desired, actual);
+  if (!Object.isFrozen(actual) || !Object.isFrozen(labels) || !Object.isFrozen(annotations) || !Object.isFrozen(ports))
+    return serviceChanges(desired, actual);
   const hit = compared.get(actual);
   if (hit && hit.labels === labels && hit.annotations === annotations && hit.ports === ports) return [...hit.changed];
   const changed = serviceChanges(desired, actual);
@@ -198,7 +204,12 @@ export function updatedService(actual: ServiceObject, desired: ServiceObject): S
  * keeps the server's (a liveness flip writes every mirror's Endpoints; this is its per-mirror copy).
  */
 function updatedEndpoints(actual: EndpointsObject, desired: EndpointsObject): EndpointsObject {
-  const { managedFields: _kept, labels: _l, annotations: _a, ...meta } = actual.metadata as EndpointsObject["metadata"] & { managedFields?: unknown };
+  const {
+    managedFields: _kept,
+    labels: _l,
+    annotations: _a,
+    ...meta
+  } = actual.metadata as EndpointsObject["metadata"] & { managedFields?: unknown };
   return {
     ...actual,
     metadata: { ...jsonCopy(meta), labels: { ...desired.metadata.labels }, annotations: { ...desired.metadata.annotations } },
@@ -227,7 +238,13 @@ function samePorts(a: readonly ServicePort[] | undefined, b: readonly ServicePor
   for (let i = 0; i < x.length; i++) {
     const p = x[i]!;
     const q = y[i]!;
-    if ((p.name ?? "") !== (q.name ?? "") || (p.protocol ?? "TCP") !== (q.protocol ?? "TCP") || p.port !== q.port || (p.targetPort ?? p.port) !== (q.targetPort ?? q.port)) return false;
+    if (
+      (p.name ?? "") !== (q.name ?? "") ||
+      (p.protocol ?? "TCP") !== (q.protocol ?? "TCP") ||
+      p.port !== q.port ||
+      (p.targetPort ?? p.port) !== (q.targetPort ?? q.port)
+    )
+      return false;
   }
   return true;
 }
@@ -251,7 +268,11 @@ function sameSubsets(a: readonly EndpointSubset[] | null | undefined, b: readonl
  * dropped. Two Endpoints' subsets are equal when their keys are (no objects built to compare them).
  */
 function subsetsKey(subsets: readonly EndpointSubset[] | null | undefined): string {
-  const addrs = (list: readonly EndpointAddress[] | undefined) => (list ?? []).map((a) => `${a.ip}#${a.hostname ?? ""}`).sort().join(",");
+  const addrs = (list: readonly EndpointAddress[] | undefined) =>
+    (list ?? [])
+      .map((a) => `${a.ip}#${a.hostname ?? ""}`)
+      .sort()
+      .join(",");
   let out = "";
   for (const s of subsets ?? []) {
     if (!s.addresses?.length && !s.notReadyAddresses?.length) continue;

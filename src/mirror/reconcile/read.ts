@@ -69,7 +69,13 @@ export interface RenamedMirror {
   endpointMirrors: Array<{ service: Svc; endpoints?: Eps; slices: MirrorSliceObject[] }>;
 }
 
-export function readSnapshot(caches: MirrorCaches, cluster: string, key: ServiceKey, template = DEFAULT_MIRROR_NAME_TEMPLATE, namespaceMap: Readonly<Record<string, string>> = {}): Snapshot {
+export function readSnapshot(
+  caches: MirrorCaches,
+  cluster: string,
+  key: ServiceKey,
+  template = DEFAULT_MIRROR_NAME_TEMPLATE,
+  namespaceMap: Readonly<Record<string, string>> = {},
+): Snapshot {
   const { namespace, name } = splitServiceKey(key);
   // Where its mirrors live: the target's namespace, or what --namespace-map maps it to.
   const local = localNamespace(namespaceMap, namespace);

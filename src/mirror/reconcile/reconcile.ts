@@ -83,10 +83,17 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
   });
   const plan: PhaseInput = { snapshot, desired, cluster };
   const done = await runPhases(plan, d.writer.execute);
-  if (!snapshot.slices && snapshot.mirror.service && !snapshot.foreign && done.some((r) => r.op.verb === "create" && r.op.kind === "Endpoints")) d.endpointsRecreated?.();
+  if (
+    !snapshot.slices &&
+    snapshot.mirror.service &&
+    !snapshot.foreign &&
+    done.some((r) => r.op.verb === "create" && r.op.kind === "Endpoints")
+  )
+    d.endpointsRecreated?.();
   const verdict = d.outcomes.settle({ snapshot, desired, conflict: conflictOf(plan), done });
   for (const line of verdict.logs) d.log[line.level](line.message);
-  for (const e of verdict.events) await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
+  for (const e of verdict.events)
+    await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
   return done.length;
 }
 
@@ -106,14 +113,18 @@ export async function reconcileGatewayMirror(d: ReconcileDeps): Promise<void> {
   const current = d.caches.endpoints.get(namespace, probeService);
   const slices = d.caches.slices;
   const ops = slices
-    ? [...planSlices(desired ? desiredSlices(desired) : [], slices.indexed(sliceIndex(namespace, probeService))), ...retiredGatewayEndpoints(current, link.targetClusterName)]
+    ? [
+        ...planSlices(desired ? desiredSlices(desired) : [], slices.indexed(sliceIndex(namespace, probeService))),
+        ...retiredGatewayEndpoints(current, link.targetClusterName),
+      ]
     : planGatewayMirror(desired, current, link.targetClusterName);
   await d.writer.execute(ops);
   const form = slices ? "EndpointSlices" : "Endpoints";
   const where = `${form} ${namespace}/${probeService}`;
   if (ops.length === 0) return;
   if (!desired) d.log.info(`deleted gateway mirror ${where}`);
-  else if (ops.some((op) => op.verb !== "delete" && op.kind !== "Endpoints")) d.log.info(`gateway mirror ${where} ${ops.some((op) => op.verb === "create") ? "points" : "now points"} at ${addressesOf(desired)}`);
+  else if (ops.some((op) => op.verb !== "delete" && op.kind !== "Endpoints"))
+    d.log.info(`gateway mirror ${where} ${ops.some((op) => op.verb === "create") ? "points" : "now points"} at ${addressesOf(desired)}`);
 }
 
 /** With slices, the gateway mirror's Endpoints from before (ours: our cluster's label) go once its slices are written. */

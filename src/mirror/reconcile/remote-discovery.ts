@@ -23,4 +23,3 @@ export function exportMode(link: Link, svc: ServiceObject | undefined, hasGatewa
 export function remoteDiscoveryLabels(mirror: Record<string, string>, cluster: string, remoteName: string): Record<string, string> {
   return { ...mirror, [MC_REMOTE_DISCOVERY]: cluster, [MC_REMOTE_SERVICE]: remoteName };
 }
-

@@ -63,13 +63,17 @@ export function desiredSlices(ep: EndpointsObject): MirrorSlice[] {
     const add = (list: readonly EndpointAddress[] | undefined, ready: boolean) => {
       for (const a of list ?? []) {
         const f = family(a.ip);
-        byFamily.set(f, [...(byFamily.get(f) ?? []), { addresses: [a.ip], conditions: { ready, serving: ready }, ...(a.hostname && { hostname: a.hostname }) }]);
+        byFamily.set(f, [
+          ...(byFamily.get(f) ?? []),
+          { addresses: [a.ip], conditions: { ready, serving: ready }, ...(a.hostname && { hostname: a.hostname }) },
+        ]);
       }
     };
     add(s.addresses, true);
     add(s.notReadyAddresses, false);
     for (const [addressType, endpoints] of byFamily) {
-      for (let i = 0; i < endpoints.length; i += MAX_SLICE_ENDPOINTS) groups.push({ addressType, endpoints: endpoints.slice(i, i + MAX_SLICE_ENDPOINTS), ports });
+      for (let i = 0; i < endpoints.length; i += MAX_SLICE_ENDPOINTS)
+        groups.push({ addressType, endpoints: endpoints.slice(i, i + MAX_SLICE_ENDPOINTS), ports });
     }
   }
   if (groups.length === 0) groups.push({ addressType: "IPv4", endpoints: [], ports: [] });
@@ -111,7 +115,12 @@ function deleteOf(s: MirrorSlice): MirrorOp {
 /** Which parts mc owns differ: labels (the Link uid alone is never a reason), annotations, endpoints, ports. */
 function sliceChanges(desired: MirrorSlice, actual: MirrorSlice): string[] {
   const out: string[] = [];
-  const labels = (l: Record<string, string> | undefined) => JSON.stringify(Object.entries(l ?? {}).filter(([k]) => k !== LINK_UID).sort());
+  const labels = (l: Record<string, string> | undefined) =>
+    JSON.stringify(
+      Object.entries(l ?? {})
+        .filter(([k]) => k !== LINK_UID)
+        .sort(),
+    );
   if (labels(desired.metadata.labels) !== labels(actual.metadata.labels)) out.push("labels");
   const annotations = (a: Record<string, string> | undefined) => JSON.stringify(Object.entries(a ?? {}).sort());
   if (annotations(desired.metadata.annotations) !== annotations(actual.metadata.annotations)) out.push("annotations");
@@ -122,7 +131,12 @@ function sliceChanges(desired: MirrorSlice, actual: MirrorSlice): string[] {
 
 function normalEndpoints(list: readonly MirrorSliceEndpoint[] | null | undefined): unknown[] {
   return (list ?? [])
-    .map((e) => ({ ip: e.addresses?.[0] ?? "", hostname: e.hostname ?? "", ready: e.conditions?.ready === true, serving: e.conditions?.serving === true }))
+    .map((e) => ({
+      ip: e.addresses?.[0] ?? "",
+      hostname: e.hostname ?? "",
+      ready: e.conditions?.ready === true,
+      serving: e.conditions?.serving === true,
+    }))
     .sort((a, b) => (a.ip + a.hostname < b.ip + b.hostname ? -1 : a.ip + a.hostname > b.ip + b.hostname ? 1 : 0));
 }
 

@@ -82,7 +82,7 @@ export class LocalView<T extends KubeObject> {
 
   constructor(
     private readonly informer: Informer<T>,
-    private readonly indexKey?: IndexKey<T>,
+    indexKey?: IndexKey<T>,
   ) {
     this.written = Overlay.of(indexKey);
     this.unsubscribe = informer.on((event) => {
@@ -106,7 +106,8 @@ export class LocalView<T extends KubeObject> {
       const rv = event.object.metadata.resourceVersion ?? "";
       if (event.type !== "deleted" && w.before !== "" && rv === w.before) return; // an event from before our write
       this.written.delete(event.key);
-      if (w.object === null ? event.type === "deleted" : event.type !== "deleted" && rv === w.object.metadata.resourceVersion) this.echo = event;
+      if (w.object === null ? event.type === "deleted" : event.type !== "deleted" && rv === w.object.metadata.resourceVersion)
+        this.echo = event;
     });
   }
 
@@ -188,7 +189,10 @@ export class LocalView<T extends KubeObject> {
     const rv = obj.metadata.resourceVersion;
     const k = key(obj.metadata.namespace, obj.metadata.name ?? "");
     const isEcho = (e: InformerEvent<T>) => e.type !== "deleted" && e.object.metadata.resourceVersion === rv;
-    const held = this.release(k, (e) => isEcho(e) || (e.type !== "deleted" && before !== "" && e.object.metadata.resourceVersion === before));
+    const held = this.release(
+      k,
+      (e) => isEcho(e) || (e.type !== "deleted" && before !== "" && e.object.metadata.resourceVersion === before),
+    );
     // Its event came first: the cache holds our write, or what came after it (a deletion, say), which is the truth.
     if (held.some(isEcho)) return void this.written.delete(k);
     const cached = this.informer.cache.get(obj.metadata.namespace, obj.metadata.name ?? "");

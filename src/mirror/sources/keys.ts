@@ -40,7 +40,12 @@ export interface NameClaims {
  * have chosen; for any other object, the first key whose mirror wants its name (a foreign holder:
  * the key is re-evaluated when it appears or goes).
  */
-export function keyOfLocal(meta: Meta, cluster: string, gateway: { namespace: string; name: string }, claims?: NameClaims): MirrorKey | undefined {
+export function keyOfLocal(
+  meta: Meta,
+  cluster: string,
+  gateway: { namespace: string; name: string },
+  claims?: NameClaims,
+): MirrorKey | undefined {
   return keysOfLocal(meta, cluster, gateway, claims)[0];
 }
 

@@ -35,7 +35,11 @@ function keptAddresses(addresses: readonly EndpointAddress[] | undefined, everyH
   return out;
 }
 
-const keptPort = (p: EndpointPort): EndpointPort => ({ ...(p.name && { name: p.name }), ...(p.protocol && { protocol: p.protocol }), port: p.port });
+const keptPort = (p: EndpointPort): EndpointPort => ({
+  ...(p.name && { name: p.name }),
+  ...(p.protocol && { protocol: p.protocol }),
+  port: p.port,
+});
 
 /** The subsets as a decision reads them (ready hostnames kept, the rest collapsed). Pure. */
 export function compactSubsets(subsets: readonly EndpointSubset[] | null | undefined): EndpointSubset[] {
@@ -50,7 +54,8 @@ export function compactSubsets(subsets: readonly EndpointSubset[] | null | undef
   });
 }
 
-export const hasHostname = (subsets: readonly EndpointSubset[]): boolean => subsets.some((s) => [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].some((a) => a.hostname));
+export const hasHostname = (subsets: readonly EndpointSubset[]): boolean =>
+  subsets.some((s) => [...(s.addresses ?? []), ...(s.notReadyAddresses ?? [])].some((a) => a.hostname));
 
 function freeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {

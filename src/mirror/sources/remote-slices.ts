@@ -59,7 +59,9 @@ function sliceSubset(slice: EndpointSliceObject): EndpointSubset {
     const address: EndpointAddress = { ip: e.addresses?.[0] ?? "", ...(e.hostname && { hostname: e.hostname }) };
     (e.conditions?.ready === true ? ready : notReady).push(address);
   }
-  const ports = (slice.ports ?? []).filter((p) => typeof p.port === "number").map((p): EndpointPort => ({ ...(p.name && { name: p.name }), protocol: p.protocol ?? "TCP", port: p.port! }));
+  const ports = (slice.ports ?? [])
+    .filter((p) => typeof p.port === "number")
+    .map((p): EndpointPort => ({ ...(p.name && { name: p.name }), protocol: p.protocol ?? "TCP", port: p.port! }));
   return { ...(ready.length > 0 && { addresses: ready }), ...(notReady.length > 0 && { notReadyAddresses: notReady }), ports };
 }
 
@@ -83,7 +85,12 @@ export function endpointsFromSlices(namespace: string, name: string, slices: rea
     }
   }
   const newest = slices.map((s) => s.metadata.resourceVersion ?? "").reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b), "");
-  return { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, resourceVersion: newest }, subsets: compactSubsets([...byPorts.values()]) };
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name, namespace, resourceVersion: newest },
+    subsets: compactSubsets([...byPorts.values()]),
+  };
 }
 
 const compareVersions = (a: string, b: string) => (/^\d+$/.test(a) && /^\d+$/.test(b) ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0);
@@ -96,7 +103,9 @@ export function slicesCompactor(): (slice: Slice) => Slice {
     const service = sliceService(slice)?.slice((namespace ?? "").length + 1);
     const subsets = compactSubsets([sliceSubset(slice)]);
     const [subset] = subsets;
-    const endpoint = (ready: boolean) => (a: EndpointAddress): SliceEndpoint => ({ addresses: [a.ip], conditions: { ready }, ...(a.hostname && { hostname: a.hostname }) });
+    const endpoint =
+      (ready: boolean) =>
+      (a: EndpointAddress): SliceEndpoint => ({ addresses: [a.ip], conditions: { ready }, ...(a.hostname && { hostname: a.hostname }) });
     const body = {
       endpoints: [...(subset?.addresses ?? []).map(endpoint(true)), ...(subset?.notReadyAddresses ?? []).map(endpoint(false))],
       ports: (subset?.ports ?? []) as SlicePort[],
@@ -135,7 +144,9 @@ export class RemoteSlices implements ReadonlyCache<SliceEps> {
   get(namespace: string | undefined, name: string): SliceEps | undefined {
     const keys = this.byService.get(`${namespace ?? ""}/${name}`);
     if (keys === undefined) return undefined;
-    const slices = (typeof keys === "string" ? [keys] : [...keys]).map((k) => this.informer.cache.getByKey(k)).filter((s): s is Slice => s !== undefined);
+    const slices = (typeof keys === "string" ? [keys] : [...keys])
+      .map((k) => this.informer.cache.getByKey(k))
+      .filter((s): s is Slice => s !== undefined);
     return endpointsFromSlices(namespace ?? "", name, slices) as SliceEps;
   }
 

@@ -99,7 +99,9 @@ export function createSources(o: {
         ? { remoteEndpointSlices: inf<Slice>(o.remote, resources.endpointSlice, undefined, slicesCompactor()) }
         : { remoteEndpoints: inf<Eps>(o.remote, resources.endpoints, undefined, endpointsCompactor<Eps>()) })),
     ...(o.namespaceSelector && { remoteNamespaces: inf<KubeObject>(o.remote, resources.namespace, o.namespaceSelector) }),
-    ...(o.link.federatedServiceSelector && { remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)) }),
+    ...(o.link.federatedServiceSelector && {
+      remoteFederated: inf<Svc>(o.remote, resources.service, formatLabelSelector(o.link.federatedServiceSelector)),
+    }),
     services: o.shared?.services ?? inf<Svc>(o.local, resources.service),
     endpoints: inf<Eps>(o.local, resources.endpoints, `${CLUSTER_NAME}=${c}`),
     ...(o.mirrorEndpointSlices && { slices: inf<MirrorSliceObject>(o.local, resources.endpointSlice, mirrorSlicesSelector(c)) }),
@@ -113,7 +115,9 @@ export function allInformers(s: Sources): Array<Informer<KubeObject>> {
 
 /** The informers on the target: what tells whether it answers and accepts the credentials. */
 export function remoteInformers(s: Sources): Array<Informer<KubeObject>> {
-  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices, s.remoteFederated, s.remoteNamespaces].filter((i) => i !== undefined) as Array<Informer<KubeObject>>;
+  return [s.remoteServices, s.remoteEndpoints, s.remoteEndpointSlices, s.remoteFederated, s.remoteNamespaces].filter(
+    (i) => i !== undefined,
+  ) as Array<Informer<KubeObject>>;
 }
 
 /** How many mirror Services of this cluster the source holds (endpoint mirrors included). */
@@ -164,7 +168,8 @@ export function wireSources(
   });
   // A target namespace selected or no longer (its labels changed, or it came or went): its exported Services' keys.
   const offRemoteNamespaces = s.remoteNamespaces?.on((e) => {
-    for (const svc of s.remoteServices?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) remoteKey(keyOfRemote(svc.metadata));
+    for (const svc of s.remoteServices?.cache.list() ?? [])
+      if (svc.metadata.namespace === e.object.metadata.name) remoteKey(keyOfRemote(svc.metadata));
   });
   for (const off of [offEndpoints, offSlices, offRemoteNamespaces]) if (off) subs.push(off);
   const federated = s.remoteFederated !== undefined;
@@ -187,8 +192,10 @@ export function wireSources(
   const offNamespaces = s.namespaces.on((e) => {
     if (e.type === "updated") return;
     // A local namespace that came or went: the exported Services mirrored into it (--namespace-map's), federated members into their own.
-    for (const svc of s.remoteServices?.cache.list() ?? []) if (localNamespace(namespaceMap, svc.metadata.namespace ?? "") === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
-    for (const svc of s.remoteFederated?.cache.list() ?? []) if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+    for (const svc of s.remoteServices?.cache.list() ?? [])
+      if (localNamespace(namespaceMap, svc.metadata.namespace ?? "") === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
+    for (const svc of s.remoteFederated?.cache.list() ?? [])
+      if (svc.metadata.namespace === e.object.metadata.name) enqueue(keyOfRemote(svc.metadata));
   });
   subs.push(offNamespaces);
   const named: Array<[Informer<KubeObject> | undefined, string]> = [
@@ -227,7 +234,9 @@ export function liveKeys(s: Sources, cluster: string, gateway: Gateway): MirrorK
 
 /** Every key there is, sorted: exported Services and federated members, our mirrors (orphans included), federated Services, the gateway mirror. */
 export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKey[] {
-  const keys = new Set<MirrorKey>([...(s.remoteServices?.cache.keys() ?? []), ...(s.remoteFederated?.cache.keys() ?? [])].filter(isServiceKey));
+  const keys = new Set<MirrorKey>(
+    [...(s.remoteServices?.cache.keys() ?? []), ...(s.remoteFederated?.cache.keys() ?? [])].filter(isServiceKey),
+  );
   for (const k of federatedKeys(s)) keys.add(k);
   const ours: LabelSelector = [
     { key: MIRRORED_SERVICE, op: "=", value: "true" },

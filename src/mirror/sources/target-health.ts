@@ -56,7 +56,8 @@ export class TargetHealth {
     for (const inf of remoteInformers(informers)) {
       this.states.set(inf, { state: "unknown" });
       inf.onStatus((st) => {
-        if (st.state === "reset") return this.tell({ kind: "historyReset", what: inf.what, before: st.before, resourceVersion: st.resourceVersion });
+        if (st.state === "reset")
+          return this.tell({ kind: "historyReset", what: inf.what, before: st.before, resourceVersion: st.resourceVersion });
         if (st.state === "watching") this.states.set(inf, { state: "ok" });
         else if (st.state === "backoff") this.states.set(inf, { state: "error", error: st.error });
         else if (st.state === "failed") this.states.set(inf, { state: "rejected", error: st.error });
@@ -99,7 +100,10 @@ export class TargetHealth {
     if (!force && selected === this.selected) return;
     this.selected = selected;
     const mirrorsExisted = !selected && ownMirrorCount(this.informers, this.cluster) > 0;
-    this.tell({ kind: "selection", selection: { selected, mirrorsExisted, ...(this.namespaceSelector && { namespaceSelector: this.namespaceSelector }) } });
+    this.tell({
+      kind: "selection",
+      selection: { selected, mirrorsExisted, ...(this.namespaceSelector && { namespaceSelector: this.namespaceSelector }) },
+    });
   }
 
   private tell(h: ControllerHealth): void {

@@ -107,7 +107,13 @@ export class LinkStatus {
 }
 
 /** The controller's `status.mirrorServices`: these failures unless the Link already says the same (starting from what it held); `written` counts the write. */
-export function mirrorServicesPart(o: { current: unknown; failures: () => { list: Iterable<MirrorFailure>; total: number }; cap?: number; log: Logger; written: () => void }): () => StatusWrite {
+export function mirrorServicesPart(o: {
+  current: unknown;
+  failures: () => { list: Iterable<MirrorFailure>; total: number };
+  cap?: number;
+  log: Logger;
+  written: () => void;
+}): () => StatusWrite {
   let current = o.current;
   return () => {
     const { list, total } = o.failures();
@@ -125,7 +131,12 @@ export function mirrorServicesPart(o: { current: unknown; failures: () => { list
 }
 
 /** The controller's `status.federatedServices`: these memberships unless the Link already says the same. */
-export function federatedServicesPart(o: { current: unknown; entries: () => Iterable<FederatedEntry>; cap?: number; written: () => void }): () => StatusWrite {
+export function federatedServicesPart(o: {
+  current: unknown;
+  entries: () => Iterable<FederatedEntry>;
+  cap?: number;
+  written: () => void;
+}): () => StatusWrite {
   let current = o.current;
   return () => {
     const next = keepTransitionTimes(current, federatedServicesStatus(o.entries(), o.cap ?? MAX_STATUS_ENTRIES));

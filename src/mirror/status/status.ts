@@ -96,7 +96,12 @@ export function failuresFromStatus(current: unknown): MirrorFailure[] {
   const out: MirrorFailure[] = [];
   for (const entry of Array.isArray(current) ? current : []) {
     const e = entry as { controllerName?: string; remoteRef?: { namespace?: string; name?: string }; conditions?: unknown[] };
-    const c = (e.conditions?.[0] ?? {}) as { reason?: string; message?: string; lastTransitionTime?: string; localRef?: { namespace?: string; name?: string } };
+    const c = (e.conditions?.[0] ?? {}) as {
+      reason?: string;
+      message?: string;
+      lastTransitionTime?: string;
+      localRef?: { namespace?: string; name?: string };
+    };
     if (e.controllerName !== MIRROR_CONTROLLER_NAME || !e.remoteRef?.name || !reasons.includes(c.reason ?? "")) continue;
     out.push({
       namespace: e.remoteRef.namespace ?? "",

@@ -19,7 +19,13 @@ export interface Admitted {
 }
 
 /** The object as it will be stored (a copy: `obj` is not changed) and the warnings for the client. */
-export function admit(type: ResourceType, obj: KubeObject, previous: KubeObject | undefined, mode: FieldValidation, alloc: Allocator): Admitted {
+export function admit(
+  type: ResourceType,
+  obj: KubeObject,
+  previous: KubeObject | undefined,
+  mode: FieldValidation,
+  alloc: Allocator,
+): Admitted {
   if (type.crd) return admitCustom(obj, type.crd.schema, mode);
   const result = admitBuiltin(obj, mode);
   const o = result.object;

@@ -28,7 +28,10 @@ function defaultPodSpec(spec: Record<string, unknown>): void {
   spec.dnsPolicy ??= "ClusterFirst";
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
-  for (const c of [...((spec.containers as Record<string, unknown>[] | undefined) ?? []), ...((spec.initContainers as Record<string, unknown>[] | undefined) ?? [])]) {
+  for (const c of [
+    ...((spec.containers as Record<string, unknown>[] | undefined) ?? []),
+    ...((spec.initContainers as Record<string, unknown>[] | undefined) ?? []),
+  ]) {
     c.terminationMessagePath ??= "/dev/termination-log";
     c.terminationMessagePolicy ??= "File";
     if (c.imagePullPolicy === undefined) {
@@ -51,10 +54,18 @@ export function validateLease(lease: KubeObject): void {
   const spec = (lease.spec ?? {}) as { leaseDurationSeconds?: number; leaseTransitions?: number };
   const causes: StatusCause[] = [];
   if (typeof spec.leaseDurationSeconds === "number" && spec.leaseDurationSeconds <= 0) {
-    causes.push({ field: "spec.leaseDurationSeconds", reason: "FieldValueInvalid", message: `Invalid value: ${spec.leaseDurationSeconds}: must be greater than 0` });
+    causes.push({
+      field: "spec.leaseDurationSeconds",
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${spec.leaseDurationSeconds}: must be greater than 0`,
+    });
   }
   if (typeof spec.leaseTransitions === "number" && spec.leaseTransitions < 0) {
-    causes.push({ field: "spec.leaseTransitions", reason: "FieldValueInvalid", message: `Invalid value: ${spec.leaseTransitions}: must be greater than or equal to 0` });
+    causes.push({
+      field: "spec.leaseTransitions",
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${spec.leaseTransitions}: must be greater than or equal to 0`,
+    });
   }
   if (causes.length > 0) throw errors.invalid("Lease", lease.metadata.name ?? "", causes, "coordination.k8s.io");
 }

@@ -100,12 +100,20 @@ function validateService(svc: KubeObject): void {
   const causes: StatusCause[] = [];
   for (const [i, p] of (spec.ports ?? []).entries()) {
     if (typeof p.port === "number" && (p.port < 1 || p.port > 65535)) {
-      causes.push({ field: `spec.ports[${i}].port`, reason: "FieldValueInvalid", message: `Invalid value: ${p.port}: must be between 1 and 65535, inclusive` });
+      causes.push({
+        field: `spec.ports[${i}].port`,
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${p.port}: must be between 1 and 65535, inclusive`,
+      });
     }
   }
   const ingress = (svc.status as { loadBalancer?: { ingress?: unknown[] } } | undefined)?.loadBalancer?.ingress ?? [];
   if (ingress.length > 0 && (spec.type ?? "ClusterIP") !== "LoadBalancer") {
-    causes.push({ field: "status.loadBalancer.ingress", reason: "FieldValueForbidden", message: "Forbidden: may only be used when `spec.type` is 'LoadBalancer'" });
+    causes.push({
+      field: "status.loadBalancer.ingress",
+      reason: "FieldValueForbidden",
+      message: "Forbidden: may only be used when `spec.type` is 'LoadBalancer'",
+    });
   }
   if (causes.length > 0) throw errors.invalid("Service", svc.metadata.name ?? "", causes);
 }

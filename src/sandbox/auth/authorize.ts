@@ -20,9 +20,20 @@ export interface RequestRoute {
 }
 
 /** Paths kube's system:discovery and system:public-info-viewer let every authenticated user GET. */
-const DISCOVERY = [/^\/api(\/.*)?$/, /^\/apis(\/.*)?$/, /^\/openapi(\/.*)?$/, /^\/version\/?$/, /^\/(healthz|livez|readyz)(\/.*)?$/, /^\/swagger\.json$/];
+const DISCOVERY = [
+  /^\/api(\/.*)?$/,
+  /^\/apis(\/.*)?$/,
+  /^\/openapi(\/.*)?$/,
+  /^\/version\/?$/,
+  /^\/(healthz|livez|readyz)(\/.*)?$/,
+  /^\/swagger\.json$/,
+];
 /** What system:basic-user lets every authenticated user create. */
-const SELF_REVIEWS = new Set(["authorization.k8s.io/selfsubjectaccessreviews", "authorization.k8s.io/selfsubjectrulesreviews", "authentication.k8s.io/selfsubjectreviews"]);
+const SELF_REVIEWS = new Set([
+  "authorization.k8s.io/selfsubjectaccessreviews",
+  "authorization.k8s.io/selfsubjectrulesreviews",
+  "authentication.k8s.io/selfsubjectreviews",
+]);
 
 /** The attributes kube's RequestInfo resolver gives a resource request. */
 function resourceAttributes(method: string, route: RequestRoute, query: URLSearchParams): ResourceAttributes {
@@ -52,7 +63,15 @@ function resourceAttributes(method: string, route: RequestRoute, query: URLSearc
   if (name === undefined && (verb === "list" || verb === "watch")) name = exactName(query.get("fieldSelector") ?? "");
   // /api/v1/namespaces/x is in the namespace x.
   const namespace = type.kind === "Namespace" && route.name !== undefined ? route.name : type.namespaced ? (route.namespace ?? "") : "";
-  return { verb, group: type.group, version: type.version, resource: type.plural, subresource: subresource ?? "", name: name ?? "", namespace };
+  return {
+    verb,
+    group: type.group,
+    version: type.version,
+    resource: type.plural,
+    subresource: subresource ?? "",
+    name: name ?? "",
+    namespace,
+  };
 }
 
 /** `metadata.name=x` (or `==`) among a field selector's terms: the name a list or watch asks for. */
@@ -80,11 +99,21 @@ export function authorizePath(policy: PolicySource, user: UserInfo, method: stri
   if (verb === "get" && DISCOVERY.some((re) => re.test(path))) return undefined;
   const decision = evaluate(user, { nonResourceAttributes: { verb, path } }, policy);
   if (decision.allowed) return undefined;
-  return new ApiError(403, "Forbidden", `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${decision.reason ? `: ${decision.reason}` : ""}`);
+  return new ApiError(
+    403,
+    "Forbidden",
+    `forbidden: User ${JSON.stringify(user.name)} cannot ${verb} path ${JSON.stringify(path)}${decision.reason ? `: ${decision.reason}` : ""}`,
+  );
 }
 
 /** A resource request: undefined when allowed, else kube's 403. */
-export function authorizeResource(policy: PolicySource, user: UserInfo, method: string, route: RequestRoute, query: URLSearchParams): ApiError | undefined {
+export function authorizeResource(
+  policy: PolicySource,
+  user: UserInfo,
+  method: string,
+  route: RequestRoute,
+  query: URLSearchParams,
+): ApiError | undefined {
   const attributes = resourceAttributes(method, route, query);
   if (attributes.verb === "create" && SELF_REVIEWS.has(`${attributes.group}/${attributes.resource}`)) return undefined;
   const decision = evaluate(user, { resourceAttributes: attributes }, policy);

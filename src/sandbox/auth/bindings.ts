@@ -79,7 +79,8 @@ export class RbacIndex implements PolicySource {
 
   constructor(private readonly store: Store) {
     for (const b of store.scan({ group: GROUP, plural: "clusterrolebindings" })) this.cluster.put(b.metadata.name!, b, "", "");
-    for (const b of store.scan({ group: GROUP, plural: "rolebindings" })) this.namespaced.put(`${b.metadata.namespace}/${b.metadata.name}`, b, b.metadata.namespace ?? "", b.metadata.namespace ?? "");
+    for (const b of store.scan({ group: GROUP, plural: "rolebindings" }))
+      this.namespaced.put(`${b.metadata.namespace}/${b.metadata.name}`, b, b.metadata.namespace ?? "", b.metadata.namespace ?? "");
     this.unsubscribe = store.onCommit((e) => this.follow(e));
   }
 

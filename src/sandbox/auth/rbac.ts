@@ -129,13 +129,21 @@ export function evaluate(user: UserInfo, attributes: AccessAttributes, from: Pol
 
   for (const b of policy.clusterRoleBindings(user)) {
     const ref = roleRefOf(b);
-    const found = visit(b, "", (s) => `ClusterRoleBinding ${q(b.metadata.name)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, "")}`);
+    const found = visit(
+      b,
+      "",
+      (s) => `ClusterRoleBinding ${q(b.metadata.name)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, "")}`,
+    );
     if (found) return found;
   }
   if (namespace !== "") {
     for (const b of policy.roleBindings(user, namespace)) {
       const ref = roleRefOf(b);
-      const found = visit(b, namespace, (s) => `RoleBinding ${q(`${b.metadata.name}/${namespace}`)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, namespace)}`);
+      const found = visit(
+        b,
+        namespace,
+        (s) => `RoleBinding ${q(`${b.metadata.name}/${namespace}`)} of ${ref.kind} ${q(ref.name)} to ${describeSubject(s, namespace)}`,
+      );
       if (found) return found;
     }
   }
@@ -198,7 +206,10 @@ function ruleAllows(attributes: AccessAttributes, rule: PolicyRule): boolean {
   const n = attributes.nonResourceAttributes;
   if (!n) return false;
   const path = n.path ?? "";
-  return verbMatches(rule, n.verb ?? "") && (rule.nonResourceURLs ?? []).some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.replace(/\*+$/, ""))));
+  return (
+    verbMatches(rule, n.verb ?? "") &&
+    (rule.nonResourceURLs ?? []).some((u) => u === "*" || u === path || (u.endsWith("*") && path.startsWith(u.replace(/\*+$/, ""))))
+  );
 }
 
 const verbMatches = (rule: PolicyRule, verb: string) => (rule.verbs ?? []).some((v) => v === "*" || v === verb);

@@ -20,7 +20,8 @@ export class ServiceAccountTokens {
   remember(secret: KubeObject): void {
     const account = tokenSecretAccount(secret);
     const token = (secret.data as Record<string, string> | undefined)?.token;
-    if (account && token) this.users.set(Buffer.from(token, "base64").toString(), `system:serviceaccount:${secret.metadata.namespace}:${account}`);
+    if (account && token)
+      this.users.set(Buffer.from(token, "base64").toString(), `system:serviceaccount:${secret.metadata.namespace}:${account}`);
   }
 
   /** Forgets a deleted Secret's token. */

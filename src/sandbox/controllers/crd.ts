@@ -11,15 +11,34 @@ function admitCrd(crd: KubeObject): void {
   const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
   const expected = `${spec?.names?.plural}.${spec?.group}`;
   if (crd.metadata.name !== expected) {
-    throw errors.invalid("CustomResourceDefinition", crd.metadata.name ?? "", [{ field: "metadata.name", message: `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group` }], "apiextensions.k8s.io");
+    throw errors.invalid(
+      "CustomResourceDefinition",
+      crd.metadata.name ?? "",
+      [{ field: "metadata.name", message: `Invalid value: "${crd.metadata.name}": must be spec.names.plural+"."+spec.group` }],
+      "apiextensions.k8s.io",
+    );
   }
   crd.status = {
     conditions: [
-      { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: new Date().toISOString() },
-      { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: new Date().toISOString() },
+      {
+        type: "NamesAccepted",
+        status: "True",
+        reason: "NoConflicts",
+        message: "no conflicts found",
+        lastTransitionTime: new Date().toISOString(),
+      },
+      {
+        type: "Established",
+        status: "True",
+        reason: "InitialNamesAccepted",
+        message: "the initial names have been accepted",
+        lastTransitionTime: new Date().toISOString(),
+      },
     ],
     acceptedNames: (crd.spec as { names: object }).names,
-    storedVersions: ((crd.spec as { versions: { name: string; storage?: boolean }[] }).versions ?? []).filter((v) => v.storage).map((v) => v.name),
+    storedVersions: ((crd.spec as { versions: { name: string; storage?: boolean }[] }).versions ?? [])
+      .filter((v) => v.storage)
+      .map((v) => v.name),
   };
 }
 
@@ -27,7 +46,8 @@ export function customResourceDefinitions(ctx: ControllerContext): Controller {
   return {
     start() {
       // A store kept across a restart carries its CRDs with it.
-      for (const crd of ctx.store.list({ group: "apiextensions.k8s.io", plural: "customresourcedefinitions" })) ctx.registry.setCrd(crd.metadata.name!, crd);
+      for (const crd of ctx.store.list({ group: "apiextensions.k8s.io", plural: "customresourcedefinitions" }))
+        ctx.registry.setCrd(crd.metadata.name!, crd);
     },
     admit(type, obj) {
       if (isCrd(type)) admitCrd(obj);

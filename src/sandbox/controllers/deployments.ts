@@ -89,18 +89,30 @@ function maxUnavailable(spec: DeploymentSpec, replicas: number): number {
 const revisionOf = (rs: KubeObject) => Number.parseInt(rs.metadata.annotations?.[REVISION] ?? "0", 10) || 0;
 
 /** The status kube's deployment controller reports for a Deployment and its ReplicaSets. Pure. */
-function deploymentStatus(dep: KubeObject, newRs: KubeObject | undefined, all: readonly KubeObject[], at = timestamp()): Record<string, unknown> {
+function deploymentStatus(
+  dep: KubeObject,
+  newRs: KubeObject | undefined,
+  all: readonly KubeObject[],
+  at = timestamp(),
+): Record<string, unknown> {
   const spec = (dep.spec as DeploymentSpec | undefined) ?? {};
   const want = spec.replicas ?? 1;
   const sum = (f: keyof RsStatus) => all.reduce((n, rs) => n + ((rs.status as RsStatus | undefined)?.[f] ?? 0), 0);
   const replicas = sum("replicas");
   const available = sum("availableReplicas");
   const updated = (newRs?.status as RsStatus | undefined)?.replicas ?? 0;
-  const previous = ((dep.status as { conditions?: Condition[] } | undefined)?.conditions ?? []);
+  const previous = (dep.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
   const condition = (type: string, status: string, reason: string, message: string): Condition => {
     const before = previous.find((c) => c.type === type);
     if (before && before.status === status && before.reason === reason && before.message === message) return before;
-    return { type, status, lastUpdateTime: at, lastTransitionTime: before && before.status === status ? before.lastTransitionTime : at, reason, message };
+    return {
+      type,
+      status,
+      lastUpdateTime: at,
+      lastTransitionTime: before && before.status === status ? before.lastTransitionTime : at,
+      reason,
+      message,
+    };
   };
   const availableNow = available >= want - maxUnavailable(spec, want);
   const complete = updated === want && replicas === want && available === want;
@@ -127,7 +139,8 @@ function deploymentStatus(dep: KubeObject, newRs: KubeObject | undefined, all: r
 export function deployments(ctx: ControllerContext): Controller {
   const depType = () => ctx.registry.find("apps", "v1", "deployments")!;
   const rsType = () => ctx.registry.find("apps", "v1", "replicasets")!;
-  const owned = (dep: KubeObject) => ctx.store.list(rsType(), { namespace: dep.metadata.namespace }).filter((rs) => isControlledBy(rs, dep));
+  const owned = (dep: KubeObject) =>
+    ctx.store.list(rsType(), { namespace: dep.metadata.namespace }).filter((rs) => isControlledBy(rs, dep));
   const scale = (rs: KubeObject, replicas: number, annotations: Record<string, string>) => {
     const spec = rs.spec as { replicas?: number };
     const merged = { ...rs.metadata.annotations, ...annotations };
@@ -144,7 +157,10 @@ export function deployments(ctx: ControllerContext): Controller {
     if (!spec.paused) {
       const sets = owned(dep);
       const current = sets.find((rs) => rs.metadata.labels?.[POD_TEMPLATE_HASH] === hash);
-      const sizes = { [DESIRED_REPLICAS]: String(want), [MAX_REPLICAS]: String(want + scaled(spec.strategy?.rollingUpdate?.maxSurge, want, true, "25%")) };
+      const sizes = {
+        [DESIRED_REPLICAS]: String(want),
+        [MAX_REPLICAS]: String(want + scaled(spec.strategy?.rollingUpdate?.maxSurge, want, true, "25%")),
+      };
       if (current) scale(current, want, sizes);
       else {
         const revision = String(Math.max(0, ...sets.map(revisionOf)) + 1);
@@ -175,10 +191,15 @@ export function deployments(ctx: ControllerContext): Controller {
         .filter((rs) => rs.metadata.labels?.[POD_TEMPLATE_HASH] !== hash)
         .sort((a, b) => revisionOf(a) - revisionOf(b));
       for (const rs of old) scale(rs, 0, {});
-      for (const rs of old.slice(0, Math.max(0, old.length - (spec.revisionHistoryLimit ?? 10)))) ctx.own.delete(rsType(), namespace, rs.metadata.name!);
+      for (const rs of old.slice(0, Math.max(0, old.length - (spec.revisionHistoryLimit ?? 10))))
+        ctx.own.delete(rsType(), namespace, rs.metadata.name!);
     }
     const sets = owned(dep);
-    const status = deploymentStatus(dep, sets.find((rs) => rs.metadata.labels?.[POD_TEMPLATE_HASH] === hash), sets);
+    const status = deploymentStatus(
+      dep,
+      sets.find((rs) => rs.metadata.labels?.[POD_TEMPLATE_HASH] === hash),
+      sets,
+    );
     const fresh = ctx.store.get(depType(), namespace, name);
     if (fresh) ctx.own.update(depType(), { ...fresh, status }, MANAGER, "status");
   });

@@ -69,10 +69,24 @@ export function desiredSubsets(svc: KubeObject, pods: readonly KubeObject[]): Su
     for (const p of ports) {
       const port = findPort(pod, p);
       if (port === undefined) continue;
-      subsets.push({ [where]: [address], ports: [{ ...(p.name && { name: p.name }), port, protocol: p.protocol ?? "TCP", ...(p.appProtocol !== undefined && { appProtocol: p.appProtocol }) }] });
+      subsets.push({
+        [where]: [address],
+        ports: [
+          {
+            ...(p.name && { name: p.name }),
+            port,
+            protocol: p.protocol ?? "TCP",
+            ...(p.appProtocol !== undefined && { appProtocol: p.appProtocol }),
+          },
+        ],
+      });
     }
   }
-  return (repackSubsets(subsets) as Subset[]).map((s) => (s.ports?.length ? s : { ...(s.addresses && { addresses: s.addresses }), ...(s.notReadyAddresses && { notReadyAddresses: s.notReadyAddresses }) }));
+  return (repackSubsets(subsets) as Subset[]).map((s) =>
+    s.ports?.length
+      ? s
+      : { ...(s.addresses && { addresses: s.addresses }), ...(s.notReadyAddresses && { notReadyAddresses: s.notReadyAddresses }) },
+  );
 }
 
 export function endpoints(ctx: ControllerContext): Controller {

@@ -20,7 +20,10 @@ const SKIP_MIRROR_LABEL = "endpointslice.kubernetes.io/skip-mirror";
 export const MIRROR_CONTROLLER = "endpointslicemirroring-controller.k8s.io";
 const LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader";
 /** Annotations the controller does not copy onto slices. */
-const UNCOPIED_ANNOTATIONS = new Set(["endpoints.kubernetes.io/last-change-trigger-time", "kubectl.kubernetes.io/last-applied-configuration"]);
+const UNCOPIED_ANNOTATIONS = new Set([
+  "endpoints.kubernetes.io/last-change-trigger-time",
+  "kubectl.kubernetes.io/last-applied-configuration",
+]);
 /** --mirroring-max-endpoints-per-subset's default: addresses past it are not mirrored. */
 const MAX_ENDPOINTS_PER_SUBSET = 1000;
 const FIELD_MANAGER = "kube-controller-manager";
@@ -108,16 +111,24 @@ export function repackSubsets(subsets: readonly EndpointSubset[]): EndpointSubse
   const groups = new Map<string, { set: Map<string, boolean>; ports: EndpointPort[] }>();
   for (const [pk, set] of byPort) {
     if (set.size === 0) continue;
-    const key = [...set].map(([a, r]) => `${a}=${r}`).sort().join("\n");
+    const key = [...set]
+      .map(([a, r]) => `${a}=${r}`)
+      .sort()
+      .join("\n");
     const g = groups.get(key) ?? { set, ports: [] };
     groups.set(key, g);
     const p = ports.get(pk);
     if (p) g.ports.push(p);
   }
-  const byIp = (a: EndpointAddress, b: EndpointAddress) => cmp(a.ip ?? "", b.ip ?? "") || cmp(a.targetRef?.uid ?? "", b.targetRef?.uid ?? "");
+  const byIp = (a: EndpointAddress, b: EndpointAddress) =>
+    cmp(a.ip ?? "", b.ip ?? "") || cmp(a.targetRef?.uid ?? "", b.targetRef?.uid ?? "");
   return [...groups.values()].map(({ set, ports: ps }) => {
     const entries = [...set];
-    const pick = (ready: boolean) => entries.filter(([, r]) => r === ready).map(([k]) => addrs.get(k)!).sort(byIp);
+    const pick = (ready: boolean) =>
+      entries
+        .filter(([, r]) => r === ready)
+        .map(([k]) => addrs.get(k)!)
+        .sort(byIp);
     const out: EndpointSubset = { ports: ps };
     const ready = pick(true);
     const notReady = pick(false);
@@ -169,7 +180,9 @@ export function sliceObject(endpoints: KubeObject, desired: DesiredSlice): KubeO
       namespace: meta.namespace,
       labels: { ...meta.labels, [SERVICE_NAME_LABEL]: meta.name!, [MANAGED_BY_LABEL]: MIRROR_CONTROLLER },
       ...(Object.keys(annotations).length > 0 && { annotations }),
-      ownerReferences: [{ apiVersion: "v1", kind: "Endpoints", name: meta.name!, uid: meta.uid ?? "", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: "v1", kind: "Endpoints", name: meta.name!, uid: meta.uid ?? "", controller: true, blockOwnerDeletion: true },
+      ],
     },
     addressType: desired.addressType,
     endpoints: desired.endpoints,
@@ -192,7 +205,11 @@ const mirroredSliceSelector = (service: string): LabelSelector => [
 /** Is this slice one the mirroring controller manages (for `service`, when given)? */
 function isMirroredSlice(slice: KubeObject, service?: string): boolean {
   const labels = slice.metadata.labels ?? {};
-  return labels[MANAGED_BY_LABEL] === MIRROR_CONTROLLER && labels[SERVICE_NAME_LABEL] !== undefined && (service === undefined || labels[SERVICE_NAME_LABEL] === service);
+  return (
+    labels[MANAGED_BY_LABEL] === MIRROR_CONTROLLER &&
+    labels[SERVICE_NAME_LABEL] !== undefined &&
+    (service === undefined || labels[SERVICE_NAME_LABEL] === service)
+  );
 }
 
 /**
@@ -217,7 +234,12 @@ export function reconcileMirror(store: Store, types: MirrorTypes, namespace: str
       const { generateName: _g, ...wantMeta } = want.metadata;
       const next: KubeObject = {
         ...match,
-        metadata: { ...match.metadata, labels: wantMeta.labels, annotations: wantMeta.annotations, ownerReferences: wantMeta.ownerReferences },
+        metadata: {
+          ...match.metadata,
+          labels: wantMeta.labels,
+          annotations: wantMeta.annotations,
+          ownerReferences: wantMeta.ownerReferences,
+        },
         addressType: want.addressType,
         endpoints: want.endpoints,
         ports: want.ports,
@@ -246,7 +268,16 @@ export function endpointSliceMirroring(ctx: ControllerContext): Controller {
     else if (type.kind === "EndpointSlice" && isMirroredSlice(obj)) service = obj.metadata.labels![SERVICE_NAME_LABEL];
     if (service === undefined) return;
     const find = (group: string, version: string, plural: string) => ctx.registry.find(group, version, plural)!;
-    reconcileMirror(ctx.store, { services: find("", "v1", "services"), endpoints: find("", "v1", "endpoints"), slices: find("discovery.k8s.io", "v1", "endpointslices") }, obj.metadata.namespace!, service);
+    reconcileMirror(
+      ctx.store,
+      {
+        services: find("", "v1", "services"),
+        endpoints: find("", "v1", "endpoints"),
+        slices: find("discovery.k8s.io", "v1", "endpointslices"),
+      },
+      obj.metadata.namespace!,
+      service,
+    );
   };
   return { onWrite: follow, onDelete: follow };
 }

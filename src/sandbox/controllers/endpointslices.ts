@@ -66,7 +66,13 @@ export function desiredSlices(svc: KubeObject, pods: readonly KubeObject[]): Des
     const ports: SlicePort[] = [];
     for (const p of spec.ports ?? []) {
       const port = findPort(pod, p);
-      if (port !== undefined) ports.push({ name: p.name ?? "", port, protocol: p.protocol ?? "TCP", ...(p.appProtocol !== undefined && { appProtocol: p.appProtocol }) });
+      if (port !== undefined)
+        ports.push({
+          name: p.name ?? "",
+          port,
+          protocol: p.protocol ?? "TCP",
+          ...(p.appProtocol !== undefined && { appProtocol: p.appProtocol }),
+        });
     }
     const ready = isPodReady(pod);
     const hostname = hostnameFor(pod, svc);
@@ -84,7 +90,8 @@ export function desiredSlices(svc: KubeObject, pods: readonly KubeObject[]): Des
   }
   const out: DesiredSlice[] = [];
   for (const g of groups.values()) {
-    for (let i = 0; i < g.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE) out.push({ ...g, endpoints: g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE) });
+    for (let i = 0; i < g.endpoints.length; i += MAX_ENDPOINTS_PER_SLICE)
+      out.push({ ...g, endpoints: g.endpoints.slice(i, i + MAX_ENDPOINTS_PER_SLICE) });
   }
   return out.length > 0 ? out : [{ addressType: "IPv4", ports: [], endpoints: [] }];
 }
@@ -95,7 +102,8 @@ const ownSlices = (name: string): LabelSelector => [
   { key: MANAGED_BY_LABEL, op: "=", value: SLICE_CONTROLLER },
 ];
 
-const isOwnSlice = (slice: KubeObject) => slice.metadata.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER && slice.metadata.labels[SERVICE_NAME_LABEL] !== undefined;
+const isOwnSlice = (slice: KubeObject) =>
+  slice.metadata.labels?.[MANAGED_BY_LABEL] === SLICE_CONTROLLER && slice.metadata.labels[SERVICE_NAME_LABEL] !== undefined;
 
 export function endpointSlices(ctx: ControllerContext): Controller {
   const find = (group: string, plural: string) => ctx.registry.find(group, "v1", plural)!;
@@ -108,13 +116,32 @@ export function endpointSlices(ctx: ControllerContext): Controller {
     const unused = new Set(existing);
     for (const d of desired) {
       const labels = { ...endpointLabels(svc!), [SERVICE_NAME_LABEL]: name, [MANAGED_BY_LABEL]: SLICE_CONTROLLER };
-      const ownerReferences = [{ apiVersion: "v1", kind: "Service", name, uid: svc!.metadata.uid ?? "", controller: true, blockOwnerDeletion: true }];
+      const ownerReferences = [
+        { apiVersion: "v1", kind: "Service", name, uid: svc!.metadata.uid ?? "", controller: true, blockOwnerDeletion: true },
+      ];
       const match = [...unused].find((s) => isDeepStrictEqual(s.ports ?? [], d.ports)) ?? [...unused][0];
       if (match) {
         unused.delete(match);
-        ctx.own.update(slices(), { ...match, metadata: { ...match.metadata, labels, ownerReferences }, addressType: d.addressType, endpoints: d.endpoints, ports: d.ports }, MANAGER);
+        ctx.own.update(
+          slices(),
+          {
+            ...match,
+            metadata: { ...match.metadata, labels, ownerReferences },
+            addressType: d.addressType,
+            endpoints: d.endpoints,
+            ports: d.ports,
+          },
+          MANAGER,
+        );
       } else {
-        const body = { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", metadata: { generateName: `${name}-`, namespace, labels, ownerReferences }, addressType: d.addressType, endpoints: d.endpoints, ports: d.ports };
+        const body = {
+          apiVersion: "discovery.k8s.io/v1",
+          kind: "EndpointSlice",
+          metadata: { generateName: `${name}-`, namespace, labels, ownerReferences },
+          addressType: d.addressType,
+          endpoints: d.endpoints,
+          ports: d.ports,
+        };
         ctx.own.create(slices(), body, MANAGER);
       }
     }

@@ -49,7 +49,7 @@ class PodIPs {
 
 /** The status of a Pod that has just started: Running, ready, every container running. */
 export function startedStatus(pod: KubeObject, ip: string, at = now()): Record<string, unknown> {
-  const containers = ((pod.spec as { containers?: Container[] } | undefined)?.containers ?? []);
+  const containers = (pod.spec as { containers?: Container[] } | undefined)?.containers ?? [];
   const condition = (type: string) => ({ type, status: "True", lastProbeTime: null, lastTransitionTime: at });
   return {
     phase: "Running",

@@ -29,7 +29,12 @@ const active = (pod: KubeObject) => {
 /** Which Pods go first when a ReplicaSet has too many: not ready before ready, newer before older. */
 function deletionOrder(pods: readonly KubeObject[]): KubeObject[] {
   const rank = (p: KubeObject) => (!belongsInEndpoints(p) ? 0 : isPodReady(p) ? 2 : 1);
-  return [...pods].sort((a, b) => rank(a) - rank(b) || (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "") || (a.metadata.name! < b.metadata.name! ? 1 : -1));
+  return [...pods].sort(
+    (a, b) =>
+      rank(a) - rank(b) ||
+      (b.metadata.creationTimestamp ?? "").localeCompare(a.metadata.creationTimestamp ?? "") ||
+      (a.metadata.name! < b.metadata.name! ? 1 : -1),
+  );
 }
 
 export function replicaSets(ctx: ControllerContext): Controller {

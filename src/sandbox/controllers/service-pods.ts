@@ -56,8 +56,10 @@ export function podSelector(svc: KubeObject): Record<string, string> | undefined
 
 export const isHeadless = (svc: KubeObject): boolean => serviceSpec(svc).clusterIP === "None";
 
-const requirements = (selector: Record<string, string>): LabelSelector => Object.entries(selector).map(([key, value]) => ({ key, op: "=" as const, value }));
-const selects = (selector: Record<string, string>, labels: Record<string, string> | undefined) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const requirements = (selector: Record<string, string>): LabelSelector =>
+  Object.entries(selector).map(([key, value]) => ({ key, op: "=" as const, value }));
+const selects = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
 /** The Pods a Service selects (read-only store objects), from its namespace only. */
 export function podsOf(store: Store, svc: KubeObject): readonly KubeObject[] {
@@ -89,7 +91,8 @@ export function belongsInEndpoints(pod: KubeObject): boolean {
   return pod.metadata.deletionTimestamp === undefined;
 }
 
-export const isPodReady = (pod: KubeObject): boolean => podStatus(pod).conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+export const isPodReady = (pod: KubeObject): boolean =>
+  podStatus(pod).conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 /** FindPort: a numeric targetPort as is, a named one from the Pod's container ports (same protocol); undefined when none matches. */
 export function findPort(pod: KubeObject, port: ServicePort): number | undefined {
@@ -105,12 +108,19 @@ export function findPort(pod: KubeObject, port: ServicePort): number | undefined
 /** The endpoint's hostname: the Pod's, when its subdomain is this Service (StatefulSet pods). */
 export function hostnameFor(pod: KubeObject, svc: KubeObject): string | undefined {
   const spec = podSpec(pod);
-  return spec.hostname && spec.subdomain === svc.metadata.name && pod.metadata.namespace === svc.metadata.namespace ? spec.hostname : undefined;
+  return spec.hostname && spec.subdomain === svc.metadata.name && pod.metadata.namespace === svc.metadata.namespace
+    ? spec.hostname
+    : undefined;
 }
 
 export const podIP = (pod: KubeObject): string => podStatus(pod).podIP ?? "";
 export const nodeNameOf = (pod: KubeObject): string => podSpec(pod).nodeName ?? "";
-export const podRef = (pod: KubeObject) => ({ kind: "Pod", namespace: pod.metadata.namespace!, name: pod.metadata.name!, uid: pod.metadata.uid ?? "" });
+export const podRef = (pod: KubeObject) => ({
+  kind: "Pod",
+  namespace: pod.metadata.namespace!,
+  name: pod.metadata.name!,
+  uid: pod.metadata.uid ?? "",
+});
 
 /** The labels the controllers give a Service's Endpoints and slices: the Service's, plus the headless marker. */
 export function endpointLabels(svc: KubeObject): Record<string, string> {

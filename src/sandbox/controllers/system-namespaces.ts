@@ -9,7 +9,8 @@ export function systemNamespaces(ctx: ControllerContext): Controller {
     start() {
       const nsType = ctx.registry.find("", "v1", "namespaces")!;
       for (const name of SYSTEM_NAMESPACES) {
-        if (!ctx.store.get(nsType, undefined, name)) ctx.create(nsType, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+        if (!ctx.store.get(nsType, undefined, name))
+          ctx.create(nsType, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
       }
     },
   };

@@ -47,7 +47,9 @@ export async function readBody(req: Request, contentType: string): Promise<unkno
     }
   }
   if (contentType.includes("cbor")) {
-    throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`);
+    throw errors.unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
+    );
   }
   return parseBody(await req.text(), contentType);
 }

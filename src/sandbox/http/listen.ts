@@ -29,7 +29,14 @@ export async function listen(opts: {
     });
   const servers = opts.tls ? [serve("127.0.0.1", 0, true), serve("127.0.0.1", 0, false)] : [serve(opts.host, opts.port, false)];
   const front = opts.tls
-    ? await startTlsFront({ host: opts.host, port: opts.port, serverCert: opts.tls.serverCert, ca: opts.tls.ca, certPort: servers[0]!.port!, tokenPort: servers[1]!.port! })
+    ? await startTlsFront({
+        host: opts.host,
+        port: opts.port,
+        serverCert: opts.tls.serverCert,
+        ca: opts.tls.ca,
+        certPort: servers[0]!.port!,
+        tokenPort: servers[1]!.port!,
+      })
     : undefined;
   return {
     port: front?.port ?? servers[0]!.port!,

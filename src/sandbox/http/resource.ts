@@ -35,7 +35,8 @@ export interface Route {
 function fieldValidationOf(q: URLSearchParams): FieldValidation {
   const v = q.get("fieldValidation");
   if (v === null || v === "") return "Warn"; // kube-apiserver's default since 1.23
-  if (v !== "Strict" && v !== "Warn" && v !== "Ignore") throw errors.badRequest(`fieldValidation must be one of Strict, Warn or Ignore, got "${v}"`);
+  if (v !== "Strict" && v !== "Warn" && v !== "Ignore")
+    throw errors.badRequest(`fieldValidation must be one of Strict, Warn or Ignore, got "${v}"`);
   return v;
 }
 
@@ -62,30 +63,60 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
   const table = wantsTable(req.headers.get("accept"));
   const method = req.method.toUpperCase();
   const fieldManager = q.get("fieldManager") ?? undefined;
-  const render = (obj: KubeObject) => (table ? toTable(type, [obj], { now: new Date(), tableVersion: table, includeObject: (q.get("includeObject") as "Object" | "Metadata" | "None" | null) ?? undefined }) : obj);
+  const render = (obj: KubeObject) =>
+    table
+      ? toTable(type, [obj], {
+          now: new Date(),
+          tableVersion: table,
+          includeObject: (q.get("includeObject") as "Object" | "Metadata" | "None" | null) ?? undefined,
+        })
+      : obj;
 
   if (method === "GET" && name === undefined) {
     const labels = parseLabelSelector(q.get("labelSelector") ?? "");
     const fields = parseFieldSelector(q.get("fieldSelector") ?? "");
     for (const f of fields) {
-      if (f.field !== "metadata.name" && f.field !== "metadata.namespace" && !(type.kind === "Secret" && f.field === "type") && !(type.kind === "Event" && f.field.startsWith("involvedObject."))) {
+      if (
+        f.field !== "metadata.name" &&
+        f.field !== "metadata.namespace" &&
+        !(type.kind === "Secret" && f.field === "type") &&
+        !(type.kind === "Event" && f.field.startsWith("involvedObject."))
+      ) {
         throw errors.badRequest(`"${f.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
       }
     }
     const filter = { namespace: type.namespaced ? namespace : undefined, labels, fields };
     if (q.get("resourceVersionMatch") && !q.get("resourceVersion")) {
-      throw errors.invalid("ListOptions", "", [{ field: "resourceVersionMatch", reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided" }]);
+      throw errors.invalid("ListOptions", "", [
+        {
+          field: "resourceVersionMatch",
+          reason: "FieldValueForbidden",
+          message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        },
+      ]);
     }
     const watching = q.get("watch") === "true" || q.get("watch") === "1";
     // Where kube-apiserver answers 410 for a history it no longer has: a watch from a resourceVersion, a list at exactly one.
     const match = q.get("resourceVersionMatch");
-    const gone = historyFault(ctx.control, q.get("resourceVersion"), api.store.resourceVersion, watching || match === "Exact" || (!match && !!q.get("limit")));
+    const gone = historyFault(
+      ctx.control,
+      q.get("resourceVersion"),
+      api.store.resourceVersion,
+      watching || match === "Exact" || (!match && !!q.get("limit")),
+    );
     if (gone && !watching) throw gone;
     let expired = watching ? (gone ?? laggingWatchFault(ctx.control, q.get("resourceVersion"))) : undefined;
     // A watch-list (sendInitialEvents) from a resourceVersion not reached waits for it as a list
     // does, then gets kube's 504 as its one ERROR event (cacher.go: waitUntilWatchCacheFreshAndForceAllEvents).
     const watchListRv = Number(q.get("resourceVersion") ?? "");
-    if (watching && !expired && q.get("sendInitialEvents") === "true" && Number.isInteger(watchListRv) && watchListRv > 0 && !(await waitForResourceVersion(api.store, watchListRv, ctx.tooLargeWaitMs))) {
+    if (
+      watching &&
+      !expired &&
+      q.get("sendInitialEvents") === "true" &&
+      Number.isInteger(watchListRv) &&
+      watchListRv > 0 &&
+      !(await waitForResourceVersion(api.store, watchListRv, ctx.tooLargeWaitMs))
+    ) {
       expired = tooLargeResourceVersion(watchListRv, api.store.resourceVersion);
     }
     if (watching) {
@@ -129,17 +160,31 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
     const body = (await readBody(req, contentType)) as KubeObject;
     const conflict = conflictFault(ctx.control, type, name, body?.metadata?.resourceVersion);
     if (conflict) throw conflict;
-    const result = api.update(type, namespace, name, body, { dryRun, fieldManager, fieldValidation, subresource: subresource as "status" | undefined });
+    const result = api.update(type, namespace, name, body, {
+      dryRun,
+      fieldManager,
+      fieldValidation,
+      subresource: subresource as "status" | undefined,
+    });
     return json(result.object, 200, warningHeaders(result.warnings));
   }
   if (method === "PATCH" && name !== undefined) {
     const patchType = patchTypeFromContentType(contentType);
-    if (!patchType) throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
+    if (!patchType)
+      throw errors.unsupportedMediaType(
+        `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+      );
     const body = parseBody(await req.text(), patchType === "apply" ? "yaml" : "json");
     const conflict = conflictFault(ctx.control, type, name, patchResourceVersion(body));
     if (conflict) throw conflict;
     const force = q.get("force") === "true";
-    const result = api.patch(type, namespace, name, patchType, body, { dryRun, fieldManager, fieldValidation, subresource: subresource as "status" | undefined, force });
+    const result = api.patch(type, namespace, name, patchType, body, {
+      dryRun,
+      fieldManager,
+      fieldValidation,
+      subresource: subresource as "status" | undefined,
+      force,
+    });
     return json(result.object, result.created ? 201 : 200, warningHeaders(result.warnings));
   }
   if (method === "DELETE") {
@@ -158,23 +203,42 @@ export async function serveResource(ctx: ResourceContext, req: Request, url: URL
       const labels = parseLabelSelector(q.get("labelSelector") ?? "");
       const fields = parseFieldSelector(q.get("fieldSelector") ?? "");
       const gone = api.deleteCollection(type, { namespace: type.namespaced ? namespace : undefined, labels, fields }, { dryRun: dry });
-      return json({ kind: type.listKind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: api.store.resourceVersion }, items: gone.map((o) => listItem(type, o)) });
+      return json({
+        kind: type.listKind,
+        apiVersion: apiVersionOf(type),
+        metadata: { resourceVersion: api.store.resourceVersion },
+        items: gone.map((o) => listItem(type, o)),
+      });
     }
     const gone = api.delete(type, namespace, name, { dryRun: dry, preconditions: opts.preconditions });
-    if (type.crd || type.kind === "Namespace") return json(type.kind === "Namespace" ? { ...gone, status: { phase: "Terminating" } } : gone);
-    return json({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { name, group: type.group || undefined, kind: type.plural, uid: gone.metadata.uid } });
+    if (type.crd || type.kind === "Namespace")
+      return json(type.kind === "Namespace" ? { ...gone, status: { phase: "Terminating" } } : gone);
+    return json({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      details: { name, group: type.group || undefined, kind: type.plural, uid: gone.metadata.uid },
+    });
   }
   return statusResponse(errors.methodNotAllowed(`the server does not allow this method on the requested resource`));
 }
 
 /** The resourceVersion a patch carries: metadata.resourceVersion of a merge or apply patch, or a JSON patch's test/replace of it. */
 function patchResourceVersion(body: unknown): unknown {
-  if (Array.isArray(body)) return (body as { path?: string; value?: unknown }[]).find((op) => op?.path === "/metadata/resourceVersion")?.value;
+  if (Array.isArray(body))
+    return (body as { path?: string; value?: unknown }[]).find((op) => op?.path === "/metadata/resourceVersion")?.value;
   return (body as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
 }
 
 /** A list, paged with limit/continue (the continue token carries the next key). */
-function listResponse(ctx: ResourceContext, type: ResourceType, filter: Parameters<Api["list"]>[1], q: URLSearchParams, table: "v1" | "v1beta1" | undefined): Response {
+function listResponse(
+  ctx: ResourceContext,
+  type: ResourceType,
+  filter: Parameters<Api["list"]>[1],
+  q: URLSearchParams,
+  table: "v1" | "v1beta1" | undefined,
+): Response {
   const all = ctx.api.list(type, filter);
   const limit = Number(q.get("limit") ?? "0");
   let start = 0;
@@ -199,7 +263,14 @@ function listResponse(ctx: ResourceContext, type: ResourceType, filter: Paramete
   }
   if (table) {
     const includeObject = (q.get("includeObject") as "Object" | "Metadata" | "None" | null) ?? undefined;
-    return json(toTable(type, items, { now: new Date(), includeObject, listMeta: meta as { resourceVersion?: string; continue?: string }, tableVersion: table }));
+    return json(
+      toTable(type, items, {
+        now: new Date(),
+        includeObject,
+        listMeta: meta as { resourceVersion?: string; continue?: string },
+        tableVersion: table,
+      }),
+    );
   }
   return json({ kind: type.listKind, apiVersion: apiVersionOf(type), metadata: meta, items: items.map((o) => listItem(type, o)) });
 }

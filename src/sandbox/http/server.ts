@@ -65,13 +65,21 @@ export async function handle(ctx: HandlerContext, req: Request): Promise<Respons
 
 async function serve(ctx: HandlerContext, req: Request, url: URL): Promise<Response> {
   try {
-    const segments = url.pathname.split("/").filter((s) => s !== "").map(decodeURIComponent);
+    const segments = url.pathname
+      .split("/")
+      .filter((s) => s !== "")
+      .map(decodeURIComponent);
     await latencyFault(ctx.control);
-    const user = authenticate({ adminTokens: ctx.adminTokens, certVerified: ctx.certVerified, tokens: ctx.api.tokens }, req.headers.get("authorization"));
+    const user = authenticate(
+      { adminTokens: ctx.adminTokens, certVerified: ctx.certVerified, tokens: ctx.api.tokens },
+      req.headers.get("authorization"),
+    );
     if (!user) return statusResponse(errors.unauthorized());
     const r = route(ctx.api, segments);
     if (ctx.enforceRbac) {
-      const denied = r ? authorizeResource(ctx.api.rbac, user, req.method, r, url.searchParams) : authorizePath(ctx.api.rbac, user, req.method, url.pathname);
+      const denied = r
+        ? authorizeResource(ctx.api.rbac, user, req.method, r, url.searchParams)
+        : authorizePath(ctx.api.rbac, user, req.method, url.pathname);
       if (denied) return statusResponse(denied);
     }
     if (url.pathname === "/version") return json(SERVER_VERSION);
@@ -101,7 +109,8 @@ function serveDiscovery(ctx: HandlerContext, s: string[], url: URL, req: Request
     return jsonOr404(openapiDocument(gv, api.registry.typesIn(gv)));
   }
   if (s[0] === "openapi" && s[1] === "v2" && s.length === 2) return serveOpenapiV2(api.registry, req);
-  if (s[0] === "openapi" || url.pathname === "/swagger.json") return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
+  if (s[0] === "openapi" || url.pathname === "/swagger.json")
+    return statusResponse(new ApiError(404, "NotFound", "the server could not find the requested resource"));
   return undefined;
 }
 

@@ -51,7 +51,7 @@ export async function makeCA(commonName: string): Promise<Pem> {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { cert: cert.toString("pem") + "\n", key: await privateKeyPem(x509, keys.privateKey) };
+  return { cert: `${cert.toString("pem")}\n`, key: await privateKeyPem(x509, keys.privateKey) };
 }
 
 /**
@@ -65,7 +65,9 @@ export async function makeServerCert(ca: Pem, hosts: string[]): Promise<Pem> {
     const host = h.replace(/^\[(.*)\]$/, "$1");
     return isIP(host) ? { type: "ip" as const, value: host } : { type: "dns" as const, value: host };
   });
-  return signLeaf(x509, ca, [{ CN: [hosts[0]!] }], x509.ExtendedKeyUsage.serverAuth, [new x509.SubjectAlternativeNameExtension(sans, false)]);
+  return signLeaf(x509, ca, [{ CN: [hosts[0]!] }], x509.ExtendedKeyUsage.serverAuth, [
+    new x509.SubjectAlternativeNameExtension(sans, false),
+  ]);
 }
 
 /**
@@ -107,7 +109,7 @@ async function signLeaf(
       ...extra,
     ],
   });
-  return { cert: cert.toString("pem") + "\n", key: await privateKeyPem(x509, keys.privateKey) };
+  return { cert: `${cert.toString("pem")}\n`, key: await privateKeyPem(x509, keys.privateKey) };
 }
 
 /** 16 random bytes, high bit clear (a positive serial, as RFC 5280 and Go require). */
@@ -119,12 +121,12 @@ function serialNumber(): string {
 
 async function privateKeyPem(x509: X509, key: CryptoKey): Promise<string> {
   const der = await crypto.subtle.exportKey("pkcs8", key);
-  return x509.PemConverter.encode(der, "PRIVATE KEY") + "\n";
+  return `${x509.PemConverter.encode(der, "PRIVATE KEY")}\n`;
 }
 
 async function importPrivateKey(x509: X509, pem: string): Promise<CryptoKey> {
   if (!pem.includes("-----BEGIN PRIVATE KEY-----")) {
-    throw new Error("the CA key must be a PKCS#8 PEM (\"BEGIN PRIVATE KEY\") ECDSA P-256 key, as makeCA writes");
+    throw new Error('the CA key must be a PKCS#8 PEM ("BEGIN PRIVATE KEY") ECDSA P-256 key, as makeCA writes');
   }
   const der = x509.PemConverter.decodeFirst(pem);
   return crypto.subtle.importKey("pkcs8", der, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);

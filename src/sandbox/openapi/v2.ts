@@ -198,7 +198,11 @@ function builtinDefinition(p: Protos, t: ResourceType, defs: Record<string, Sche
   }
   addMessage(p, p.root.lookupType("k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"), defs);
   if (t.kind === "CustomResourceDefinition") {
-    return { type: "object", properties: { ...TYPE_META, metadata: ref(`${META}.ObjectMeta`), spec: { type: "object" }, status: { type: "object" } }, ...gvk(t) };
+    return {
+      type: "object",
+      properties: { ...TYPE_META, metadata: ref(`${META}.ObjectMeta`), spec: { type: "object" }, status: { type: "object" } },
+      ...gvk(t),
+    };
   }
   return { type: "object", ...gvk(t) }; // no schema at hand: anything goes
 }
@@ -261,7 +265,12 @@ const listDefinition = (t: ResourceType, item: string): Schema => ({
 // ---------------------------------------------------------------------------------------------
 
 /** The Swagger 2.0 document: no paths, a definition per served kind and list, and what they reach. */
-export function openapiV2Document(types: readonly ResourceType[]): { swagger: string; info: object; paths: object; definitions: Record<string, Schema> } {
+export function openapiV2Document(types: readonly ResourceType[]): {
+  swagger: string;
+  info: object;
+  paths: object;
+  definitions: Record<string, Schema>;
+} {
   const p = loadProtos();
   const defs: Record<string, Schema> = {
     // Not among the trimmed .proto messages; kube-apiserver's schema, less the descriptions.
@@ -296,7 +305,12 @@ function gnosticSchema(s: Schema): Schema {
   if (typeof s.type === "string") g.type = { value: [s.type] };
   if (s.items && typeof s.items === "object") g.items = { schema: [gnosticSchema(s.items as Schema)] };
   if (s.properties && typeof s.properties === "object") {
-    g.properties = { additional_properties: Object.entries(s.properties as Record<string, Schema>).map(([name, value]) => ({ name, value: gnosticSchema(value) })) };
+    g.properties = {
+      additional_properties: Object.entries(s.properties as Record<string, Schema>).map(([name, value]) => ({
+        name,
+        value: gnosticSchema(value),
+      })),
+    };
   }
   const extensions = Object.entries(s).filter(([k]) => k.startsWith("x-"));
   // gnostic keeps an extension's value as YAML text, which kube-openapi reads back with yaml.v2:
@@ -312,7 +326,9 @@ function encodeGnostic(doc: ReturnType<typeof openapiV2Document>): Uint8Array {
       swagger: doc.swagger,
       info: doc.info,
       paths: {},
-      definitions: { additional_properties: Object.entries(doc.definitions).map(([name, value]) => ({ name, value: gnosticSchema(value) })) },
+      definitions: {
+        additional_properties: Object.entries(doc.definitions).map(([name, value]) => ({ name, value: gnosticSchema(value) })),
+      },
     })
     .finish();
 }
@@ -339,7 +355,13 @@ function served(registry: Registry): Served {
   if (hit && sameTypes(hit.types, types)) return hit;
   const doc = openapiV2Document(types);
   const json = JSON.stringify(doc);
-  const entry: Served = { types, doc, json, etag: createHash("sha512").update(json).digest("hex").toUpperCase(), lastModified: new Date().toUTCString() };
+  const entry: Served = {
+    types,
+    doc,
+    json,
+    etag: createHash("sha512").update(json).digest("hex").toUpperCase(),
+    lastModified: new Date().toUTCString(),
+  };
   cache.set(registry, entry);
   return entry;
 }
@@ -363,7 +385,10 @@ function acceptClauses(accept: string): { type: string; subtype: string }[] {
       return { type, subtype, q: Number.isFinite(q) ? q : 0, i };
     })
     .filter((c) => c.type !== "" && c.q > 0)
-    .sort((a, b) => b.q - a.q || Number(a.type === "*") - Number(b.type === "*") || Number(a.subtype === "*") - Number(b.subtype === "*") || a.i - b.i);
+    .sort(
+      (a, b) =>
+        b.q - a.q || Number(a.type === "*") - Number(b.type === "*") || Number(a.subtype === "*") - Number(b.subtype === "*") || a.i - b.i,
+    );
 }
 
 const OFFERS = [
@@ -381,12 +406,14 @@ export function serveOpenapiV2(registry: Registry, req: Request): Response {
   const clauses = acceptClauses(req.headers.get("accept") || "*/*");
   const vary = { vary: "Accept, Accept-Encoding" };
   for (const clause of clauses) {
-    const offer = OFFERS.find((o) => (clause.type === "application" || clause.type === "*") && (clause.subtype === o.subtype || clause.subtype === "*"));
+    const offer = OFFERS.find(
+      (o) => (clause.type === "application" || clause.type === "*") && (clause.subtype === o.subtype || clause.subtype === "*"),
+    );
     if (!offer) continue;
     const s = served(registry);
     const headers = { ...vary, "content-type": offer.contentType, etag: `"${s.etag}"`, "last-modified": s.lastModified };
     const inm = req.headers.get("if-none-match");
-    if (inm && inm.split(",").some((e) => e.trim() === `"${s.etag}"` || e.trim() === "*")) return new Response(null, { status: 304, headers });
+    if (inm?.split(",").some((e) => e.trim() === `"${s.etag}"` || e.trim() === "*")) return new Response(null, { status: 304, headers });
     const body = offer.subtype === "json" ? s.json : openapiV2Protobuf(registry);
     return new Response(body, { headers });
   }

@@ -20,7 +20,8 @@ const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
 /** `api/v1` for core, `apis/<group>/<version>` otherwise: the index keys and URL prefixes. */
-const gvPath = (t: Pick<ResourceType, "group" | "version">): string => (t.group === "" ? `api/${t.version}` : `apis/${t.group}/${t.version}`);
+const gvPath = (t: Pick<ResourceType, "group" | "version">): string =>
+  t.group === "" ? `api/${t.version}` : `apis/${t.group}/${t.version}`;
 
 /** Accepts `v1`, `apps/v1`, `api/v1` or `apis/apps/v1`; returns the apiVersion form. */
 function normalizeGroupVersion(gv: string): string {
@@ -66,24 +67,47 @@ const queryParam = (name: string, description: string, type = "string"): Schema 
 
 const PARAMS = {
   pretty: queryParam("pretty", "If 'true', then the output is pretty printed."),
-  dryRun: queryParam("dryRun", "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed"),
+  dryRun: queryParam(
+    "dryRun",
+    "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed",
+  ),
   fieldManager: queryParam("fieldManager", "fieldManager is a name associated with the actor or entity that is making these changes."),
   fieldValidation: queryParam(
     "fieldValidation",
     "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore - Warn (the default) - Strict",
   ),
-  force: queryParam("force", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people.", "boolean"),
-  labelSelector: queryParam("labelSelector", "A selector to restrict the list of returned objects by their labels. Defaults to everything."),
-  fieldSelector: queryParam("fieldSelector", "A selector to restrict the list of returned objects by their fields. Defaults to everything."),
+  force: queryParam(
+    "force",
+    'Force is going to "force" Apply requests. It means user will re-acquire conflicting fields owned by other people.',
+    "boolean",
+  ),
+  labelSelector: queryParam(
+    "labelSelector",
+    "A selector to restrict the list of returned objects by their labels. Defaults to everything.",
+  ),
+  fieldSelector: queryParam(
+    "fieldSelector",
+    "A selector to restrict the list of returned objects by their fields. Defaults to everything.",
+  ),
   limit: queryParam("limit", "limit is a maximum number of responses to return for a list call.", "integer"),
   continue: queryParam("continue", "The continue option should be set when retrieving more results from the server."),
-  resourceVersion: queryParam("resourceVersion", "resourceVersion sets a constraint on what resource versions a request may be served from."),
+  resourceVersion: queryParam(
+    "resourceVersion",
+    "resourceVersion sets a constraint on what resource versions a request may be served from.",
+  ),
   resourceVersionMatch: queryParam("resourceVersionMatch", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
-  watch: queryParam("watch", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.", "boolean"),
-  allowWatchBookmarks: queryParam("allowWatchBookmarks", "allowWatchBookmarks requests watch events with type \"BOOKMARK\".", "boolean"),
+  watch: queryParam(
+    "watch",
+    "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications.",
+    "boolean",
+  ),
+  allowWatchBookmarks: queryParam("allowWatchBookmarks", 'allowWatchBookmarks requests watch events with type "BOOKMARK".', "boolean"),
   timeoutSeconds: queryParam("timeoutSeconds", "Timeout for the list/watch call.", "integer"),
   gracePeriodSeconds: queryParam("gracePeriodSeconds", "The duration in seconds before the object should be deleted.", "integer"),
-  propagationPolicy: queryParam("propagationPolicy", "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'."),
+  propagationPolicy: queryParam(
+    "propagationPolicy",
+    "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'.",
+  ),
 };
 
 const pathParam = (name: "name" | "namespace"): Schema => ({
@@ -110,7 +134,9 @@ const WRITE_PARAMS = [PARAMS.dryRun, PARAMS.fieldManager, PARAMS.fieldValidation
 const content = (schema: Schema, types = ["application/json", "application/yaml"]): Schema =>
   Object.fromEntries(types.map((t) => [t, { schema }]));
 
-const ok = (schema: Schema, code = "200"): Schema => ({ [code]: { description: code === "201" ? "Created" : code === "202" ? "Accepted" : "OK", content: content(schema) } });
+const ok = (schema: Schema, code = "200"): Schema => ({
+  [code]: { description: code === "201" ? "Created" : code === "202" ? "Accepted" : "OK", content: content(schema) },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Paths.
@@ -145,7 +171,8 @@ function operations(t: ResourceType): Record<string, Ops> {
   const paths: Record<string, Ops> = {};
 
   const coll: Ops = {};
-  if (verbs.has("list")) coll.get = op(`list${g}${v}${scope}${t.kind}`, "list", { parameters: LIST_PARAMS, responses: ok(list) }, t.listKind);
+  if (verbs.has("list"))
+    coll.get = op(`list${g}${v}${scope}${t.kind}`, "list", { parameters: LIST_PARAMS, responses: ok(list) }, t.listKind);
   if (verbs.has("create")) {
     coll.post = op(`create${g}${v}${scope}${t.kind}`, "post", {
       parameters: WRITE_PARAMS,
@@ -163,9 +190,18 @@ function operations(t: ResourceType): Record<string, Ops> {
 
   const one: Ops = {};
   if (verbs.has("get")) one.get = op(`read${g}${v}${scope}${t.kind}`, "get", { responses: ok(object) });
-  if (verbs.has("update")) one.put = op(`replace${g}${v}${scope}${t.kind}`, "put", { parameters: WRITE_PARAMS, requestBody: putBody, responses: { ...ok(object), ...ok(object, "201") } });
+  if (verbs.has("update"))
+    one.put = op(`replace${g}${v}${scope}${t.kind}`, "put", {
+      parameters: WRITE_PARAMS,
+      requestBody: putBody,
+      responses: { ...ok(object), ...ok(object, "201") },
+    });
   if (verbs.has("patch")) {
-    one.patch = op(`patch${g}${v}${scope}${t.kind}`, "patch", { parameters: [...WRITE_PARAMS, PARAMS.force], requestBody: patchBody, responses: { ...ok(object), ...ok(object, "201") } });
+    one.patch = op(`patch${g}${v}${scope}${t.kind}`, "patch", {
+      parameters: [...WRITE_PARAMS, PARAMS.force],
+      requestBody: patchBody,
+      responses: { ...ok(object), ...ok(object, "201") },
+    });
   }
   if (verbs.has("delete")) {
     one.delete = op(`delete${g}${v}${scope}${t.kind}`, "delete", {
@@ -178,9 +214,18 @@ function operations(t: ResourceType): Record<string, Ops> {
   if (t.subresources.status && (verbs.has("get") || verbs.has("update") || verbs.has("patch"))) {
     const sub: Ops = {};
     if (verbs.has("get")) sub.get = op(`read${g}${v}${scope}${t.kind}Status`, "get", { responses: ok(object) });
-    if (verbs.has("update")) sub.put = op(`replace${g}${v}${scope}${t.kind}Status`, "put", { parameters: WRITE_PARAMS, requestBody: putBody, responses: { ...ok(object), ...ok(object, "201") } });
+    if (verbs.has("update"))
+      sub.put = op(`replace${g}${v}${scope}${t.kind}Status`, "put", {
+        parameters: WRITE_PARAMS,
+        requestBody: putBody,
+        responses: { ...ok(object), ...ok(object, "201") },
+      });
     if (verbs.has("patch")) {
-      sub.patch = op(`patch${g}${v}${scope}${t.kind}Status`, "patch", { parameters: [...WRITE_PARAMS, PARAMS.force], requestBody: patchBody, responses: { ...ok(object), ...ok(object, "201") } });
+      sub.patch = op(`patch${g}${v}${scope}${t.kind}Status`, "patch", {
+        parameters: [...WRITE_PARAMS, PARAMS.force],
+        requestBody: patchBody,
+        responses: { ...ok(object), ...ok(object, "201") },
+      });
     }
     paths[`${item}/status`] = { ...sub, parameters: [pathParam("name"), ...scopeParams, PARAMS.pretty] };
   }
@@ -206,7 +251,11 @@ const COMMON_SCHEMAS: Record<string, Schema> = {
   [`${META}.ListMeta`]: {
     description: "ListMeta describes metadata that synthetic resources must have, including lists and various status objects.",
     type: "object",
-    properties: { continue: { type: "string" }, remainingItemCount: { type: "integer", format: "int64" }, resourceVersion: { type: "string" } },
+    properties: {
+      continue: { type: "string" },
+      remainingItemCount: { type: "integer", format: "int64" },
+      resourceVersion: { type: "string" },
+    },
   },
   [`${META}.Status`]: {
     description: "Status is a return value for calls that don't return other objects.",

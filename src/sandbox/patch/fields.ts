@@ -66,8 +66,7 @@ export function withoutSubtrees(a: FieldSet, roots: FieldSet): FieldSet {
 }
 
 const elementRank = (element: string): number => ({ f: 0, k: 1, v: 2, i: 3 })[element[0] ?? ""] ?? 4;
-const compareElements = (a: string, b: string): number =>
-  elementRank(a) - elementRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+const compareElements = (a: string, b: string): number => elementRank(a) - elementRank(b) || (a < b ? -1 : a > b ? 1 : 0);
 const sortedChildren = (set: FieldSet) => [...set.children].sort(([a], [b]) => compareElements(a, b));
 
 export function toFieldsV1(set: FieldSet): JsonObject {
@@ -108,7 +107,9 @@ export function pathString(elements: string[]): string {
       if (element.startsWith("v:")) return `[=${body}]`;
       if (element.startsWith("i:")) return `[${body}]`;
       const key = JSON.parse(body) as JsonObject;
-      return `[${Object.entries(key).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(",")}]`;
+      return `[${Object.entries(key)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(",")}]`;
     })
     .join("");
 }
@@ -144,8 +145,7 @@ interface Walk {
   strict: boolean;
 }
 
-const listAt = (walk: Walk, path: string): ListSchema | undefined =>
-  listSchemaAt(walk.shape.kind, path, walk.shape.builtin);
+const listAt = (walk: Walk, path: string): ListSchema | undefined => listSchemaAt(walk.shape.kind, path, walk.shape.builtin);
 
 /** The path element naming `item` of a list, or undefined when the list is atomic. */
 export function itemElement(item: Json, schema: ListSchema | undefined, strict: boolean): string | undefined {

@@ -44,12 +44,7 @@ const unprocessablePatch = (why: string) => new UnprocessablePatch(why);
  * Applies a JSON, merge or strategic merge patch to `current` and returns the patched copy.
  * `builtin` is false for custom resources, which do not accept strategic merge patches.
  */
-export function applyPatch(
-  current: KubeObject,
-  patch: unknown,
-  type: Exclude<PatchType, "apply">,
-  opts: { builtin: boolean },
-): KubeObject {
+export function applyPatch(current: KubeObject, patch: unknown, type: Exclude<PatchType, "apply">, opts: { builtin: boolean }): KubeObject {
   const original = current as unknown as JsonObject;
   let patched: Json;
   switch (type) {

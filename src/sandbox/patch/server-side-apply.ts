@@ -29,8 +29,7 @@ interface Managed {
   set: FieldSet;
 }
 
-const sameSubresource = (entry: ManagedFieldsEntry, subresource: string | undefined) =>
-  (entry.subresource ?? "") === (subresource ?? "");
+const sameSubresource = (entry: ManagedFieldsEntry, subresource: string | undefined) => (entry.subresource ?? "") === (subresource ?? "");
 
 const readManaged = (object: KubeObject | undefined): Managed[] =>
   (object?.metadata.managedFields ?? []).map((entry) => ({ entry, set: fromFieldsV1(entry.fieldsV1) }));
@@ -81,17 +80,18 @@ function conflictError(conflicts: { manager: ManagedFieldsEntry; path: string }[
   }));
   const first = conflicts[0];
   if (conflicts.length === 1 && first) {
-    return new ApiError(409, "Conflict", `Apply failed with 1 conflict: conflict with ${printManager(first.manager)}: ${first.path}`, { causes });
+    return new ApiError(409, "Conflict", `Apply failed with 1 conflict: conflict with ${printManager(first.manager)}: ${first.path}`, {
+      causes,
+    });
   }
   const byManager = new Map<string, string[]>();
   for (const c of conflicts) {
     const name = printManager(c.manager);
     byManager.set(name, [...(byManager.get(name) ?? []), c.path]);
   }
-  const lines = [...byManager.keys()].sort().flatMap((name) => [
-    `conflicts with ${name}:`,
-    ...(byManager.get(name) ?? []).map((path) => `- ${path}`),
-  ]);
+  const lines = [...byManager.keys()]
+    .sort()
+    .flatMap((name) => [`conflicts with ${name}:`, ...(byManager.get(name) ?? []).map((path) => `- ${path}`)]);
   return new ApiError(409, "Conflict", `Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`, { causes });
 }
 
@@ -201,13 +201,7 @@ function mergeValue(live: Json | undefined, applied: Json, path: string, shape: 
  * Applied items in applied order, merged with their live counterparts; live-only items stay just
  * before the live item they preceded.
  */
-function mergeKeyedList(
-  live: Json[],
-  applied: Json[],
-  path: string,
-  shape: Shape,
-  key: (item: Json) => string | undefined,
-): Json[] {
+function mergeKeyedList(live: Json[], applied: Json[], path: string, shape: Shape, key: (item: Json) => string | undefined): Json[] {
   const liveKeys = live.map(key);
   const appliedKeys = new Set(applied.map(key));
   const out: Json[] = [];

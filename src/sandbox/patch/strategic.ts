@@ -12,8 +12,7 @@ const retainKeysDirective = "$retainKeys";
 const setElementOrderPrefix = "$setElementOrder/";
 const deleteFromPrimitiveListPrefix = "$deleteFromPrimitiveList/";
 
-export const isJsonObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+export const isJsonObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 interface Context {
   kind: string;
@@ -120,7 +119,11 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, path: str
     const inOrder = (v: Json) => wanted.some((w) => jsonEqual(w, id(v)));
     const serverOrder = currentList.map(id);
     original[field] = mergeSortedSlice(
-      sortByOrder(merged.filter((v) => !inOrder(v)), serverOrder, id),
+      sortByOrder(
+        merged.filter((v) => !inOrder(v)),
+        serverOrder,
+        id,
+      ),
       sortByOrder(merged.filter(inOrder), wanted, id),
       serverOrder,
       id,
@@ -133,9 +136,7 @@ function mergeList(original: Json[], patch: Json[], path: string, ctx: Context):
   const schema = ctx.lookup(path);
   if (schema?.strategy !== "merge") {
     // Replaced whole; list-item directives have no meaning here and are dropped.
-    return patch
-      .filter((item) => !(isJsonObject(item) && directiveMarker in item))
-      .map((item) => fresh(item, itemPath(path), ctx));
+    return patch.filter((item) => !(isJsonObject(item) && directiveMarker in item)).map((item) => fresh(item, itemPath(path), ctx));
   }
   if (original.length === 0 && patch.length === 0) return original;
   return schema.mergeKey === undefined
@@ -161,7 +162,11 @@ function mergePrimitives(original: Json[], patch: Json[]): Json[] {
   const fromPatch = (v: Json) => patchIds.some((p) => jsonEqual(p, v));
   const serverOrder = original.map(id);
   return mergeSortedSlice(
-    sortByOrder(merged.filter((v) => !fromPatch(v)), serverOrder, id),
+    sortByOrder(
+      merged.filter((v) => !fromPatch(v)),
+      serverOrder,
+      id,
+    ),
     sortByOrder(merged.filter(fromPatch), patchIds, id),
     serverOrder,
     id,
@@ -173,7 +178,8 @@ function mergeByKey(original: Json[], patch: Json[], mergeKey: string, path: str
   const items: JsonObject[] = [];
   let replace = false;
   for (const item of patch) {
-    if (!isJsonObject(item)) throw errors.badRequest(`list item ${JSON.stringify(item)} is not a map but the list merges on key "${mergeKey}"`);
+    if (!isJsonObject(item))
+      throw errors.badRequest(`list item ${JSON.stringify(item)} is not a map but the list merges on key "${mergeKey}"`);
     if (!(directiveMarker in item)) {
       items.push(item);
       continue;
@@ -208,7 +214,11 @@ function mergeByKey(original: Json[], patch: Json[], mergeKey: string, path: str
   const patchIds = items.map(id);
   const fromPatch = (v: Json) => patchIds.some((p) => jsonEqual(p, id(v)));
   return mergeSortedSlice(
-    sortByOrder(base.filter((v) => !fromPatch(v)), serverOrder, id),
+    sortByOrder(
+      base.filter((v) => !fromPatch(v)),
+      serverOrder,
+      id,
+    ),
     sortByOrder(base.filter(fromPatch), patchIds, id),
     serverOrder,
     id,

@@ -75,7 +75,8 @@ export function containerCells(podSpec: unknown): [string, string] {
 }
 
 /** net.JoinHostPort. */
-export const joinHostPort = (host: string, port: unknown): string => (host.includes(":") ? `[${host}]:${int(port)}` : `${host}:${int(port)}`);
+export const joinHostPort = (host: string, port: unknown): string =>
+  host.includes(":") ? `[${host}]:${int(port)}` : `${host}:${int(port)}`;
 
 /** "a,b,c + 2 more..." after three items; `empty` when there are none. */
 export function listWithMore(items: string[], count: number, max: number, empty: string): string {
@@ -95,11 +96,17 @@ export const NAME_DESC =
 export const CREATED_DESC =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
-export function col(name: string, type: string, description: string, extra: { priority?: number; format?: string } = {}): TableColumnDefinition {
+export function col(
+  name: string,
+  type: string,
+  description: string,
+  extra: { priority?: number; format?: string } = {},
+): TableColumnDefinition {
   return { name, type, format: extra.format ?? "", description, priority: extra.priority ?? 0 };
 }
 export const NAME = col("Name", "string", NAME_DESC, { format: "name" });
 export const AGE = col("Age", "string", CREATED_DESC);
-export const wide = (name: string, description: string, type = "string"): TableColumnDefinition => col(name, type, description, { priority: 1 });
+export const wide = (name: string, description: string, type = "string"): TableColumnDefinition =>
+  col(name, type, description, { priority: 1 });
 export const CONTAINERS = wide("Containers", "Names of each container in the template.");
 export const IMAGES = wide("Images", "Images referenced by each container in the template.");

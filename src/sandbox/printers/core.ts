@@ -37,7 +37,11 @@ const services: Printer = {
     NAME,
     col("Type", "string", "type determines how the Service is exposed."),
     col("Cluster-IP", "string", "clusterIP is the IP address of the service and is usually assigned randomly."),
-    col("External-IP", "string", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service."),
+    col(
+      "External-IP",
+      "string",
+      "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.",
+    ),
     col("Port(s)", "string", "The list of ports that are exposed by this service."),
     AGE,
     wide("Selector", "Route service traffic to pods with label keys and values matching this selector."),
@@ -53,7 +57,15 @@ const services: Printer = {
         return int(p.nodePort) > 0 ? `${int(p.port)}:${int(p.nodePort)}/${protocol}` : `${int(p.port)}/${protocol}`;
       })
       .join(",");
-    return [nameOf(o), type, internalIP, serviceExternalIP(type, spec, rec(o.status)), ports || "<none>", ageOf(o, now), formatLabels(spec.selector)];
+    return [
+      nameOf(o),
+      type,
+      internalIP,
+      serviceExternalIP(type, spec, rec(o.status)),
+      ports || "<none>",
+      ageOf(o, now),
+      formatLabels(spec.selector),
+    ];
   },
 };
 
@@ -65,7 +77,13 @@ function serviceExternalIP(type: string, spec: Rec, status: Rec): string {
     case "NodePort":
       return externalIPs.length ? externalIPs.join(",") : "<none>";
     case "LoadBalancer": {
-      const lb = [...new Set(recs(rec(status.loadBalancer).ingress).map((i) => str(i.ip) || str(i.hostname)).filter((s) => s !== ""))].sort();
+      const lb = [
+        ...new Set(
+          recs(rec(status.loadBalancer).ingress)
+            .map((i) => str(i.ip) || str(i.hostname))
+            .filter((s) => s !== ""),
+        ),
+      ].sort();
       if (externalIPs.length) return [...lb, ...externalIPs].join(",");
       return lb.length ? lb.join(",") : "<pending>";
     }
@@ -105,7 +123,12 @@ function formatEndpoints(o: KubeObject): string {
 }
 
 const secrets: Printer = {
-  columns: [NAME, col("Type", "string", "Used to facilitate programmatic handling of secret data."), col("Data", "string", "Data contains the secret data."), AGE],
+  columns: [
+    NAME,
+    col("Type", "string", "Used to facilitate programmatic handling of secret data."),
+    col("Data", "string", "Data contains the secret data."),
+    AGE,
+  ],
   cells: (o, now) => {
     const keys = new Set([...Object.keys(rec(o.data)), ...Object.keys(rec(o.stringData))]);
     return [nameOf(o), str(o.type) || "Opaque", keys.size, ageOf(o, now)];
@@ -118,7 +141,15 @@ const configmaps: Printer = {
 };
 
 const serviceaccounts: Printer = {
-  columns: [NAME, col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."), AGE],
+  columns: [
+    NAME,
+    col(
+      "Secrets",
+      "string",
+      "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",
+    ),
+    AGE,
+  ],
   cells: (o, now) => [nameOf(o), list(o.secrets).length, ageOf(o, now)],
 };
 
@@ -126,9 +157,16 @@ const events: Printer = {
   columns: [
     col("Last Seen", "string", "The time at which the most recent occurrence of this event was recorded."),
     col("Type", "string", "Type of this event (Normal, Warning), new types could be added in the future"),
-    col("Reason", "string", "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
+    col(
+      "Reason",
+      "string",
+      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+    ),
     col("Object", "string", "The object that this event is about."),
-    wide("Subobject", "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement."),
+    wide(
+      "Subobject",
+      "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement.",
+    ),
     wide("Source", "The component reporting this event. Should be a short machine understandable string."),
     col("Message", "string", "A human-readable description of the status of this operation."),
     wide("First Seen", "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"),
@@ -136,7 +174,8 @@ const events: Printer = {
     col("Name", "string", NAME_DESC, { priority: 1, format: "name" }),
   ],
   cells: (o, now) => {
-    const firstTimestamp = has(o.firstTimestamp) && timeMs(o.firstTimestamp) !== undefined ? since(o.firstTimestamp, now) : since(o.eventTime, now);
+    const firstTimestamp =
+      has(o.firstTimestamp) && timeMs(o.firstTimestamp) !== undefined ? since(o.firstTimestamp, now) : since(o.eventTime, now);
     let lastTimestamp = has(o.lastTimestamp) && timeMs(o.lastTimestamp) !== undefined ? since(o.lastTimestamp, now) : firstTimestamp;
     let count = int(o.count);
     if (isRec(o.series)) {
@@ -184,7 +223,8 @@ const nodes: Printer = {
     if (rec(o.spec).unschedulable === true) states.push("SchedulingDisabled");
     const roles = new Set<string>();
     for (const [k, v] of Object.entries(o.metadata?.labels ?? {})) {
-      if (k.startsWith("node-role.kubernetes.io/") && k.length > "node-role.kubernetes.io/".length) roles.add(k.slice("node-role.kubernetes.io/".length));
+      if (k.startsWith("node-role.kubernetes.io/") && k.length > "node-role.kubernetes.io/".length)
+        roles.add(k.slice("node-role.kubernetes.io/".length));
       else if (k === "kubernetes.io/role" && v !== "") roles.add(v);
     }
     const info = rec(status.nodeInfo);

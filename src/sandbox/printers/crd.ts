@@ -24,7 +24,9 @@ export const defaultPrinter: Printer = {
 // Custom resources (apiextensions-apiserver's tableconvertor)
 
 /** CRD columns when a version declares none (serveDefaultColumnsIfEmpty). */
-const DEFAULT_CRD_COLUMNS: PrinterColumn[] = [{ name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: CREATED_DESC }];
+const DEFAULT_CRD_COLUMNS: PrinterColumn[] = [
+  { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp", description: CREATED_DESC },
+];
 
 const crdPrinters = new WeakMap<PrinterColumn[], Printer>();
 
@@ -117,8 +119,16 @@ function goNumber(v: number): string {
 function goJson(value: unknown): string {
   const sorted = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(sorted);
-    if (isRec(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]));
+    if (isRec(v))
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, sorted(v[k])]),
+      );
     return v;
   };
-  return (JSON.stringify(sorted(value)) ?? "null").replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return (JSON.stringify(sorted(value)) ?? "null").replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

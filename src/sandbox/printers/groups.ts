@@ -35,14 +35,26 @@ const deployments: Printer = {
     AGE,
     CONTAINERS,
     IMAGES,
-    wide("Selector", "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment."),
+    wide(
+      "Selector",
+      "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+    ),
   ],
   cells: (o, now) => {
     const spec = rec(o.spec);
     const status = rec(o.status);
     const desired = has(spec.replicas) ? int(spec.replicas) : 1;
     const [names, images] = containerCells(rec(spec.template).spec);
-    return [nameOf(o), `${int(status.readyReplicas)}/${desired}`, int(status.updatedReplicas), int(status.availableReplicas), ageOf(o, now), names, images, formatSelector(spec.selector)];
+    return [
+      nameOf(o),
+      `${int(status.readyReplicas)}/${desired}`,
+      int(status.updatedReplicas),
+      int(status.availableReplicas),
+      ageOf(o, now),
+      names,
+      images,
+      formatSelector(spec.selector),
+    ];
   },
 };
 
@@ -61,7 +73,16 @@ const replicasets: Printer = {
     const spec = rec(o.spec);
     const status = rec(o.status);
     const [names, images] = containerCells(rec(spec.template).spec);
-    return [nameOf(o), has(spec.replicas) ? int(spec.replicas) : 1, int(status.replicas), int(status.readyReplicas), ageOf(o, now), names, images, formatLabelSelector(spec.selector)];
+    return [
+      nameOf(o),
+      has(spec.replicas) ? int(spec.replicas) : 1,
+      int(status.replicas),
+      int(status.readyReplicas),
+      ageOf(o, now),
+      names,
+      images,
+      formatLabelSelector(spec.selector),
+    ];
   },
 };
 
@@ -79,9 +100,17 @@ const daemonsets: Printer = {
     NAME,
     col("Desired", "integer", "The total number of nodes that should be running the daemon pod."),
     col("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod."),
-    col("Ready", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready."),
+    col(
+      "Ready",
+      "integer",
+      "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready.",
+    ),
     col("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod"),
-    col("Available", "integer", "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available."),
+    col(
+      "Available",
+      "integer",
+      "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available.",
+    ),
     col("Node Selector", "string", "NodeSelector is a selector which must be true for the pod to fit on a node."),
     AGE,
     CONTAINERS,
@@ -148,7 +177,13 @@ const endpointslices: Printer = {
   cells: (o, now) => {
     const ports = recs(o.ports).map((p) => (has(p.port) ? String(int(p.port)) : has(p.name) ? str(p.name) : "*"));
     const addresses = recs(o.endpoints).flatMap((e) => list(e.addresses).map(String));
-    return [nameOf(o), str(o.addressType), listWithMore(ports, ports.length, 3, "<unset>"), listWithMore(addresses, addresses.length, 3, "<unset>"), ageOf(o, now)];
+    return [
+      nameOf(o),
+      str(o.addressType),
+      listWithMore(ports, ports.length, 3, "<unset>"),
+      listWithMore(addresses, addresses.length, 3, "<unset>"),
+      ageOf(o, now),
+    ];
   },
 };
 

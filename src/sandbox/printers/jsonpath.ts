@@ -160,7 +160,14 @@ class PathParser {
     const left = this.operand();
     if (left.kind !== "path") this.fail("a filter must start with @ or $");
     this.skipSpace();
-    const op = ["==", "!=", "<=", ">=", "<", ">"].find((o) => this.s.startsWith(o, this.i)) as "==" | "!=" | "<" | "<=" | ">" | ">=" | undefined;
+    const op = ["==", "!=", "<=", ">=", "<", ">"].find((o) => this.s.startsWith(o, this.i)) as
+      | "=="
+      | "!="
+      | "<"
+      | "<="
+      | ">"
+      | ">="
+      | undefined;
     if (!op) return { t: "filter", left };
     this.i += op.length;
     this.skipSpace();

@@ -6,7 +6,9 @@ import { GROUP_PRINTERS } from "./groups.ts";
 import { POD_PRINTERS } from "./pods.ts";
 import type { Printer } from "./types.ts";
 
-const printers = new Map<string, Printer>([...CORE_PRINTERS, ...POD_PRINTERS, ...GROUP_PRINTERS].map(([group, plural, printer]) => [`${group}/${plural}`, printer]));
+const printers = new Map<string, Printer>(
+  [...CORE_PRINTERS, ...POD_PRINTERS, ...GROUP_PRINTERS].map(([group, plural, printer]) => [`${group}/${plural}`, printer]),
+);
 
 /** The built-in printer for `group`/`plural`, if any. */
 export const builtinPrinter = (group: string, plural: string): Printer | undefined => printers.get(`${group}/${plural}`);

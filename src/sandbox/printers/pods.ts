@@ -1,25 +1,12 @@
 // The pod printer (printPod in k8s.io/kubernetes/pkg/printers/internalversion/printers.go, wide form).
 import { humanDuration } from "./human-duration.ts";
-import {
-  AGE,
-  ageOf,
-  col,
-  has,
-  int,
-  list,
-  NAME,
-  nameOf,
-  rec,
-  type Rec,
-  recs,
-  str,
-  timeMs,
-  wide,
-} from "./cells.ts";
+import { AGE, ageOf, col, has, int, list, NAME, nameOf, rec, type Rec, recs, str, timeMs, wide } from "./cells.ts";
 import type { Cell, Printer, PrinterEntry, TableRowCondition } from "./types.ts";
 import type { KubeObject } from "../types.ts";
 
-const POD_SUCCEEDED: TableRowCondition[] = [{ type: "Completed", status: "True", reason: "Succeeded", message: "The pod has completed successfully." }];
+const POD_SUCCEEDED: TableRowCondition[] = [
+  { type: "Completed", status: "True", reason: "Succeeded", message: "The pod has completed successfully." },
+];
 const POD_FAILED: TableRowCondition[] = [{ type: "Completed", status: "True", reason: "Failed", message: "The pod failed." }];
 
 const pods: Printer = {
@@ -27,7 +14,11 @@ const pods: Printer = {
     NAME,
     col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
     col("Status", "string", "The aggregate status of the containers in this pod."),
-    col("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
+    col(
+      "Restarts",
+      "string",
+      "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+    ),
     AGE,
     wide("IP", "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."),
     wide("Node", "NodeName indicates in which node this pod is scheduled."),
@@ -91,7 +82,8 @@ function podCells(pod: KubeObject, now: Date): Cell[] {
       continue;
     }
     if (terminated) {
-      if (!str(terminated.reason)) reason = int(terminated.signal) !== 0 ? `Init:Signal:${int(terminated.signal)}` : `Init:ExitCode:${int(terminated.exitCode)}`;
+      if (!str(terminated.reason))
+        reason = int(terminated.signal) !== 0 ? `Init:Signal:${int(terminated.signal)}` : `Init:ExitCode:${int(terminated.exitCode)}`;
       else reason = `Init:${str(terminated.reason)}`;
     } else if (waiting && str(waiting.reason) && waiting.reason !== "PodInitializing") {
       reason = `Init:${str(waiting.reason)}`;
@@ -118,7 +110,8 @@ function podCells(pod: KubeObject, now: Date): Cell[] {
       const waiting = has(state.waiting) ? rec(state.waiting) : undefined;
       if (waiting && str(waiting.reason)) reason = str(waiting.reason);
       else if (terminated && str(terminated.reason)) reason = str(terminated.reason);
-      else if (terminated) reason = int(terminated.signal) !== 0 ? `Signal:${int(terminated.signal)}` : `ExitCode:${int(terminated.exitCode)}`;
+      else if (terminated)
+        reason = int(terminated.signal) !== 0 ? `Signal:${int(terminated.signal)}` : `ExitCode:${int(terminated.exitCode)}`;
       else if (c.ready === true && has(state.running)) {
         hasRunning = true;
         readyContainers++;
@@ -132,7 +125,8 @@ function podCells(pod: KubeObject, now: Date): Cell[] {
   if (pod.metadata?.deletionTimestamp && status.reason === "NodeLost") reason = "Unknown";
   else if (pod.metadata?.deletionTimestamp && phase !== "Succeeded" && phase !== "Failed") reason = "Terminating";
 
-  const restartsText = restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now.getTime() - lastRestart)} ago)` : String(restarts);
+  const restartsText =
+    restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now.getTime() - lastRestart)} ago)` : String(restarts);
 
   const podIP = str(rec(list(status.podIPs)[0]).ip) || str(status.podIP) || "<none>";
   const readinessGates = recs(spec.readinessGates);
@@ -159,6 +153,4 @@ function podCells(pod: KubeObject, now: Date): Cell[] {
 }
 
 /** The pod printer. */
-export const POD_PRINTERS: readonly PrinterEntry[] = [
-  ["", "pods", pods],
-];
+export const POD_PRINTERS: readonly PrinterEntry[] = [["", "pods", pods]];

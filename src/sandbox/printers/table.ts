@@ -35,7 +35,14 @@ export function wantsTable(accept: string | null): "v1" | "v1beta1" | undefined 
       const params = new Map<string, string>();
       for (const p of paramParts) {
         const eq = p.indexOf("=");
-        if (eq > 0) params.set(p.slice(0, eq).trim().toLowerCase(), p.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1"));
+        if (eq > 0)
+          params.set(
+            p.slice(0, eq).trim().toLowerCase(),
+            p
+              .slice(eq + 1)
+              .trim()
+              .replace(/^"(.*)"$/, "$1"),
+          );
       }
       const q = params.has("q") ? Number(params.get("q")) : 1;
       params.delete("q");

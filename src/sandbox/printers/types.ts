@@ -60,4 +60,3 @@ export interface Printer {
 
 /** One built-in printer: the group and resource it prints, and how. */
 export type PrinterEntry = readonly [group: string, plural: string, printer: Printer];
-

@@ -39,7 +39,18 @@ export class ProtobufDecodeError extends Error {
 
 /** The kinds whose protobuf bodies decode (the roots k8s/proto/generate.ts kept). */
 const KINDS: Readonly<Record<string, readonly string[]>> = {
-  v1: ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "Endpoints", "Pod", "Event", "ResourceQuota", "PersistentVolumeClaim"],
+  v1: [
+    "Namespace",
+    "ConfigMap",
+    "Secret",
+    "ServiceAccount",
+    "Service",
+    "Endpoints",
+    "Pod",
+    "Event",
+    "ResourceQuota",
+    "PersistentVolumeClaim",
+  ],
   "apps/v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
   "batch/v1": ["Job", "CronJob"],
   "networking.k8s.io/v1": ["Ingress"],
@@ -119,7 +130,8 @@ function load(): Schema {
     root,
     unknown: root.lookupType("k8s.io.apimachinery.pkg.runtime.Unknown"),
     typeFor(apiVersion, kind) {
-      if (!Object.hasOwn(PROTO_PACKAGES, apiVersion)) return apiVersion === "meta.k8s.io/v1" && kind === "DeleteOptions" ? root.lookupType(`${META_V1}.DeleteOptions`) : undefined;
+      if (!Object.hasOwn(PROTO_PACKAGES, apiVersion))
+        return apiVersion === "meta.k8s.io/v1" && kind === "DeleteOptions" ? root.lookupType(`${META_V1}.DeleteOptions`) : undefined;
       if (kind === "DeleteOptions") return root.lookupType(`${META_V1}.DeleteOptions`);
       return KINDS[apiVersion]?.includes(kind) ? root.lookupType(`${PROTO_PACKAGES[apiVersion]}.${kind}`) : undefined;
     },
@@ -211,11 +223,28 @@ function readMessage(type: Type, r: ProtoReader, depth: number): Decoded {
 
 function readScalar(type: string, r: ProtoReader): unknown {
   const read = (r as unknown as Record<string, () => unknown>)[type];
-  if (typeof read !== "function" || !Object.hasOwn(SCALAR_TYPES, type)) throw new ProtobufDecodeError(`protobuf: unsupported field type ${type}`, "Malformed");
+  if (typeof read !== "function" || !Object.hasOwn(SCALAR_TYPES, type))
+    throw new ProtobufDecodeError(`protobuf: unsupported field type ${type}`, "Malformed");
   return read.call(r);
 }
 
-const SCALAR_TYPES = { double: 1, float: 1, int32: 1, uint32: 1, sint32: 1, fixed32: 1, sfixed32: 1, int64: 1, uint64: 1, sint64: 1, fixed64: 1, sfixed64: 1, bool: 1, string: 1, bytes: 1 };
+const SCALAR_TYPES = {
+  double: 1,
+  float: 1,
+  int32: 1,
+  uint32: 1,
+  sint32: 1,
+  fixed32: 1,
+  sfixed32: 1,
+  int64: 1,
+  uint64: 1,
+  sint64: 1,
+  fixed64: 1,
+  sfixed64: 1,
+  bool: 1,
+  string: 1,
+  bytes: 1,
+};
 
 // ---- JSON -----------------------------------------------------------------------------------
 
@@ -230,7 +259,8 @@ const SPECIAL: Readonly<Record<string, (m: Decoded | undefined) => Json>> = {
   [`${META_V1}.FieldsV1`]: (m) => rawJson(own(m, "Raw")),
   "k8s.io.apimachinery.pkg.runtime.RawExtension": (m) => rawJson(own(m, "raw")),
   "k8s.io.apimachinery.pkg.api.resource.Quantity": (m) => String(own(m, "string") ?? "0"),
-  "k8s.io.apimachinery.pkg.util.intstr.IntOrString": (m) => (toNumber(own(m, "type") ?? 0) === 1 ? String(own(m, "strVal") ?? "") : toNumber(own(m, "intVal") ?? 0)),
+  "k8s.io.apimachinery.pkg.util.intstr.IntOrString": (m) =>
+    toNumber(own(m, "type") ?? 0) === 1 ? String(own(m, "strVal") ?? "") : toNumber(own(m, "intVal") ?? 0),
   // ExtraValue is a Go []string.
   "k8s.io.api.authentication.v1.ExtraValue": (m) => extraValue(m),
   "k8s.io.api.authorization.v1.ExtraValue": (m) => extraValue(m),
@@ -250,7 +280,13 @@ function toJson(schema: Schema, type: Type, m: Decoded | undefined): Json {
       }
       const map: JsonObject = {};
       // defineProperty: "__proto__" is a valid ConfigMap key.
-      for (const k of [...entries.keys()].sort()) Object.defineProperty(map, k, { value: value(schema, field, entries.get(k)), enumerable: true, writable: true, configurable: true });
+      for (const k of [...entries.keys()].sort())
+        Object.defineProperty(map, k, {
+          value: value(schema, field, entries.get(k)),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       out[key] = map;
     } else if (field.repeated) {
       const items = (v as unknown[] | undefined) ?? [];
@@ -260,7 +296,6 @@ function toJson(schema: Schema, type: Type, m: Decoded | undefined): Json {
       }
       out[key] = items.map((item) => value(schema, field, item));
     } else if (v === undefined && pointer) {
-      continue;
     } else if (field.resolvedType && "fieldsArray" in field.resolvedType) {
       // A struct is never omitted by Go's encoding/json, whatever its tag says.
       const j = toJson(schema, field.resolvedType, v as Decoded | undefined);
@@ -276,7 +311,9 @@ function toJson(schema: Schema, type: Type, m: Decoded | undefined): Json {
 }
 
 function value(schema: Schema, field: Field, v: unknown): Json {
-  return field.resolvedType && "fieldsArray" in field.resolvedType ? toJson(schema, field.resolvedType, v as Decoded) : scalar(field.type, v);
+  return field.resolvedType && "fieldsArray" in field.resolvedType
+    ? toJson(schema, field.resolvedType, v as Decoded)
+    : scalar(field.type, v);
 }
 
 function scalar(type: string, v: unknown): Json {
@@ -318,7 +355,8 @@ function toNumber(v: unknown): number {
 
 /** metav1.Time (seconds only) and MicroTime as their MarshalJSON writes them; the zero time is null. */
 function goTime(m: Decoded | undefined, micro: boolean): Json {
-  const seconds = own(m, "seconds"), nanos = own(m, "nanos");
+  const seconds = own(m, "seconds"),
+    nanos = own(m, "nanos");
   if (seconds === undefined && nanos === undefined) return null;
   const date = new Date(toNumber(seconds ?? 0) * 1000);
   const year = date.getUTCFullYear(); // Go's MarshalJSON fails outside [0, 9999]

@@ -34,7 +34,23 @@ export const PROTO_PACKAGES: Readonly<Record<string, string>> = {
   "scheduling.k8s.io/v1": "k8s.io.api.scheduling.v1",
 };
 
-const SOURCES = [metaV1, runtime, intstr, resource, coreV1, appsV1, batchV1, networkingV1, rbacV1, authorizationV1, authenticationV1, coordinationV1, policyV1, discoveryV1, schedulingV1];
+const SOURCES = [
+  metaV1,
+  runtime,
+  intstr,
+  resource,
+  coreV1,
+  appsV1,
+  batchV1,
+  networkingV1,
+  rbacV1,
+  authorizationV1,
+  authenticationV1,
+  coordinationV1,
+  policyV1,
+  discoveryV1,
+  schedulingV1,
+];
 
 export interface KubeProtos {
   protobuf: typeof import("protobufjs");

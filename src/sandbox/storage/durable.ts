@@ -55,7 +55,9 @@ export function openDurableStore(path: string, historyLimit?: number): DurableSt
   const entries = rows.map((r) => ({ key: r.key, object: JSON.parse(r.object) as KubeObject }));
   store.restore(entries, Number(rvRow?.value ?? "0"));
 
-  const put = db.query<never, [string, string, string, string]>("INSERT OR REPLACE INTO objects (key, namespace, name, object) VALUES (?, ?, ?, ?)");
+  const put = db.query<never, [string, string, string, string]>(
+    "INSERT OR REPLACE INTO objects (key, namespace, name, object) VALUES (?, ?, ?, ?)",
+  );
   const remove = db.query<never, [string, string, string]>("DELETE FROM objects WHERE key = ? AND namespace = ? AND name = ?");
   const setMeta = db.query<never, [string, string]>("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)");
   const getMeta = db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE name = ?");

@@ -73,7 +73,8 @@ export class Indexes {
     let indexes = this.byKey.get(key);
     if (!indexes) {
       indexes = new Map([[LABEL_INDEX, { fn: labelValues, values: new Map() }]]);
-      for (const field of INDEXED_FIELDS[key] ?? []) indexes.set(fieldIndex(field), { fn: (o) => [fieldValue(o, field)], values: new Map() });
+      for (const field of INDEXED_FIELDS[key] ?? [])
+        indexes.set(fieldIndex(field), { fn: (o) => [fieldValue(o, field)], values: new Map() });
       this.byKey.set(key, indexes);
     }
     return indexes;
@@ -115,7 +116,12 @@ export class Indexes {
    * The smallest set of candidates an index offers for a label selector and field requirements,
    * or undefined when no requirement can use one (the caller reads the namespace, or all).
    */
-  candidates(key: string, namespace: string | undefined, labels: LabelSelector | undefined, fields: readonly FieldRequirement[] | undefined): Candidates | undefined {
+  candidates(
+    key: string,
+    namespace: string | undefined,
+    labels: LabelSelector | undefined,
+    fields: readonly FieldRequirement[] | undefined,
+  ): Candidates | undefined {
     let best: Postings[] | undefined;
     let bestCount = Number.POSITIVE_INFINITY;
     const consider = (name: string, values: readonly string[]) => {
@@ -125,7 +131,11 @@ export class Indexes {
     };
     for (const r of labels ?? []) {
       if (r.op === "=") consider(LABEL_INDEX, [`${r.key}=${r.value}`]);
-      else if (r.op === "in") consider(LABEL_INDEX, [...new Set(r.values)].map((v) => `${r.key}=${v}`));
+      else if (r.op === "in")
+        consider(
+          LABEL_INDEX,
+          [...new Set(r.values)].map((v) => `${r.key}=${v}`),
+        );
       else if (r.op === "exists") consider(LABEL_INDEX, [r.key]);
     }
     for (const f of fields ?? []) if (f.op === "=" && this.has(key, fieldIndex(f.field))) consider(fieldIndex(f.field), [f.value]);

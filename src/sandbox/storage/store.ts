@@ -21,7 +21,8 @@ function freeze<T>(value: T): T {
 /** What comes out is a copy of plain JSON already. */
 const copyOut = deepCopy;
 
-const byKey = (a: KubeObject, b: KubeObject) => compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!);
+const byKey = (a: KubeObject, b: KubeObject) =>
+  compareKeys(a.metadata.namespace ?? "", b.metadata.namespace ?? "") || compareKeys(a.metadata.name!, b.metadata.name!);
 
 export class Store {
   private rv = 0;
@@ -62,7 +63,10 @@ export class Store {
 
   /** Like `get`, but the stored object itself: callers must treat it as read-only. */
   peek(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.buckets.get(storageKey(type))?.get(namespace ?? "")?.get(name);
+    return this.buckets
+      .get(storageKey(type))
+      ?.get(namespace ?? "")
+      ?.get(name);
   }
 
   has(type: Pick<ResourceType, "group" | "plural">, namespace: string | undefined, name: string): boolean {
@@ -112,7 +116,13 @@ export class Store {
    * namespace or all. The first call for a name defines the index with `fn` and fills it from
    * what is stored; from then on every change keeps it up to date.
    */
-  byIndex(type: Pick<ResourceType, "group" | "plural">, name: string, fn: IndexFn, value: string, namespace?: string): readonly KubeObject[] {
+  byIndex(
+    type: Pick<ResourceType, "group" | "plural">,
+    name: string,
+    fn: IndexFn,
+    value: string,
+    namespace?: string,
+  ): readonly KubeObject[] {
     const key = storageKey(type);
     if (!this.indexes.has(key, name)) this.indexes.define(key, name, fn, this.scan(type));
     const postings = this.indexes.postings(key, name, value);
@@ -158,13 +168,23 @@ export class Store {
     return copyOut(stored);
   }
 
-  remove(type: ResourceType, namespace: string | undefined, name: string, expected?: { uid?: string; resourceVersion?: string }): KubeObject {
+  remove(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    expected?: { uid?: string; resourceVersion?: string },
+  ): KubeObject {
     const bucket = this.slot(storageKey(type), namespace);
     const k = name;
     const previous = bucket.get(k);
     if (!previous) throw errors.notFound(type.plural, name, type.group);
     if (expected?.uid && expected.uid !== previous.metadata.uid) {
-      throw errors.conflict(type.plural, name, type.group, `Precondition failed: UID in precondition: ${expected.uid}, UID in object meta: ${previous.metadata.uid}`);
+      throw errors.conflict(
+        type.plural,
+        name,
+        type.group,
+        `Precondition failed: UID in precondition: ${expected.uid}, UID in object meta: ${previous.metadata.uid}`,
+      );
     }
     if (expected?.resourceVersion && expected.resourceVersion !== previous.metadata.resourceVersion) {
       throw errors.conflict(type.plural, name, type.group);

@@ -106,7 +106,9 @@ const CRD_SCHEMA_EXTENSIONS: ReadonlySet<string> = new Set([
   "x-kubernetes-map-type",
   "x-kubernetes-validations",
 ]);
-const ALSO_KNOWN: ReadonlyMap<string, ReadonlySet<string>> = new Map([["apiextensions.k8s.io/v1/CustomResourceDefinition", CRD_SCHEMA_EXTENSIONS]]);
+const ALSO_KNOWN: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["apiextensions.k8s.io/v1/CustomResourceDefinition", CRD_SCHEMA_EXTENSIONS],
+]);
 
 /** Whether checkBuiltin knows a schema for this apiVersion and kind. */
 export const hasBuiltinSchema = (apiVersion: string, kind: string): boolean => VALIDATORS.has(`${apiVersion}/${kind}`);

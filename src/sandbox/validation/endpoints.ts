@@ -5,7 +5,11 @@ import { endpointIpProblems, ipBytes } from "../../lib/endpoint-ip.ts";
 import type { KubeObject } from "../types.ts";
 import { formatValue, invalidError, type FieldProblem } from "./errors.ts";
 
-const invalid = (field: string, value: string, detail: string): FieldProblem => ({ field, reason: "FieldValueInvalid", message: `Invalid value: ${formatValue(value)}: ${detail}` });
+const invalid = (field: string, value: string, detail: string): FieldProblem => ({
+  field,
+  reason: "FieldValueInvalid",
+  message: `Invalid value: ${formatValue(value)}: ${detail}`,
+});
 
 interface Subset {
   addresses?: { ip?: string }[] | null;
@@ -14,7 +18,11 @@ interface Subset {
 
 /** An Endpoints address: IsValidIPForLegacyField (strict), then ValidateEndpointIP (v1.37.2 names a non-IP twice). */
 function endpointsAddress(field: string, ip: string): FieldProblem[] {
-  if (!ipBytes(ip)) return [invalid(field, ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"), invalid(field, ip, "must be a valid IP address")];
+  if (!ipBytes(ip))
+    return [
+      invalid(field, ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"),
+      invalid(field, ip, "must be a valid IP address"),
+    ];
   if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) return [invalid(field, ip, "must not be an IPv4-mapped IPv6 address")];
   return endpointIpProblems(ip).map((m) => invalid(field, ip, m));
 }
@@ -22,7 +30,9 @@ function endpointsAddress(field: string, ip: string): FieldProblem[] {
 function endpointsProblems(obj: KubeObject): FieldProblem[] {
   const subsets = ((obj as { subsets?: Subset[] | null }).subsets ?? []) as Subset[];
   return subsets.flatMap((ss, i) =>
-    (["addresses", "notReadyAddresses"] as const).flatMap((list) => (ss?.[list] ?? []).flatMap((a, j) => endpointsAddress(`subsets[${i}].${list}[${j}].ip`, a?.ip ?? ""))),
+    (["addresses", "notReadyAddresses"] as const).flatMap((list) =>
+      (ss?.[list] ?? []).flatMap((a, j) => endpointsAddress(`subsets[${i}].${list}[${j}].ip`, a?.ip ?? "")),
+    ),
   );
 }
 

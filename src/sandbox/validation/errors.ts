@@ -36,7 +36,12 @@ export const isObject = (v: unknown): v is Record<string, unknown> => v !== null
 
 /** The segments of a JSON pointer. */
 export const pointerSegments = (pointer: string): string[] =>
-  pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  pointer === ""
+    ? []
+    : pointer
+        .slice(1)
+        .split("/")
+        .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 
 /** JSON pointer → kube field path (`/spec/ports/0/port` → `spec.ports[0].port`) and the value there. */
 function resolvePointer(root: unknown, pointer: string, base = ""): { path: string; value: unknown } {
@@ -114,9 +119,17 @@ export function problemsOf(root: unknown, errs: AjvError[], base = ""): FieldPro
         problems.push({ field: childPath(path, e.params.missingProperty), reason: "FieldValueRequired", message: "Required value" });
       } else if (e.keyword === "enum" && Array.isArray(e.params.allowedValues)) {
         const allowed = e.params.allowedValues.map((v) => formatValue(v)).join(", ");
-        problems.push({ field: path, reason: "FieldValueNotSupported", message: `Unsupported value: ${formatValue(value)}: supported values: ${allowed}` });
+        problems.push({
+          field: path,
+          reason: "FieldValueNotSupported",
+          message: `Unsupported value: ${formatValue(value)}: supported values: ${allowed}`,
+        });
       } else if (!["type", "oneOf", "format", "required", "enum"].includes(e.keyword)) {
-        problems.push({ field: path, reason: "FieldValueInvalid", message: `Invalid value: ${formatValue(value)}: failed ${e.keyword} validation` });
+        problems.push({
+          field: path,
+          reason: "FieldValueInvalid",
+          message: `Invalid value: ${formatValue(value)}: failed ${e.keyword} validation`,
+        });
       }
     }
   }

@@ -192,7 +192,8 @@ function jsonType(v: unknown): JsonType {
 
 /** Go durations (`1h30m`, `-1.5s`, `0`) and strfmt's looser forms (`3d`, `2 hours`). */
 const GO_DURATION = /^[-+]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/;
-const STRFMT_DURATION = /^(\s*\d+\s*(ns|us|µs|μs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|sec|secs|min|mins|hr|hrs)\s*)+$/i;
+const STRFMT_DURATION =
+  /^(\s*\d+\s*(ns|us|µs|μs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|sec|secs|min|mins|hr|hrs)\s*)+$/i;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -200,7 +201,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 function formatOk(format: string, v: unknown): boolean {
   if (typeof v === "number") {
     if (format === "int32") return v >= -2147483648 && v <= 2147483647;
-    if (format === "int64") return Number.isSafeInteger(v) || Math.abs(v) <= 9223372036854775807;
+    if (format === "int64") return Number.isSafeInteger(v) || Math.abs(v) <= 2 ** 63;
     return true;
   }
   if (typeof v !== "string") return true;
@@ -255,7 +256,8 @@ class Validator {
       const supported = s.enum.map((e) => JSON.stringify(e)).join(", ");
       this.push(path, "FieldValueNotSupported", `Unsupported value: ${formatValue(v)}: supported values: ${supported}`);
     }
-    if (s.format && !formatOk(s.format, v)) this.invalid(path, v, `must be of type ${s.format}: ${formatValue(v)}`, "FieldValueTypeInvalid");
+    if (s.format && !formatOk(s.format, v))
+      this.invalid(path, v, `must be of type ${s.format}: ${formatValue(v)}`, "FieldValueTypeInvalid");
     if (typeof v === "number") this.checkNumber(v, s, path);
     else if (typeof v === "string") this.checkString(v, s, path);
     else if (Array.isArray(v)) this.checkArray(v, s, path);
@@ -332,7 +334,8 @@ class Validator {
     if (typeof s.maxProperties === "number" && count > s.maxProperties) {
       this.push(path, "FieldValueTooMany", `Too many: ${count}: must have at most ${s.maxProperties} items`);
     }
-    if (typeof s.minProperties === "number" && count < s.minProperties) this.invalid(path, v, `should have at least ${s.minProperties} properties`);
+    if (typeof s.minProperties === "number" && count < s.minProperties)
+      this.invalid(path, v, `should have at least ${s.minProperties} properties`);
     const values = valueSchema(s);
     for (const [key, value] of Object.entries(v)) {
       if (isRoot && META_FIELDS.has(key)) continue; // metadata is ObjectMeta's, not the schema's
@@ -380,7 +383,11 @@ export function validateCustom(obj: KubeObject, schema: JSONSchemaProps | undefi
  * Warn → warnings, Ignore → silent), drop non-nullable nulls, default, validate (→ 422).
  * Returns the object to store and the warnings to send. Without a schema only metadata is coerced.
  */
-export function admitStructural(obj: KubeObject, schema: JSONSchemaProps | undefined, mode: FieldValidation): { object: KubeObject; warnings: string[] } {
+export function admitStructural(
+  obj: KubeObject,
+  schema: JSONSchemaProps | undefined,
+  mode: FieldValidation,
+): { object: KubeObject; warnings: string[] } {
   const { pruned, removed } = pruneUnknown(obj, schema);
   if (removed.length > 0 && mode === "Strict") throw strictDecodingError(obj, removed);
   const warnings = mode === "Warn" ? removed.map(unknownFieldWarning) : [];

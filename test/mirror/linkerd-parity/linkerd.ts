@@ -33,10 +33,17 @@ const GATEWAY_IDENTITY = "mirror.linkerd.io/remote-gateway-identity";
 const LINK_UID = "mirror.linkerd.io/link-uid";
 
 /** The Link of most of Linkerd's environments: cluster `remote`, gateway 192.0.2.127:888, identity gateway-identity, default selectors. */
-export const LINK: LinkFixture = { cluster: CLUSTER, gatewayAddress: GATEWAY_IP, gatewayPort: String(GATEWAY_PORT), gatewayIdentity: IDENTITY, probe: { path: "/probe", port: "12345", period: "60s" } };
+export const LINK: LinkFixture = {
+  cluster: CLUSTER,
+  gatewayAddress: GATEWAY_IP,
+  gatewayPort: String(GATEWAY_PORT),
+  gatewayIdentity: IDENTITY,
+  probe: { path: "/probe", port: "12345", period: "60s" },
+};
 
 export const ports = (...list: Array<[string, number]>): ServicePort[] => list.map(([name, port]) => ({ name, protocol: "TCP", port }));
-export const endpointPorts = (...list: Array<[string, number]>): EndpointPort[] => list.map(([name, port]) => ({ name, port, protocol: "TCP" }));
+export const endpointPorts = (...list: Array<[string, number]>): EndpointPort[] =>
+  list.map(([name, port]) => ({ name, port, protocol: "TCP" }));
 const unmirrored = (name: string) => name.replace(`-${CLUSTER}`, "");
 
 export interface Expected {
@@ -62,7 +69,13 @@ export function mirrorService(name: string, namespace: string, resourceVersion: 
 export const headlessMirrorService = mirrorService;
 
 /** endpointMirrorService(hostname, rootName, ...): `<hostname>-remote`, labelled with its headless mirror. */
-export function endpointMirrorService(hostname: string, rootName: string, namespace: string, resourceVersion: string, labels: Record<string, string> = {}): Expected {
+export function endpointMirrorService(
+  hostname: string,
+  rootName: string,
+  namespace: string,
+  resourceVersion: string,
+  labels: Record<string, string> = {},
+): Expected {
   return {
     name: `${hostname}-${CLUSTER}`,
     namespace,
@@ -72,7 +85,14 @@ export function endpointMirrorService(hostname: string, rootName: string, namesp
 }
 
 /** endpoints(name, namespace, labels, gatewayIP, identity, ports): one ready gateway address, or no subsets without one. */
-export function endpoints(name: string, namespace: string, labels: Record<string, string> = {}, gatewayIP = "", identity = "", epPorts: EndpointPort[] = []): ExpectedEndpoints {
+export function endpoints(
+  name: string,
+  namespace: string,
+  labels: Record<string, string> = {},
+  gatewayIP = "",
+  identity = "",
+  epPorts: EndpointPort[] = [],
+): ExpectedEndpoints {
   return {
     name,
     namespace,
@@ -83,13 +103,33 @@ export function endpoints(name: string, namespace: string, labels: Record<string
 }
 
 /** endpointMirrorEndpoints(rootName, namespace, labels, hostname, gatewayIP, identity, ports). */
-export function endpointMirrorEndpoints(rootName: string, namespace: string, labels: Record<string, string> = {}, hostname: string, gatewayIP: string, identity: string, epPorts: EndpointPort[]): ExpectedEndpoints {
+export function endpointMirrorEndpoints(
+  rootName: string,
+  namespace: string,
+  labels: Record<string, string> = {},
+  hostname: string,
+  gatewayIP: string,
+  identity: string,
+  epPorts: EndpointPort[],
+): ExpectedEndpoints {
   const ep = endpoints(`${hostname}-${CLUSTER}`, namespace, labels, gatewayIP, identity, epPorts);
-  return { ...ep, labels: { ...ep.labels, [HEADLESS_OF]: rootName }, annotations: { ...ep.annotations, [FQ]: `${hostname}.${unmirrored(rootName)}.${namespace}.svc.cluster.local` } };
+  return {
+    ...ep,
+    labels: { ...ep.labels, [HEADLESS_OF]: rootName },
+    annotations: { ...ep.annotations, [FQ]: `${hostname}.${unmirrored(rootName)}.${namespace}.svc.cluster.local` },
+  };
 }
 
 /** headlessMirrorEndpoints / headlessMirrorEndpointsUpdated: one address per hostname, at its endpoint mirror's IP (mapped from Linkerd's ""). */
-export function headlessMirrorEndpoints(name: string, namespace: string, labels: Record<string, string>, hostnames: string[], identity: string, epPorts: EndpointPort[], ipOf: (hostname: string) => string): ExpectedEndpoints {
+export function headlessMirrorEndpoints(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  hostnames: string[],
+  identity: string,
+  epPorts: EndpointPort[],
+  ipOf: (hostname: string) => string,
+): ExpectedEndpoints {
   const ep = endpoints(name, namespace, labels, "", identity);
   return { ...ep, subsets: [{ addresses: hostnames.map((hostname) => ({ hostname, ip: ipOf(hostname) })), ports: epPorts }] };
 }
@@ -120,8 +160,17 @@ export function expectEndpoints(pair: Pair, want: ExpectedEndpoints): void {
   expect(got, `Could not find endpoints with name ${want.name}`).toBeDefined();
   const m = got!.metadata;
   const sortHosts = (subsets: EndpointsObject["subsets"]) =>
-    (subsets ?? []).map((s) => ({ ...s, ...(s.addresses && { addresses: [...s.addresses].sort((a, b) => (a.hostname ?? a.ip).localeCompare(b.hostname ?? b.ip)) }) }));
-  expect({ name: m.name, namespace: m.namespace, annotations: m.annotations ?? {}, labels: linkerdLabels(pair, m.labels), subsets: sortHosts(got!.subsets) }).toEqual({ ...want, subsets: sortHosts(want.subsets) });
+    (subsets ?? []).map((s) => ({
+      ...s,
+      ...(s.addresses && { addresses: [...s.addresses].sort((a, b) => (a.hostname ?? a.ip).localeCompare(b.hostname ?? b.ip)) }),
+    }));
+  expect({
+    name: m.name,
+    namespace: m.namespace,
+    annotations: m.annotations ?? {},
+    labels: linkerdLabels(pair, m.labels),
+    subsets: sortHosts(got!.subsets),
+  }).toEqual({ ...want, subsets: sortHosts(want.subsets) });
 }
 
 /** The mirrors in the source (Linkerd's "Was expecting no local services" looks at these). */
@@ -134,7 +183,8 @@ export function mirrorNames(pair: Pair, namespace?: string): string[] {
 
 /** The cluster IP of an endpoint mirror (what Linkerd's fake API leaves ""). */
 export function clusterIPOf(pair: Pair, namespace: string): (hostname: string) => string {
-  return (hostname) => (read(pair.west, "services", namespace, `${hostname}-${CLUSTER}`)?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? "";
+  return (hostname) =>
+    (read(pair.west, "services", namespace, `${hostname}-${CLUSTER}`)?.spec as { clusterIP?: string } | undefined)?.clusterIP ?? "";
 }
 
 export interface Environment {
@@ -164,7 +214,12 @@ export async function runEnvironment(env: Environment): Promise<{ pair: Pair; ct
     await ensureNamespaces(pair.westClient, [obj.metadata.namespace!]);
     await pair.westClient.create(obj.kind === "Service" ? resources.service : resources.endpoints, obj);
   }
-  const ctl = await startController(pair, { ...LINK, ...env.link }, { ...env.options, settings: { enableHeadlessServices: true, ...env.options?.settings } }, env.beforeStart);
+  const ctl = await startController(
+    pair,
+    { ...LINK, ...env.link },
+    { ...env.options, settings: { enableHeadlessServices: true, ...env.options?.settings } },
+    env.beforeStart,
+  );
   return { pair, ctl, remote };
 }
 
@@ -177,17 +232,39 @@ export function rvOf(remote: Map<string, KubeObject>, kind: "Service" | "Endpoin
 
 // ---- objects as Linkerd's fixtures write them into the clusters --------------------------------
 
-export function remoteService(name: string, namespace: string, labels: Record<string, string> | undefined, svcPorts: ServicePort[], headless = false): KubeObject {
-  return { apiVersion: "v1", kind: "Service", metadata: { name, namespace, ...(labels && { labels }) }, spec: { ports: svcPorts, ...(headless && { clusterIP: "None" }) } };
+export function remoteService(
+  name: string,
+  namespace: string,
+  labels: Record<string, string> | undefined,
+  svcPorts: ServicePort[],
+  headless = false,
+): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name, namespace, ...(labels && { labels }) },
+    spec: { ports: svcPorts, ...(headless && { clusterIP: "None" }) },
+  };
 }
 
 /** Remote Endpoints as Linkerd's `endpoints(...)` fixture writes them: labels mirrored-service and cluster-name only, never the export label. */
 export function remoteEndpointsOf(name: string, namespace: string, ip: string, epPorts: EndpointPort[] = []): KubeObject {
-  return { apiVersion: "v1", kind: "Endpoints", metadata: { name, namespace, labels: { [CLUSTER_NAME]: CLUSTER, [MIRRORED]: "true" } }, subsets: [{ addresses: [{ ip }], ports: epPorts }] };
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name, namespace, labels: { [CLUSTER_NAME]: CLUSTER, [MIRRORED]: "true" } },
+    subsets: [{ addresses: [{ ip }], ports: epPorts }],
+  };
 }
 
 /** remoteHeadlessEndpoints(Update): hostnamed ready addresses, labelled headless and exported. */
-export function remoteHeadlessEndpoints(name: string, namespace: string, ip: string, hostnames: string[], epPorts: EndpointPort[]): KubeObject {
+export function remoteHeadlessEndpoints(
+  name: string,
+  namespace: string,
+  ip: string,
+  hostnames: string[],
+  epPorts: EndpointPort[],
+): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Endpoints",
@@ -198,11 +275,21 @@ export function remoteHeadlessEndpoints(name: string, namespace: string, ip: str
 
 /** A local mirror as Linkerd's fixtures seed the source: mirror labels, RV and fq-name annotations. */
 export function localMirror(e: Expected, svcPorts: ServicePort[] = [], headless = false): KubeObject {
-  return { apiVersion: "v1", kind: "Service", metadata: { name: e.name, namespace: e.namespace, labels: e.labels, annotations: e.annotations }, spec: { ports: svcPorts, ...(headless && { clusterIP: "None" }) } };
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: e.name, namespace: e.namespace, labels: e.labels, annotations: e.annotations },
+    spec: { ports: svcPorts, ...(headless && { clusterIP: "None" }) },
+  };
 }
 
 export function localEndpoints(e: ExpectedEndpoints): KubeObject {
-  return { apiVersion: "v1", kind: "Endpoints", metadata: { name: e.name, namespace: e.namespace, labels: e.labels, annotations: e.annotations }, subsets: e.subsets ?? [] };
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name: e.name, namespace: e.namespace, labels: e.labels, annotations: e.annotations },
+    subsets: e.subsets ?? [],
+  };
 }
 
 export { DEFAULT_NAMESPACE };

@@ -45,7 +45,10 @@ const RD = { "mirror.linkerd.io/exported": "remote-discovery" };
 /** Linkerd's remoteDiscoveryMirrorService: a mirror with the remote-discovery labels. */
 function remoteDiscoveryMirror(name: string, namespace: string, resourceVersion: string) {
   const m = mirrorService(`${name}-${CLUSTER}`, namespace, resourceVersion);
-  return { ...m, labels: { ...m.labels, "multicluster.linkerd.io/remote-discovery": CLUSTER, "multicluster.linkerd.io/remote-service": name } };
+  return {
+    ...m,
+    labels: { ...m.labels, "multicluster.linkerd.io/remote-discovery": CLUSTER, "multicluster.linkerd.io/remote-service": name },
+  };
 }
 
 describe("TestRemoteServiceCreatedMirroring", () => {
@@ -54,17 +57,26 @@ describe("TestRemoteServiceCreatedMirroring", () => {
     // read whatever their labels (docs/decisions.md#d41).
     const env = await runEnvironment({
       localNamespaces: ["ns1"],
-      remote: [remoteService("service-one", "ns1", { ...EXPORTED, lk: "lv" }, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],
+      remote: [
+        remoteService("service-one", "ns1", { ...EXPORTED, lk: "lv" }, p555),
+        remoteEndpointsOf("service-one", "ns1", "192.0.2.127"),
+      ],
     });
     pair = env.pair;
     expectService(pair, mirrorService("service-one-remote", "ns1", rvOf(env.remote, "Service", "ns1", "service-one"), { lk: "lv" }));
-    expectEndpoints(pair, endpoints("service-one-remote", "ns1", { lk: "lv" }, GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port2", 888])));
+    expectEndpoints(
+      pair,
+      endpoints("service-one-remote", "ns1", { lk: "lv" }, GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port2", 888])),
+    );
   });
 
   test("create headless service and endpoints when gateway can be resolved", async () => {
     const env = await runEnvironment({
       localNamespaces: ["ns2"],
-      remote: [remoteService("service-one", "ns2", { ...EXPORTED, lk: "lv" }, p555, true), remoteHeadlessEndpoints("service-one", "ns2", "192.0.0.1", ["pod-0"], endpointPorts(["port1", 555], ["port2", 666]))],
+      remote: [
+        remoteService("service-one", "ns2", { ...EXPORTED, lk: "lv" }, p555, true),
+        remoteHeadlessEndpoints("service-one", "ns2", "192.0.0.1", ["pod-0"], endpointPorts(["port1", 555], ["port2", 666])),
+      ],
       link: { gatewayAddress: "192.0.2.129", gatewayPort: "889" },
     });
     pair = env.pair;
@@ -73,8 +85,30 @@ describe("TestRemoteServiceCreatedMirroring", () => {
     const mirror = expectService(pair, headlessMirrorService("service-one-remote", "ns2", svcRv, { lk: "lv" }));
     expect((mirror.spec as { clusterIP?: string }).clusterIP).toBe("None");
     expectService(pair, endpointMirrorService("pod-0", "service-one-remote", "ns2", epRv, { lk: "lv" }));
-    expectEndpoints(pair, headlessMirrorEndpoints("service-one-remote", "ns2", { lk: "lv" }, ["pod-0"], IDENTITY, endpointPorts(["port1", 555], ["port2", 666]), clusterIPOf(pair, "ns2")));
-    expectEndpoints(pair, endpointMirrorEndpoints("service-one-remote", "ns2", { lk: "lv" }, "pod-0", "192.0.2.129", IDENTITY, endpointPorts(["port1", 889], ["port2", 889])));
+    expectEndpoints(
+      pair,
+      headlessMirrorEndpoints(
+        "service-one-remote",
+        "ns2",
+        { lk: "lv" },
+        ["pod-0"],
+        IDENTITY,
+        endpointPorts(["port1", 555], ["port2", 666]),
+        clusterIPOf(pair, "ns2"),
+      ),
+    );
+    expectEndpoints(
+      pair,
+      endpointMirrorEndpoints(
+        "service-one-remote",
+        "ns2",
+        { lk: "lv" },
+        "pod-0",
+        "192.0.2.129",
+        IDENTITY,
+        endpointPorts(["port1", 889], ["port2", 889]),
+      ),
+    );
   });
 
   test("remote discovery mirroring", async () => {
@@ -115,7 +149,11 @@ describe("TestRemoteServiceCreatedMirroring", () => {
   const federatedAnnotations = () => read(pair!.west, "services", "ns1", "service-one-federated")?.metadata.annotations;
 
   test("federated service created", async () => {
-    const env = await runEnvironment({ localNamespaces: ["ns1"], remote: [remoteService("service-one", "ns1", member, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")], link: { federatedServiceSelector: { matchLabels: member } } });
+    const env = await runEnvironment({
+      localNamespaces: ["ns1"],
+      remote: [remoteService("service-one", "ns1", member, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],
+      link: { federatedServiceSelector: { matchLabels: member } },
+    });
     pair = env.pair;
     const m = read(pair.west, "services", "ns1", "service-one-federated")!.metadata;
     expect({ labels: m.labels, annotations: m.annotations }).toEqual({
@@ -152,8 +190,19 @@ describe("TestRemoteServiceCreatedMirroring", () => {
     pair = await startPair({ namespaces: [] });
     await ensureNamespaces(pair.westClient, ["ns1"]);
     for (const obj of local) await pair.westClient.create(resources.service, obj);
-    const spec = { federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"), excludedLabels: [], excludedAnnotations: [] };
-    const ctl = new MirrorController({ link: localMirrorLink(spec, "linkerd-multicluster"), namespace: "linkerd-multicluster", local: pair.westClient, remote: pair.westClient, manual: true, log: quiet });
+    const spec = {
+      federatedServiceSelector: parseLabelSelector("mirror.linkerd.io/federated=member"),
+      excludedLabels: [],
+      excludedAnnotations: [],
+    };
+    const ctl = new MirrorController({
+      link: localMirrorLink(spec, "linkerd-multicluster"),
+      namespace: "linkerd-multicluster",
+      local: pair.westClient,
+      remote: pair.westClient,
+      manual: true,
+      log: quiet,
+    });
     pair.controllers.push(ctl);
     ctl.start();
     await within(ctl.synced, "the local mirror to sync");
@@ -167,22 +216,40 @@ describe("TestRemoteServiceCreatedMirroring", () => {
   });
   test("local federated service joined", async () => {
     await runLocal([localService, federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other" })]);
-    expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" });
+    expect(federatedAnnotations()).toEqual({
+      "multicluster.linkerd.io/remote-discovery": "service-one@other",
+      "multicluster.linkerd.io/local-discovery": "service-one",
+    });
   });
   test("local federated service left", async () => {
-    await runLocal([federated({ "multicluster.linkerd.io/remote-discovery": "service-one@other", "multicluster.linkerd.io/local-discovery": "service-one" })]);
+    await runLocal([
+      federated({
+        "multicluster.linkerd.io/remote-discovery": "service-one@other",
+        "multicluster.linkerd.io/local-discovery": "service-one",
+      }),
+    ]);
     expect(federatedAnnotations()).toEqual({ "multicluster.linkerd.io/remote-discovery": "service-one@other" });
   });
 });
 
 describe("TestLocalNamespaceCreatedAfterServiceExport", () => {
   test("TestLocalNamespaceCreatedAfterServiceExport", async () => {
-    const env = await runEnvironment({ remote: [remoteService("service-one", "ns1", EXPORTED, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")] });
+    const env = await runEnvironment({
+      remote: [remoteService("service-one", "ns1", EXPORTED, p555), remoteEndpointsOf("service-one", "ns1", "192.0.2.127")],
+    });
     pair = env.pair;
     expect(read(pair.west, "services", "ns1", "service-one-remote")).toBeUndefined();
-    const events = pair.east.store.list({ group: "", plural: "events" }, { namespace: "ns1" }) as Array<KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }>;
-    expect(events.map((e) => `${e.type} ${e.reason} ${e.message} (${e.involvedObject?.name})`)).toEqual(["Normal ServiceMirroringSkipped Skipped mirroring service: namespace does not exist (service-one)"]);
-    const ns = await pair.westClient.create<KubeObject>(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: "ns1" } });
+    const events = pair.east.store.list({ group: "", plural: "events" }, { namespace: "ns1" }) as Array<
+      KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }
+    >;
+    expect(events.map((e) => `${e.type} ${e.reason} ${e.message} (${e.involvedObject?.name})`)).toEqual([
+      "Normal ServiceMirroringSkipped Skipped mirroring service: namespace does not exist (service-one)",
+    ]);
+    const ns = await pair.westClient.create<KubeObject>(resources.namespace, {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "ns1" },
+    });
     await cached(env.ctl.informers.namespaces, ns);
     await env.ctl.drain();
     expect(read(pair.west, "services", "ns1", "service-one-remote")).toBeDefined();
@@ -195,7 +262,11 @@ const readiness = (pair: Pair) => {
   expect(subsets.length).toBeGreaterThan(0);
   return subsets.map((s) => ({ ready: s.addresses?.length ?? 0, notReady: s.notReadyAddresses?.length ?? 0 }));
 };
-const gatewayEnv = { localNamespaces: ["ns"], remote: [remoteService("svc", "ns", EXPORTED, ports(["port", 111])), remoteEndpointsOf("svc", "ns", "192.0.0.1")], link: { gatewayAddress: "192.0.0.1" } };
+const gatewayEnv = {
+  localNamespaces: ["ns"],
+  remote: [remoteService("svc", "ns", EXPORTED, ports(["port", 111])), remoteEndpointsOf("svc", "ns", "192.0.0.1")],
+  link: { gatewayAddress: "192.0.0.1" },
+};
 
 describe("TestServiceCreatedGatewayAlive", () => {
   test("TestServiceCreatedGatewayAlive", async () => {
@@ -205,7 +276,9 @@ describe("TestServiceCreatedGatewayAlive", () => {
     env.ctl.setAlive(false);
     await env.ctl.drain();
     expect(readiness(pair)).toEqual([{ ready: 0, notReady: 1 }]);
-    const updated = await pair.eastClient.patch<KubeObject>(resources.service, "ns", "svc", { metadata: { labels: { "new-label": "hi" } } });
+    const updated = await pair.eastClient.patch<KubeObject>(resources.service, "ns", "svc", {
+      metadata: { labels: { "new-label": "hi" } },
+    });
     await cached(env.ctl.informers.remoteServices, updated);
     await env.ctl.drain();
     expect(read(pair.west, "services", "ns", "svc-remote")?.metadata.labels?.["new-label"]).toBe("hi");

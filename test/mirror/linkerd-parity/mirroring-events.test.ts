@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { resources, type KubeObject } from "../../../src/kube/index.ts";
 import { planUnlink } from "../../../src/linker/unlink.ts";
-import { type Pair } from "../../helpers/clusters.ts";
+import type { Pair } from "../../helpers/clusters.ts";
 import { cached, read, writes } from "../harness.ts";
 import {
   clusterIPOf,
@@ -51,7 +51,9 @@ const ref = (kind: string, namespace: string, name: string): KubeObject => ({ ap
 describe("TestRemoteServiceDeletedMirroring", () => {
   test("deletes locally mirrored service", async () => {
     const mirror = mirrorService("test-service-remote-to-delete-remote", "test-namespace-to-delete", "");
-    const env = await runEnvironment({ local: [localMirror(mirror, onePort), localEndpoints(endpoints(mirror.name, mirror.namespace, {}, "", IDENTITY))] });
+    const env = await runEnvironment({
+      local: [localMirror(mirror, onePort), localEndpoints(endpoints(mirror.name, mirror.namespace, {}, "", IDENTITY))],
+    });
     pair = env.pair;
     expect(mirrorNames(pair)).toEqual([]);
     expect(read(pair.west, "endpoints", mirror.namespace, mirror.name)).toBeUndefined();
@@ -65,13 +67,30 @@ describe("TestRemoteServiceUpdatedMirroring", () => {
   test("updates service ports on both service and endpoints", async () => {
     const past = mirrorService("test-service-remote", "test-namespace", "past");
     const env = await runEnvironment({
-      local: [localMirror(past, ports(["port1", 111], ["port2", 222], ["port3", 333])), localEndpoints(endpoints(past.name, past.namespace, {}, GATEWAY_IP, "", endpointPorts(["port1", 888], ["port2", 888], ["port3", 888])))],
-      remote: [remoteService("test-service", "test-namespace", EXPORTED, ports(["port1", 111], ["port3", 333])), remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1")],
+      local: [
+        localMirror(past, ports(["port1", 111], ["port2", 222], ["port3", 333])),
+        localEndpoints(
+          endpoints(past.name, past.namespace, {}, GATEWAY_IP, "", endpointPorts(["port1", 888], ["port2", 888], ["port3", 888])),
+        ),
+      ],
+      remote: [
+        remoteService("test-service", "test-namespace", EXPORTED, ports(["port1", 111], ["port3", 333])),
+        remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1"),
+      ],
     });
     pair = env.pair;
-    const svc = expectService(pair, mirrorService("test-service-remote", "test-namespace", rvOf(env.remote, "Service", "test-namespace", "test-service")));
-    expect((svc.spec as { ports: Array<{ name: string; port: number }> }).ports.map((p) => `${p.name}:${p.port}`)).toEqual(["port1:111", "port3:333"]);
-    expectEndpoints(pair, endpoints("test-service-remote", "test-namespace", {}, GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port3", 888])));
+    const svc = expectService(
+      pair,
+      mirrorService("test-service-remote", "test-namespace", rvOf(env.remote, "Service", "test-namespace", "test-service")),
+    );
+    expect((svc.spec as { ports: Array<{ name: string; port: number }> }).ports.map((p) => `${p.name}:${p.port}`)).toEqual([
+      "port1:111",
+      "port3:333",
+    ]);
+    expectEndpoints(
+      pair,
+      endpoints("test-service-remote", "test-namespace", {}, GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port3", 888])),
+    );
     await pair.eastClient.delete(resources.endpoints, "test-namespace", "test-service");
     await cached(env.ctl.informers.remoteEndpoints, ref("Endpoints", "test-namespace", "test-service"), true);
     await env.ctl.drain();
@@ -87,7 +106,12 @@ describe("TestEmptyRemoteSelectors", () => {
       localNamespaces: ["ns1"],
       remote: [
         remoteService("service-one", "ns1", EXPORTED, ports(["default1", 555], ["default2", 666])),
-        remoteService("service-two", "ns1", { "mirror.linkerd.io/exported": "remote-discovery" }, ports(["remote1", 777], ["remote2", 888])),
+        remoteService(
+          "service-two",
+          "ns1",
+          { "mirror.linkerd.io/exported": "remote-discovery" },
+          ports(["remote1", 777], ["remote2", 888]),
+        ),
         remoteEndpointsOf("service-one", "ns1", "192.0.2.127"),
         remoteEndpointsOf("service-two", "ns1", "192.0.3.127"),
       ],
@@ -124,17 +148,45 @@ describe("TestRemoteEndpointsUpdatedMirroring", () => {
         localMirror(headlessMirrorService("service-two-remote", "eptest", "222"), p555, true),
         localMirror(endpointMirrorService("pod-0", "service-two-remote", "eptest", "333"), p555),
         localEndpoints(headlessMirrorEndpoints("service-two-remote", "eptest", {}, ["pod-0"], IDENTITY, p, () => "10.96.100.1")),
-        localEndpoints(endpointMirrorEndpoints("service-two-remote", "eptest", {}, "pod-0", GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port2", 888]))),
+        localEndpoints(
+          endpointMirrorEndpoints(
+            "service-two-remote",
+            "eptest",
+            {},
+            "pod-0",
+            GATEWAY_IP,
+            IDENTITY,
+            endpointPorts(["port1", 888], ["port2", 888]),
+          ),
+        ),
       ],
-      remote: [remoteService("service-two", "eptest", EXPORTED, p555, true), remoteHeadlessEndpoints("service-two", "eptest", "192.0.0.1", ["pod-0", "pod-1"], p)],
+      remote: [
+        remoteService("service-two", "eptest", EXPORTED, p555, true),
+        remoteHeadlessEndpoints("service-two", "eptest", "192.0.0.1", ["pod-0", "pod-1"], p),
+      ],
     });
     pair = env.pair;
     const epRv = rvOf(env.remote, "Endpoints", "eptest", "service-two");
     expectService(pair, headlessMirrorService("service-two-remote", "eptest", rvOf(env.remote, "Service", "eptest", "service-two")));
     expectService(pair, endpointMirrorService("pod-0", "service-two-remote", "eptest", "333"));
     expectService(pair, endpointMirrorService("pod-1", "service-two-remote", "eptest", epRv));
-    expectEndpoints(pair, headlessMirrorEndpoints("service-two-remote", "eptest", {}, ["pod-0", "pod-1"], IDENTITY, p, clusterIPOf(pair, "eptest")));
-    for (const pod of ["pod-0", "pod-1"]) expectEndpoints(pair, endpointMirrorEndpoints("service-two-remote", "eptest", {}, pod, GATEWAY_IP, IDENTITY, endpointPorts(["port1", 888], ["port2", 888])));
+    expectEndpoints(
+      pair,
+      headlessMirrorEndpoints("service-two-remote", "eptest", {}, ["pod-0", "pod-1"], IDENTITY, p, clusterIPOf(pair, "eptest")),
+    );
+    for (const pod of ["pod-0", "pod-1"])
+      expectEndpoints(
+        pair,
+        endpointMirrorEndpoints(
+          "service-two-remote",
+          "eptest",
+          {},
+          pod,
+          GATEWAY_IP,
+          IDENTITY,
+          endpointPorts(["port1", 888], ["port2", 888]),
+        ),
+      );
   });
 });
 
@@ -148,12 +200,28 @@ describe("TestClusterUnregisteredMirroring", () => {
       const m = mirrorService(name, "test-namespace", "");
       local.push(localMirror(m, onePort), localEndpoints(endpoints(name, "test-namespace")));
     }
-    const env = await runEnvironment({ local, remote: [remoteService("test-service-1", "test-namespace", EXPORTED, onePort), remoteService("test-service-2", "test-namespace", EXPORTED, onePort)] });
+    const env = await runEnvironment({
+      local,
+      remote: [
+        remoteService("test-service-1", "test-namespace", EXPORTED, onePort),
+        remoteService("test-service-2", "test-namespace", EXPORTED, onePort),
+      ],
+    });
     pair = env.pair;
     await env.ctl.stop();
-    const plan = await planUnlink(pair.westClient, { clusterName: CLUSTER, namespace: DEFAULT_NAMESPACE, linkerdNamespace: "linkerd", onlyController: false });
+    const plan = await planUnlink(pair.westClient, {
+      clusterName: CLUSTER,
+      namespace: DEFAULT_NAMESPACE,
+      linkerdNamespace: "linkerd",
+      onlyController: false,
+    });
     const mirrors = plan.objects.filter((o) => o.namespace === "test-namespace").map((o) => `${o.kind} ${o.name}`);
-    expect(mirrors.sort()).toEqual(["Endpoints test-service-1-remote", "Endpoints test-service-2-remote", "Service test-service-1-remote", "Service test-service-2-remote"]);
+    expect(mirrors.sort()).toEqual([
+      "Endpoints test-service-1-remote",
+      "Endpoints test-service-2-remote",
+      "Service test-service-1-remote",
+      "Service test-service-2-remote",
+    ]);
   });
 });
 
@@ -163,7 +231,7 @@ describe("TestGcOrphanedServicesMirroring", () => {
   // not exported and its mirrors go too. With the export label (the second half) they stay, as
   // Linkerd's do.
   test("deletes mirrored resources that are no longer present on the remote cluster — mc: and those whose target is no longer exported", async () => {
-    const local = (headlessExported: boolean) => [
+    const local = (_headlessExported: boolean) => [
       localMirror(mirrorService("test-service-1-remote", "test-namespace", ""), onePort),
       localEndpoints(endpoints("test-service-1-remote", "test-namespace")),
       localMirror(mirrorService("test-service-2-remote", "test-namespace", ""), onePort),
@@ -184,30 +252,54 @@ describe("TestGcOrphanedServicesMirroring", () => {
     await pair.stop();
     const second = await runEnvironment({ local: local(true), remote: remote(true) });
     pair = second.pair;
-    expect(mirrorNames(pair)).toEqual(["test-namespace/pod-0-remote", "test-namespace/test-headless-service-remote", "test-namespace/test-service-1-remote"]);
+    expect(mirrorNames(pair)).toEqual([
+      "test-namespace/pod-0-remote",
+      "test-namespace/test-headless-service-remote",
+      "test-namespace/test-service-1-remote",
+    ]);
   });
 });
 
-for (const [suite, isAdd] of [["TestOnAdd", true], ["TestOnUpdate", false]] as const) {
+for (const [suite, isAdd] of [
+  ["TestOnAdd", true],
+  ["TestOnUpdate", false],
+] as const) {
   const kind = isAdd ? "ADD" : "UPDATE";
   // ADD: the target Service is there when the controller starts (its informer's add); UPDATE: it changes while the controller runs.
   const run = async (o: { labels: Record<string, string>; local?: KubeObject[] }) => {
     const env = await runEnvironment({
       localNamespaces: ["test-namespace"],
       local: o.local,
-      remote: [remoteService("test-service", "test-namespace", isAdd ? o.labels : { ...EXPORTED, before: "update" }, onePort), remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1")],
+      remote: [
+        remoteService("test-service", "test-namespace", isAdd ? o.labels : { ...EXPORTED, before: "update" }, onePort),
+        remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1"),
+      ],
     });
     pair = env.pair;
     if (!isAdd) {
       const current = await pair.eastClient.get<KubeObject>(resources.service, "test-namespace", "test-service");
-      const updated = await pair.eastClient.update<KubeObject>(resources.service, { ...current, metadata: { ...current.metadata, labels: o.labels } });
+      const updated = await pair.eastClient.update<KubeObject>(resources.service, {
+        ...current,
+        metadata: { ...current.metadata, labels: o.labels },
+      });
       await cached(env.ctl.informers.remoteServices, updated, !Object.keys(o.labels).includes("mirror.linkerd.io/exported"));
       await env.ctl.drain();
     }
     return env;
   };
   const rv = () => pair!.east.store.get({ group: "", plural: "services" }, "test-namespace", "test-service")!.metadata.resourceVersion!;
-  const mirrorAt = (resourceVersion: string) => [localMirror(mirrorService("test-service-remote", "test-namespace", resourceVersion), onePort), localEndpoints(endpoints("test-service-remote", "test-namespace", {}, "192.0.2.250", "") /* Linkerd's fixture has 0.0.0.0, which a real API server refuses in Endpoints */)];
+  const mirrorAt = (resourceVersion: string) => [
+    localMirror(mirrorService("test-service-remote", "test-namespace", resourceVersion), onePort),
+    localEndpoints(
+      endpoints(
+        "test-service-remote",
+        "test-namespace",
+        {},
+        "192.0.2.250",
+        "",
+      ) /* Linkerd's fixture has 0.0.0.0, which a real API server refuses in Endpoints */,
+    ),
+  ];
 
   describe(suite, () => {
     test(`enqueue a RemoteServiceCreated event when this is not a gateway and we have the needed annotations (${kind})`, async () => {
@@ -224,7 +316,13 @@ for (const [suite, isAdd] of [["TestOnAdd", true], ["TestOnUpdate", false]] as c
 
     test(`not enqueue any events as this update does not really tell us anything new (res version is the same...) (${kind})`, async () => {
       // The mirror already records the target's resourceVersion: nothing of the Service is written.
-      const env = await runEnvironment({ localNamespaces: ["test-namespace"], remote: [remoteService("test-service", "test-namespace", EXPORTED, onePort), remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1")] });
+      const env = await runEnvironment({
+        localNamespaces: ["test-namespace"],
+        remote: [
+          remoteService("test-service", "test-namespace", EXPORTED, onePort),
+          remoteEndpointsOf("test-service", "test-namespace", "10.0.0.1"),
+        ],
+      });
       pair = env.pair;
       const before = writes(pair.west);
       const current = await pair.eastClient.get<KubeObject>(resources.service, "test-namespace", "test-service");
@@ -247,7 +345,10 @@ for (const [suite, isAdd] of [["TestOnAdd", true], ["TestOnUpdate", false]] as c
 
 describe("TestOnDelete", () => {
   test("enqueues a RemoteServiceDeleted because there is gateway metadata present on the service", async () => {
-    const env = await runEnvironment({ localNamespaces: ["test-namespace"], remote: [remoteService("test-service", "test-namespace", EXPORTED, onePort)] });
+    const env = await runEnvironment({
+      localNamespaces: ["test-namespace"],
+      remote: [remoteService("test-service", "test-namespace", EXPORTED, onePort)],
+    });
     pair = env.pair;
     expect(mirrorNames(pair)).toEqual(["test-namespace/test-service-remote"]);
     await pair.eastClient.delete(resources.service, "test-namespace", "test-service");
@@ -257,7 +358,10 @@ describe("TestOnDelete", () => {
   });
 
   test("skips because there is no gateway metadata present on the service", async () => {
-    const env = await runEnvironment({ localNamespaces: ["test-namespace"], remote: [remoteService("gateway", "test-namespace", {}, onePort)] });
+    const env = await runEnvironment({
+      localNamespaces: ["test-namespace"],
+      remote: [remoteService("gateway", "test-namespace", {}, onePort)],
+    });
     pair = env.pair;
     const before = writes(pair.west);
     await pair.eastClient.delete(resources.service, "test-namespace", "gateway");

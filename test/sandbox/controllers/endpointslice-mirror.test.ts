@@ -2,7 +2,15 @@
 // endpointslicemirroring): pure Endpoints → slices, then through client-node and the real kubectl.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as k8s from "@kubernetes/client-node";
-import { mirroredSlices, parseIp, reconcileMirror, repackSubsets, shouldMirror, sliceObject, MIRROR_CONTROLLER } from "../../../src/sandbox/controllers/endpointslice-mirror.ts";
+import {
+  mirroredSlices,
+  parseIp,
+  reconcileMirror,
+  repackSubsets,
+  shouldMirror,
+  sliceObject,
+  MIRROR_CONTROLLER,
+} from "../../../src/sandbox/controllers/endpointslice-mirror.ts";
 import { startSandbox, Store, type Sandbox } from "../../../src/sandbox/index.ts";
 import type { StoreEvent } from "../../../src/sandbox/storage/watch-hub.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
@@ -14,13 +22,26 @@ const eps = (subsets: unknown[], meta: Partial<KubeObject["metadata"]> = {}): Ku
   metadata: { name: "web", namespace: "t", uid: "ep-uid", ...meta },
   subsets,
 });
-const svc = (spec: Record<string, unknown> = {}): KubeObject => ({ apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "t" }, spec: { ports: [{ port: 80 }], ...spec } });
+const svc = (spec: Record<string, unknown> = {}): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name: "web", namespace: "t" },
+  spec: { ports: [{ port: 80 }], ...spec },
+});
 const http = { name: "http", port: 80, protocol: "TCP" };
 
 describe("Endpoints → mirrored slices (pure)", () => {
   test("ready addresses are ready, notReadyAddresses not; hostname, nodeName and targetRef carry over", () => {
     const ref = { kind: "Pod", namespace: "t", name: "web-0", uid: "pod-uid" };
-    const slices = mirroredSlices(eps([{ addresses: [{ ip: "10.0.0.2", hostname: "web-0", nodeName: "n1", targetRef: ref }], notReadyAddresses: [{ ip: "10.0.0.1" }], ports: [http] }]));
+    const slices = mirroredSlices(
+      eps([
+        {
+          addresses: [{ ip: "10.0.0.2", hostname: "web-0", nodeName: "n1", targetRef: ref }],
+          notReadyAddresses: [{ ip: "10.0.0.1" }],
+          ports: [http],
+        },
+      ]),
+    );
     expect(slices).toEqual([
       {
         addressType: "IPv4",
@@ -35,11 +56,13 @@ describe("Endpoints → mirrored slices (pure)", () => {
 
   test("one slice per subset; subsets with identical ports merge (kube's RepackSubsets)", () => {
     const admin = { name: "admin", port: 9990, protocol: "TCP" };
-    const slices = mirroredSlices(eps([
-      { addresses: [{ ip: "10.0.0.3" }], ports: [http] },
-      { addresses: [{ ip: "10.0.0.1" }], ports: [http] },
-      { addresses: [{ ip: "10.0.0.9" }], ports: [admin] },
-    ]));
+    const slices = mirroredSlices(
+      eps([
+        { addresses: [{ ip: "10.0.0.3" }], ports: [http] },
+        { addresses: [{ ip: "10.0.0.1" }], ports: [http] },
+        { addresses: [{ ip: "10.0.0.9" }], ports: [admin] },
+      ]),
+    );
     expect(slices.map((s) => [s.ports.map((p) => p.name), s.endpoints.map((e) => e.addresses[0])])).toEqual([
       [["http"], ["10.0.0.1", "10.0.0.3"]],
       [["admin"], ["10.0.0.9"]],
@@ -52,13 +75,29 @@ describe("Endpoints → mirrored slices (pure)", () => {
       { addresses: [{ ip: "10.0.0.1" }], ports: [http] },
       { notReadyAddresses: [{ ip: "10.0.0.1" }], addresses: [], ports: [tls] },
     ]);
-    expect(repacked).toEqual([{ addresses: [{ ip: "10.0.0.1" }], ports: [http] }, { notReadyAddresses: [{ ip: "10.0.0.1" }], ports: [tls] }]);
-    const merged = repackSubsets([{ addresses: [{ ip: "10.0.0.1" }], ports: [http] }, { addresses: [{ ip: "10.0.0.1" }], notReadyAddresses: [{ ip: "10.0.0.1" }], ports: [tls] }]);
+    expect(repacked).toEqual([
+      { addresses: [{ ip: "10.0.0.1" }], ports: [http] },
+      { notReadyAddresses: [{ ip: "10.0.0.1" }], ports: [tls] },
+    ]);
+    const merged = repackSubsets([
+      { addresses: [{ ip: "10.0.0.1" }], ports: [http] },
+      { addresses: [{ ip: "10.0.0.1" }], notReadyAddresses: [{ ip: "10.0.0.1" }], ports: [tls] },
+    ]);
     expect(merged).toEqual([{ addresses: [{ ip: "10.0.0.1" }], ports: [http, tls] }]);
   });
 
-  test("ports keep name, protocol, port and appProtocol; an unnamed port is named \"\" and defaults to TCP", () => {
-    const [s] = mirroredSlices(eps([{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 53, protocol: "UDP", name: "dns" }, { port: 8080, appProtocol: "http" }] }]));
+  test('ports keep name, protocol, port and appProtocol; an unnamed port is named "" and defaults to TCP', () => {
+    const [s] = mirroredSlices(
+      eps([
+        {
+          addresses: [{ ip: "10.0.0.1" }],
+          ports: [
+            { port: 53, protocol: "UDP", name: "dns" },
+            { port: 8080, appProtocol: "http" },
+          ],
+        },
+      ]),
+    );
     expect(s!.ports).toEqual([
       { name: "dns", port: 53, protocol: "UDP" },
       { name: "", port: 8080, protocol: "TCP", appProtocol: "http" },
@@ -66,7 +105,9 @@ describe("Endpoints → mirrored slices (pure)", () => {
   });
 
   test("IPv6 addresses go to an IPv6 slice, canonicalised; addresses that are no IP are skipped", () => {
-    const slices = mirroredSlices(eps([{ addresses: [{ ip: "10.0.0.1" }, { ip: "FD00:0:0:0::1" }, { ip: "gateway.example.com" }], ports: [http] }]));
+    const slices = mirroredSlices(
+      eps([{ addresses: [{ ip: "10.0.0.1" }, { ip: "FD00:0:0:0::1" }, { ip: "gateway.example.com" }], ports: [http] }]),
+    );
     expect(slices.map((s) => [s.addressType, s.endpoints.map((e) => e.addresses[0])])).toEqual([
       ["IPv4", ["10.0.0.1"]],
       ["IPv6", ["fd00::1"]],
@@ -83,7 +124,7 @@ describe("Endpoints → mirrored slices (pure)", () => {
 
   test("the slice carries the Endpoints' labels and annotations (less last-change-trigger-time), the service-name and managed-by labels and a controller owner reference", () => {
     const ep = eps([{ addresses: [{ ip: "10.0.0.1" }], ports: [http] }], {
-      labels: { app: "web", [`kubernetes.io/service-name`]: "other" },
+      labels: { app: "web", "kubernetes.io/service-name": "other" },
       annotations: { note: "x", "endpoints.kubernetes.io/last-change-trigger-time": "2026-12-02T10:00:00Z" },
     });
     const obj = sliceObject(ep, mirroredSlices(ep)[0]!);
@@ -109,8 +150,22 @@ describe("Endpoints → mirrored slices (pure)", () => {
 
 describe("reconcileMirror on a store", () => {
   const store = new Store();
-  const t = (group: string, plural: string, kind: string) => ({ group, version: "v1", plural, kind, listKind: `${kind}List`, singular: kind.toLowerCase(), namespaced: true, verbs: [], subresources: { status: false } });
-  const types = { services: t("", "services", "Service"), endpoints: t("", "endpoints", "Endpoints"), slices: t("discovery.k8s.io", "endpointslices", "EndpointSlice") };
+  const t = (group: string, plural: string, kind: string) => ({
+    group,
+    version: "v1",
+    plural,
+    kind,
+    listKind: `${kind}List`,
+    singular: kind.toLowerCase(),
+    namespaced: true,
+    verbs: [],
+    subresources: { status: false },
+  });
+  const types = {
+    services: t("", "services", "Service"),
+    endpoints: t("", "endpoints", "Endpoints"),
+    slices: t("discovery.k8s.io", "endpointslices", "EndpointSlice"),
+  };
   const events: StoreEvent[] = [];
   store.watch({ key: "discovery.k8s.io/endpointslices", send: (e) => events.push(e) });
 
@@ -150,7 +205,12 @@ describe("mirroring through client-node", () => {
   let discovery: k8s.DiscoveryV1Api;
   // The mirroring controller's slices (a Service with a selector also gets the EndpointSlice controller's).
   const slicesOf = async (service: string) =>
-    (await discovery.listNamespacedEndpointSlice({ namespace: "t", labelSelector: `kubernetes.io/service-name=${service},endpointslice.kubernetes.io/managed-by=${MIRROR_CONTROLLER}` })).items;
+    (
+      await discovery.listNamespacedEndpointSlice({
+        namespace: "t",
+        labelSelector: `kubernetes.io/service-name=${service},endpointslice.kubernetes.io/managed-by=${MIRROR_CONTROLLER}`,
+      })
+    ).items;
 
   beforeAll(async () => {
     sb = await startSandbox({ name: "mirroring" });
@@ -164,16 +224,26 @@ describe("mirroring through client-node", () => {
 
   test("a Service without a selector and its Endpoints get a mirrored slice; only the client's two creates count as writes", async () => {
     const before = { ...sb.store.writes };
-    await core.createNamespacedService({ namespace: "t", body: { metadata: { name: "web" }, spec: { ports: [{ name: "http", port: 80 }] } } });
+    await core.createNamespacedService({
+      namespace: "t",
+      body: { metadata: { name: "web" }, spec: { ports: [{ name: "http", port: 80 }] } },
+    });
     await core.createNamespacedEndpoints({
       namespace: "t",
-      body: { metadata: { name: "web", labels: { team: "a" } }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], notReadyAddresses: [{ ip: "10.0.0.2" }], ports: [{ name: "http", port: 80 }] }] },
+      body: {
+        metadata: { name: "web", labels: { team: "a" } },
+        subsets: [{ addresses: [{ ip: "10.0.0.1" }], notReadyAddresses: [{ ip: "10.0.0.2" }], ports: [{ name: "http", port: 80 }] }],
+      },
     });
     expect(sb.store.writes).toEqual({ ...before, create: before.create + 2 });
     const [slice, ...rest] = await slicesOf("web");
     expect(rest).toEqual([]);
     expect(slice!.metadata?.name).toMatch(/^web-/);
-    expect(slice!.metadata?.labels).toEqual({ team: "a", "kubernetes.io/service-name": "web", "endpointslice.kubernetes.io/managed-by": MIRROR_CONTROLLER });
+    expect(slice!.metadata?.labels).toEqual({
+      team: "a",
+      "kubernetes.io/service-name": "web",
+      "endpointslice.kubernetes.io/managed-by": MIRROR_CONTROLLER,
+    });
     expect(slice!.metadata?.ownerReferences?.[0]).toMatchObject({ kind: "Endpoints", name: "web", controller: true });
     expect(slice!.addressType).toBe("IPv4");
     expect(slice!.endpoints.map((e) => [e.addresses[0], e.conditions?.ready])).toEqual([
@@ -216,25 +286,43 @@ describe("mirroring through client-node", () => {
     expect(await slicesOf("web")).toEqual([]);
     // With a selector the endpoints controller owns the Endpoints: no Pod matches, so they are emptied.
     expect((await core.readNamespacedEndpoints({ namespace: "t", name: "web" })).subsets).toBeUndefined();
-    await core.replaceNamespacedService({ namespace: "t", name: "web", body: { ...(await core.readNamespacedService({ namespace: "t", name: "web" })), spec: { ...s.spec, selector: undefined } } });
+    await core.replaceNamespacedService({
+      namespace: "t",
+      name: "web",
+      body: { ...(await core.readNamespacedService({ namespace: "t", name: "web" })), spec: { ...s.spec, selector: undefined } },
+    });
     expect(await slicesOf("web")).toEqual([]);
     // Without it they are the user's again: what the user writes is mirrored.
-    await core.replaceNamespacedEndpoints({ namespace: "t", name: "web", body: { ...(await core.readNamespacedEndpoints({ namespace: "t", name: "web" })), subsets: body.subsets } });
+    await core.replaceNamespacedEndpoints({
+      namespace: "t",
+      name: "web",
+      body: { ...(await core.readNamespacedEndpoints({ namespace: "t", name: "web" })), subsets: body.subsets },
+    });
     expect(await slicesOf("web")).toHaveLength(1);
     await core.deleteNamespacedService({ namespace: "t", name: "web" });
     expect(await slicesOf("web")).toEqual([]);
   });
 
   test("a Service with a selector gets no mirrored slices; Endpoints labelled skip-mirror neither", async () => {
-    await core.createNamespacedService({ namespace: "t", body: { metadata: { name: "sel" }, spec: { selector: { app: "sel" }, ports: [{ port: 80 }] } } });
+    await core.createNamespacedService({
+      namespace: "t",
+      body: { metadata: { name: "sel" }, spec: { selector: { app: "sel" }, ports: [{ port: 80 }] } },
+    });
     // The endpoints controller owns sel's Endpoints; a client's write to them mirrors nothing either.
     const owned = await core.readNamespacedEndpoints({ namespace: "t", name: "sel" });
-    await core.replaceNamespacedEndpoints({ namespace: "t", name: "sel", body: { ...owned, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] } });
+    await core.replaceNamespacedEndpoints({
+      namespace: "t",
+      name: "sel",
+      body: { ...owned, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] },
+    });
     expect(await slicesOf("sel")).toEqual([]);
     await core.createNamespacedService({ namespace: "t", body: { metadata: { name: "skip" }, spec: { ports: [{ port: 80 }] } } });
     await core.createNamespacedEndpoints({
       namespace: "t",
-      body: { metadata: { name: "skip", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } }, subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }] },
+      body: {
+        metadata: { name: "skip", labels: { "endpointslice.kubernetes.io/skip-mirror": "true" } },
+        subsets: [{ addresses: [{ ip: "10.0.0.1" }], ports: [{ port: 80 }] }],
+      },
     });
     expect(await slicesOf("skip")).toEqual([]);
   });
@@ -246,7 +334,9 @@ describe("mirroring through client-node", () => {
     expect(s.spec?.ports).toEqual([{ name: "https", port: 443, protocol: "TCP", targetPort: sb.port }]);
     const ep = await core.readNamespacedEndpoints({ namespace: "default", name: "kubernetes" });
     expect(ep.subsets).toEqual([{ addresses: [{ ip: "127.0.0.1" }], ports: [{ name: "https", port: sb.port, protocol: "TCP" }] }]);
-    const slices = (await discovery.listNamespacedEndpointSlice({ namespace: "default", labelSelector: "kubernetes.io/service-name=kubernetes" })).items;
+    const slices = (
+      await discovery.listNamespacedEndpointSlice({ namespace: "default", labelSelector: "kubernetes.io/service-name=kubernetes" })
+    ).items;
     expect(slices.map((x) => x.metadata?.name)).toEqual(["kubernetes"]);
   });
 });

@@ -11,7 +11,12 @@ let kubectl: Kubectl;
 beforeAll(async () => {
   sb = await startSandbox({ name: "workloads" });
   kubectl = kubectlFor(sb.kubeconfig);
-  sb.api.create(sb.api.registry.find("", "v1", "namespaces")!, undefined, { apiVersion: "v1", kind: "Namespace", metadata: { name: "w" } }, { fieldManager: "test" });
+  sb.api.create(
+    sb.api.registry.find("", "v1", "namespaces")!,
+    undefined,
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "w" } },
+    { fieldManager: "test" },
+  );
 });
 afterAll(() => sb?.stop());
 
@@ -44,23 +49,35 @@ spec:
 
 describe.skipIf(!hasKubectl)(needsKubectl("Deployments, Pods, Endpoints and slices through kubectl"), () => {
   test("kubectl create deployment: a ReplicaSet and running, ready Pods with IPs; rollout status succeeds; the Deployment is Available", async () => {
-    expect(await ok(["create", "deployment", "hello", "-n", "w", "--image=nginx", "--replicas=2", "--port=8080"])).toBe("deployment.apps/hello created\n");
-    expect(await ok(["rollout", "status", "deployment/hello", "-n", "w", "--timeout=10s"])).toBe('deployment "hello" successfully rolled out\n');
+    expect(await ok(["create", "deployment", "hello", "-n", "w", "--image=nginx", "--replicas=2", "--port=8080"])).toBe(
+      "deployment.apps/hello created\n",
+    );
+    expect(await ok(["rollout", "status", "deployment/hello", "-n", "w", "--timeout=10s"])).toBe(
+      'deployment "hello" successfully rolled out\n',
+    );
     const pods = await ok(["get", "pods", "-n", "w", "-l", "app=hello", "-o", "wide"]);
     const rows = pods.trim().split("\n").slice(1);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatch(/^hello-[b-z2-9]+-[b-z2-9]{5}\s+1\/1\s+Running\s+0\s+\d+s\s+10\.244\.\d+\.\d+\s+sandbox-node\s/);
+    for (const row of rows)
+      expect(row).toMatch(/^hello-[b-z2-9]+-[b-z2-9]{5}\s+1\/1\s+Running\s+0\s+\d+s\s+10\.244\.\d+\.\d+\s+sandbox-node\s/);
     const rs = (await getJson(["get", "replicasets", "-n", "w", "-l", "app=hello"])).items as Obj[];
     expect(rs).toHaveLength(1);
     expect(rs[0]!.status).toMatchObject({ replicas: 2, readyReplicas: 2, availableReplicas: 2 });
     expect(rs[0]!.metadata.ownerReferences[0]).toMatchObject({ kind: "Deployment", name: "hello", controller: true });
-    expect(await ok(["get", "deployment", "hello", "-n", "w"])).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nhello\s+2\/2\s+2\s+2\s+\d+s\n$/);
+    expect(await ok(["get", "deployment", "hello", "-n", "w"])).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nhello\s+2\/2\s+2\s+2\s+\d+s\n$/,
+    );
     const dep = await getJson(["get", "deployment", "hello", "-n", "w"]);
-    expect(dep.status.conditions.find((c: { type: string }) => c.type === "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable" });
+    expect(dep.status.conditions.find((c: { type: string }) => c.type === "Available")).toMatchObject({
+      status: "True",
+      reason: "MinimumReplicasAvailable",
+    });
     expect(dep.status.observedGeneration).toBe(dep.metadata.generation);
     await ok(["delete", "deployment", "hello", "-n", "w"]);
     await ok(["apply", "-f", "-"], webDeployment);
-    expect(await ok(["rollout", "status", "deployment/web", "-n", "w", "--timeout=10s"])).toBe('deployment "web" successfully rolled out\n');
+    expect(await ok(["rollout", "status", "deployment/web", "-n", "w", "--timeout=10s"])).toBe(
+      'deployment "web" successfully rolled out\n',
+    );
   });
 
   test("a Service with a selector gets Endpoints from its Pods: named targetPort resolved, labelled with the Service's labels", async () => {
@@ -105,7 +122,9 @@ describe.skipIf(!hasKubectl)(needsKubectl("Deployments, Pods, Endpoints and slic
     const [pod] = await podsOf("app=web");
     const ready = pod!.status.conditions.findIndex((c: { type: string }) => c.type === "Ready");
     const patch = JSON.stringify([{ op: "replace", path: `/status/conditions/${ready}/status`, value: "False" }]);
-    expect(await ok(["patch", "pod", pod!.metadata.name, "-n", "w", "--subresource=status", "--type", "json", "-p", patch])).toBe(`pod/${pod!.metadata.name} patched\n`);
+    expect(await ok(["patch", "pod", pod!.metadata.name, "-n", "w", "--subresource=status", "--type", "json", "-p", patch])).toBe(
+      `pod/${pod!.metadata.name} patched\n`,
+    );
     const ep = await getJson(["get", "endpoints", "web", "-n", "w"]);
     const notReady = ep.subsets.flatMap((s: { notReadyAddresses?: Array<{ ip: string }> }) => s.notReadyAddresses ?? []);
     expect(ips(notReady)).toEqual([pod!.status.podIP]);
@@ -125,13 +144,20 @@ describe.skipIf(!hasKubectl)(needsKubectl("Deployments, Pods, Endpoints and slic
     sb.api.kubelet.setPodReady("w", pod!.metadata.name, false);
     expect(await ok(["get", "pods", pod!.metadata.name, "-n", "w"])).toMatch(/\s0\/1\s+Running\s/);
     const ep = await getJson(["get", "endpoints", "web", "-n", "w"]);
-    expect(ips(ep.subsets.flatMap((s: { notReadyAddresses?: Array<{ ip: string }> }) => s.notReadyAddresses ?? []))).toEqual([pod!.status.podIP]);
+    expect(ips(ep.subsets.flatMap((s: { notReadyAddresses?: Array<{ ip: string }> }) => s.notReadyAddresses ?? []))).toEqual([
+      pod!.status.podIP,
+    ]);
     sb.api.kubelet.setPodReady("w", pod!.metadata.name, true);
   });
 
   test("a client's write to a selector Service's Endpoints is overwritten; deleting them brings them back", async () => {
     const before = await getJson(["get", "endpoints", "web", "-n", "w"]);
-    const forged = { apiVersion: "v1", kind: "Endpoints", metadata: { name: "web", namespace: "w", labels: { forged: "yes" } }, subsets: [{ addresses: [{ ip: "10.9.9.9" }], ports: [{ port: 1 }] }] };
+    const forged = {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: { name: "web", namespace: "w", labels: { forged: "yes" } },
+      subsets: [{ addresses: [{ ip: "10.9.9.9" }], ports: [{ port: 1 }] }],
+    };
     await ok(["replace", "-f", "-"], JSON.stringify(forged));
     const after = await getJson(["get", "endpoints", "web", "-n", "w"]);
     expect(after.subsets).toEqual(before.subsets);
@@ -164,11 +190,19 @@ subsets: [{ addresses: [{ ip: 192.0.2.10 }], ports: [{ name: pg, port: 5432 }] }
     const now = await podsOf("app=web");
     expect(now).toHaveLength(2);
     expect(now.map((p) => p.metadata.name)).not.toContain(gone!.metadata.name);
-    expect(ips((await getJson(["get", "endpoints", "web", "-n", "w"])).subsets[0].addresses)).toEqual(now.map((p) => p.status.podIP).sort());
+    expect(ips((await getJson(["get", "endpoints", "web", "-n", "w"])).subsets[0].addresses)).toEqual(
+      now.map((p) => p.status.podIP).sort(),
+    );
 
     await ok(["set", "image", "deployment/web", "-n", "w", "nginx=nginx:2"]);
-    expect(await ok(["rollout", "status", "deployment/web", "-n", "w", "--timeout=10s"])).toBe('deployment "web" successfully rolled out\n');
-    const sets = ((await getJson(["get", "replicasets", "-n", "w"])).items as Obj[]).map((r) => [r.spec.template.spec.containers[0].image, r.spec.replicas, r.metadata.annotations["deployment.kubernetes.io/revision"]]);
+    expect(await ok(["rollout", "status", "deployment/web", "-n", "w", "--timeout=10s"])).toBe(
+      'deployment "web" successfully rolled out\n',
+    );
+    const sets = ((await getJson(["get", "replicasets", "-n", "w"])).items as Obj[]).map((r) => [
+      r.spec.template.spec.containers[0].image,
+      r.spec.replicas,
+      r.metadata.annotations["deployment.kubernetes.io/revision"],
+    ]);
     expect(sets.sort()).toEqual([
       ["nginx", 0, "1"],
       ["nginx:2", 2, "2"],

@@ -74,7 +74,10 @@ describe("certificates", () => {
   });
 
   test.skipIf(!hasOpenssl)("openssl verifies both leaf certificates against the CA", async () => {
-    const proc = Bun.spawn(["openssl", "verify", "-CAfile", file("ca.pem", ca.cert), file("server.pem", server.cert), file("client.pem", client.cert)], { stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(
+      ["openssl", "verify", "-CAfile", file("ca.pem", ca.cert), file("server.pem", server.cert), file("client.pem", client.cert)],
+      { stdout: "pipe", stderr: "pipe" },
+    );
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     expect(code).toBe(0);
     expect(out).toContain("server.pem: OK");
@@ -123,7 +126,10 @@ describe("TLS connections", () => {
   test.skipIf(!hasCurl)("curl with --cacert and our client certificate reaches a server that requires one", async () => {
     using srv = serve(true);
     const curl = (extra: string[]) => {
-      const proc = Bun.spawn(["curl", "-sS", "--cacert", file("ca.pem", ca.cert), ...extra, `https://127.0.0.1:${srv.port}/`], { stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn(["curl", "-sS", "--cacert", file("ca.pem", ca.cert), ...extra, `https://127.0.0.1:${srv.port}/`], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       return Promise.all([new Response(proc.stdout).text(), proc.exited]);
     };
     const [body, code] = await curl(["--cert", file("client.pem", client.cert), "--key", file("client.key", client.key)]);

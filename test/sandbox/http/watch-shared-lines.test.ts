@@ -8,7 +8,11 @@ import { Store } from "../../../src/sandbox/storage/store.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
 
 const services = BUILTIN_TYPES.find((t) => t.plural === "services")!;
-const svc = (name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Service", metadata: { namespace: "default", name, labels } });
+const svc = (name: string, labels: Record<string, string>): KubeObject => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { namespace: "default", name, labels },
+});
 
 /** Reads a stream's lines until `n` events (the first chunk is the blank line every watch starts with). */
 async function events(stream: ReadableStream<Uint8Array>, n: number): Promise<string[]> {
@@ -32,10 +36,19 @@ test("two watches of services share each event's line; a selector still filters;
   const hub = new WatchStreams(store, 60_000);
   let rendered = 0;
   const render = (o: KubeObject) => (rendered++, o);
-  const req = (o: Partial<WatchRequest>): WatchRequest => ({ type: services, bookmarks: false, render, resourceVersion: store.resourceVersion, ...o });
+  const req = (o: Partial<WatchRequest>): WatchRequest => ({
+    type: services,
+    bookmarks: false,
+    render,
+    resourceVersion: store.resourceVersion,
+    ...o,
+  });
   const abort = new AbortController();
   const all = hub.stream(req({ shareKey: "/v1/services" }), abort.signal);
-  const web = hub.stream(req({ shareKey: "/v1/services", labels: [{ key: "app", op: "=", value: "web" }] } as Partial<WatchRequest>), abort.signal);
+  const web = hub.stream(
+    req({ shareKey: "/v1/services", labels: [{ key: "app", op: "=", value: "web" }] } as Partial<WatchRequest>),
+    abort.signal,
+  );
   const own = hub.stream(req({}), abort.signal);
   store.insert(services, svc("a", { app: "web" }));
   store.insert(services, svc("b", { app: "db" }));

@@ -6,7 +6,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
-import { crdSchemaV2, OPENAPI_V2_PROTOBUF, openapiV2Document, openapiV2Protobuf, serveOpenapiV2, type Schema } from "../../../src/sandbox/openapi/v2.ts";
+import {
+  crdSchemaV2,
+  OPENAPI_V2_PROTOBUF,
+  openapiV2Document,
+  openapiV2Protobuf,
+  serveOpenapiV2,
+  type Schema,
+} from "../../../src/sandbox/openapi/v2.ts";
 import { Registry } from "../../../src/sandbox/resources.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../../helpers/kubectl.ts";
@@ -49,7 +56,16 @@ const gadgetCrd = (extraVersion = false): KubeObject => ({
           },
         },
       },
-      ...(extraVersion ? [{ name: "v2", served: true, storage: false, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }] : []),
+      ...(extraVersion
+        ? [
+            {
+              name: "v2",
+              served: true,
+              storage: false,
+              schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+            },
+          ]
+        : []),
     ],
   },
 });
@@ -57,7 +73,9 @@ const gadgetCrd = (extraVersion = false): KubeObject => ({
 // ---- what kubectl reads: gnostic's Document, parsed as kube-openapi's proto.NewOpenAPIData does --
 
 const gnostic = (() => {
-  const { nested } = JSON.parse(readFileSync(join(ROOT, "k8s/proto/gnostic/openapiv2.json"), "utf8")) as { nested: protobuf.INamespace["nested"] };
+  const { nested } = JSON.parse(readFileSync(join(ROOT, "k8s/proto/gnostic/openapiv2.json"), "utf8")) as {
+    nested: protobuf.INamespace["nested"];
+  };
   const root = protobuf.Root.fromJSON({ nested });
   root.resolveAll();
   return root.lookupType("openapi.v2.Document");
@@ -74,7 +92,8 @@ function fromGnostic(g: G): Schema {
   if (g.format) s.format = g.format;
   if ((g.required as string[] | undefined)?.length) s.required = g.required;
   if (g.items) s.items = fromGnostic(((g.items as G).schema as G[])[0]!);
-  if (g.properties) s.properties = Object.fromEntries(((g.properties as G).additional_properties as G[]).map((p) => [p.name, fromGnostic(p.value as G)]));
+  if (g.properties)
+    s.properties = Object.fromEntries(((g.properties as G).additional_properties as G[]).map((p) => [p.name, fromGnostic(p.value as G)]));
   const ap = g.additional_properties as G | undefined;
   if (ap) s.additionalProperties = ap.schema ? fromGnostic(ap.schema as G) : ap.boolean;
   for (const e of (g.vendor_extension as G[] | undefined) ?? []) s[e.name as string] = JSON.parse(((e.value as G).yaml as string).trim()); // JSON is the YAML we write
@@ -94,7 +113,8 @@ function parseProblems(doc: G): string[] {
       const r = g._ref as string;
       if (types.length) problems.push(`${path}: definition reference can't have a type`);
       if (g.properties) problems.push(`${path}: unallowed embedded type definition`);
-      if (!r.startsWith("#/definitions/") || !defs.has(r.slice("#/definitions/".length))) problems.push(`${path}: unknown model in reference: ${r}`);
+      if (!r.startsWith("#/definitions/") || !defs.has(r.slice("#/definitions/".length)))
+        problems.push(`${path}: unknown model in reference: ${r}`);
       return;
     }
     if (types[0] === "array") {
@@ -103,13 +123,18 @@ function parseProblems(doc: G): string[] {
       else walk(items[0]!, `${path}[]`);
     }
     if (types.length && types[0] !== "object" && g.properties) problems.push(`${path}: invalid object type`);
-    for (const p of ((g.properties as G | undefined)?.additional_properties as G[] | undefined) ?? []) walk(p.value as G, `${path}.${p.name}`);
+    for (const p of ((g.properties as G | undefined)?.additional_properties as G[] | undefined) ?? [])
+      walk(p.value as G, `${path}.${p.name}`);
     const ap = (g.additional_properties as G | undefined)?.schema as G | undefined;
     if (ap) walk(ap, `${path}{}`);
     for (const e of (g.vendor_extension as G[] | undefined) ?? []) {
       if (e.name !== "x-kubernetes-group-version-kind") continue;
       const gvks = JSON.parse(((e.value as G).yaml as string).trim()) as unknown;
-      if (!Array.isArray(gvks) || !gvks.every((x) => typeof x?.group === "string" && typeof x?.version === "string" && typeof x?.kind === "string")) problems.push(`${path}: bad gvk ${JSON.stringify(gvks)}`);
+      if (
+        !Array.isArray(gvks) ||
+        !gvks.every((x) => typeof x?.group === "string" && typeof x?.version === "string" && typeof x?.kind === "string")
+      )
+        problems.push(`${path}: bad gvk ${JSON.stringify(gvks)}`);
     }
   };
   for (const [name, g] of defs) walk(g, name);
@@ -139,7 +164,9 @@ describe("the document", () => {
     const json = openapiV2Document(registry.all());
     expect(doc.swagger).toBe("2.0");
     expect(doc.info).toEqual({ title: "Kubernetes", version: "1.32" });
-    const definitions = Object.fromEntries(((doc.definitions as G).additional_properties as G[]).map((d) => [d.name, fromGnostic(d.value as G)]));
+    const definitions = Object.fromEntries(
+      ((doc.definitions as G).additional_properties as G[]).map((d) => [d.name, fromGnostic(d.value as G)]),
+    );
     expect(definitions).toEqual(json.definitions);
     expect(json.paths).toEqual({}); // no PATCH operations: client-side apply keeps kubectl's compiled-in patch metadata
   });
@@ -158,7 +185,9 @@ describe("the document", () => {
     expect(index.get("/v1/Service")).toBe("io.k8s.api.core.v1.Service");
     expect(index.get("apps/v1/Deployment")).toBe("io.k8s.api.apps.v1.Deployment");
     expect(index.get("rbac.authorization.k8s.io/v1/ClusterRole")).toBe("io.k8s.api.rbac.v1.ClusterRole");
-    expect(index.get("apiextensions.k8s.io/v1/CustomResourceDefinition")).toBe("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition");
+    expect(index.get("apiextensions.k8s.io/v1/CustomResourceDefinition")).toBe(
+      "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+    );
   });
 
   test("built-in definitions carry every field under kube-apiserver's name and type (no JSON name of their own)", () => {
@@ -178,17 +207,31 @@ describe("the document", () => {
     expect(volume.name).toEqual({ type: "string" });
     expect(volume.configMap).toEqual({ $ref: "#/definitions/io.k8s.api.core.v1.ConfigMapVolumeSource" }); // inline VolumeSource
     expect(volume.volumeSource).toBeUndefined();
-    expect((d["io.k8s.api.core.v1.Secret"]!.properties as Record<string, Schema>).data).toEqual({ type: "object", additionalProperties: { type: "string", format: "byte" } });
+    expect((d["io.k8s.api.core.v1.Secret"]!.properties as Record<string, Schema>).data).toEqual({
+      type: "object",
+      additionalProperties: { type: "string", format: "byte" },
+    });
     expect((d["io.k8s.api.core.v1.ConfigMapKeySelector"]!.properties as Record<string, Schema>).name).toEqual({ type: "string" }); // inline LocalObjectReference
     expect(d["io.k8s.apimachinery.pkg.apis.meta.v1.Time"]).toEqual({ type: "string", format: "date-time" });
     expect(d["io.k8s.apimachinery.pkg.api.resource.Quantity"]).toEqual({ type: "string" });
     expect(d["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]).toEqual({ type: "string", format: "int-or-string" });
     expect(d[`${META}.FieldsV1`]).toEqual({ type: "object" });
-    expect(Object.keys(d["io.k8s.api.core.v1.Service"]!.properties as object)).toEqual(["apiVersion", "kind", "metadata", "spec", "status"]);
+    expect(Object.keys(d["io.k8s.api.core.v1.Service"]!.properties as object)).toEqual([
+      "apiVersion",
+      "kind",
+      "metadata",
+      "spec",
+      "status",
+    ]);
     expect(d["io.k8s.api.core.v1.ServiceList"]).toEqual({
       type: "object",
       required: ["items"],
-      properties: { apiVersion: { type: "string" }, kind: { type: "string" }, items: { type: "array", items: { $ref: "#/definitions/io.k8s.api.core.v1.Service" } }, metadata: { $ref: `#/definitions/${META}.ListMeta` } },
+      properties: {
+        apiVersion: { type: "string" },
+        kind: { type: "string" },
+        items: { type: "array", items: { $ref: "#/definitions/io.k8s.api.core.v1.Service" } },
+        metadata: { $ref: `#/definitions/${META}.ListMeta` },
+      },
       "x-kubernetes-group-version-kind": [{ group: "", kind: "ServiceList", version: "v1" }],
     });
   });
@@ -197,8 +240,17 @@ describe("the document", () => {
     // kubernetes-models is generated from a newer kube-apiserver's OpenAPI: it may know fields that
     // Kubernetes 1.32 (this sandbox's version, the .proto files' version) does not — never the reverse.
     const DIRS: Record<string, string> = {
-      core: "v1", apps: "apps/v1", rbac: "rbac.authorization.k8s.io/v1", authorization: "authorization.k8s.io/v1", coordination: "coordination.k8s.io/v1",
-      discovery: "discovery.k8s.io/v1", policy: "policy/v1", networking: "networking.k8s.io/v1", batch: "batch/v1", scheduling: "scheduling.k8s.io/v1", authentication: "authentication.k8s.io/v1",
+      core: "v1",
+      apps: "apps/v1",
+      rbac: "rbac.authorization.k8s.io/v1",
+      authorization: "authorization.k8s.io/v1",
+      coordination: "coordination.k8s.io/v1",
+      discovery: "discovery.k8s.io/v1",
+      policy: "policy/v1",
+      networking: "networking.k8s.io/v1",
+      batch: "batch/v1",
+      scheduling: "scheduling.k8s.io/v1",
+      authentication: "authentication.k8s.io/v1",
     };
     const modelFile = (name: string): string | undefined => {
       const api = /^io\.k8s\.api\.(\w+)\.v1\.(\w+)$/.exec(name);
@@ -228,20 +280,41 @@ describe("the document", () => {
 describe("custom resources, as apiextensions-apiserver publishes them in v2", () => {
   test("junctors go; nullable and preserve-unknown-fields nodes lose properties; embedded resources get TypeMeta and ObjectMeta", () => {
     expect(crdSchemaV2({ type: "string", nullable: true, description: "d" })).toEqual({ description: "d" });
-    expect(crdSchemaV2({ "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] })).toEqual({ "x-kubernetes-int-or-string": true });
-    expect(crdSchemaV2({ type: "object", "x-kubernetes-preserve-unknown-fields": true, properties: { a: { type: "string" } } })).toEqual({ type: "object", "x-kubernetes-preserve-unknown-fields": true });
-    expect(crdSchemaV2({ type: "array", "x-kubernetes-preserve-unknown-fields": true, items: { type: "string" } })).toEqual({ "x-kubernetes-preserve-unknown-fields": true });
-    expect(crdSchemaV2({ type: "object", required: ["a", "b"], properties: { a: { type: "string", nullable: true }, b: { type: "integer", format: "int64" } } })).toEqual({
+    expect(crdSchemaV2({ "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] })).toEqual({
+      "x-kubernetes-int-or-string": true,
+    });
+    expect(crdSchemaV2({ type: "object", "x-kubernetes-preserve-unknown-fields": true, properties: { a: { type: "string" } } })).toEqual({
+      type: "object",
+      "x-kubernetes-preserve-unknown-fields": true,
+    });
+    expect(crdSchemaV2({ type: "array", "x-kubernetes-preserve-unknown-fields": true, items: { type: "string" } })).toEqual({
+      "x-kubernetes-preserve-unknown-fields": true,
+    });
+    expect(
+      crdSchemaV2({
+        type: "object",
+        required: ["a", "b"],
+        properties: { a: { type: "string", nullable: true }, b: { type: "integer", format: "int64" } },
+      }),
+    ).toEqual({
       type: "object",
       required: ["b"],
       properties: { a: {}, b: { type: "integer", format: "int64" } },
     });
-    expect(crdSchemaV2({ type: "object", required: ["a"], additionalProperties: { type: "string", nullable: true } })).toEqual({ type: "object", additionalProperties: {} });
+    expect(crdSchemaV2({ type: "object", required: ["a"], additionalProperties: { type: "string", nullable: true } })).toEqual({
+      type: "object",
+      additionalProperties: {},
+    });
     expect(crdSchemaV2({ type: "object", "x-kubernetes-embedded-resource": true, properties: { spec: { type: "object" } } })).toEqual({
       type: "object",
       "x-kubernetes-embedded-resource": true,
       required: ["kind", "apiVersion"],
-      properties: { spec: { type: "object" }, apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { $ref: `#/definitions/${META}.ObjectMeta` } },
+      properties: {
+        spec: { type: "object" },
+        apiVersion: { type: "string" },
+        kind: { type: "string" },
+        metadata: { $ref: `#/definitions/${META}.ObjectMeta` },
+      },
     });
     expect(crdSchemaV2({ type: "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true })).toEqual({
       type: "object",
@@ -259,14 +332,20 @@ describe("custom resources, as apiextensions-apiserver publishes them in v2", ()
     expect(Object.keys(gadget.properties as object).sort()).toEqual(["apiVersion", "kind", "metadata", "spec", "status"]);
     expect((gadget.properties as Record<string, Schema>).metadata).toEqual({ $ref: `#/definitions/${META}.ObjectMeta` });
     expect((gadget.properties as Record<string, Schema>).status).toEqual({ type: "object", "x-kubernetes-preserve-unknown-fields": true });
-    expect(d["com.example.v1.GadgetList"]?.["x-kubernetes-group-version-kind"]).toEqual([{ group: "example.com", kind: "GadgetList", version: "v1" }]);
-    expect(d["com.example.v2.Gadget"]).toEqual({ type: "object", "x-kubernetes-group-version-kind": [{ group: "example.com", kind: "Gadget", version: "v2" }] });
+    expect(d["com.example.v1.GadgetList"]?.["x-kubernetes-group-version-kind"]).toEqual([
+      { group: "example.com", kind: "GadgetList", version: "v1" },
+    ]);
+    expect(d["com.example.v2.Gadget"]).toEqual({
+      type: "object",
+      "x-kubernetes-group-version-kind": [{ group: "example.com", kind: "Gadget", version: "v2" }],
+    });
     expect(parseProblems(decode(openapiV2Protobuf(registry)))).toEqual([]);
   });
 });
 
 describe("serving", () => {
-  const get = (registry: Registry, headers: Record<string, string> = {}) => serveOpenapiV2(registry, new Request("http://sandbox/openapi/v2", { headers }));
+  const get = (registry: Registry, headers: Record<string, string> = {}) =>
+    serveOpenapiV2(registry, new Request("http://sandbox/openapi/v2", { headers }));
 
   test("protobuf for kubectl's Accept, JSON by default and for application/json, 406 otherwise", async () => {
     const registry = new Registry();
@@ -291,7 +370,10 @@ describe("serving", () => {
     const registry = new Registry();
     const json = get(registry);
     const etag = json.headers.get("etag")!;
-    const hex = new Bun.CryptoHasher("sha512").update(await json.text()).digest("hex").toUpperCase();
+    const hex = new Bun.CryptoHasher("sha512")
+      .update(await json.text())
+      .digest("hex")
+      .toUpperCase();
     expect(etag).toBe(`"${hex}"`);
     expect(get(registry, { accept: OPENAPI_V2_PROTOBUF }).headers.get("etag")).toBe(etag);
     const again = get(registry, { accept: OPENAPI_V2_PROTOBUF, "if-none-match": etag });
@@ -361,13 +443,24 @@ const deployment = (containers: { name: string; image: string }[]) => ({
     selector: { matchLabels: { app: "web" } },
     template: {
       metadata: { labels: { app: "web" } },
-      spec: { containers: containers.map((c) => ({ ...c, ports: [{ containerPort: 8080, name: "http" }], resources: { limits: { cpu: 1, memory: "64Mi" } } })) },
+      spec: {
+        containers: containers.map((c) => ({
+          ...c,
+          ports: [{ containerPort: 8080, name: "http" }],
+          resources: { limits: { cpu: 1, memory: "64Mi" } },
+        })),
+      },
     },
   },
   status: {},
 });
 
-const gadget = (spec: Record<string, unknown>) => ({ apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "g1", namespace: "lists" }, spec });
+const gadget = (spec: Record<string, unknown>) => ({
+  apiVersion: "example.com/v1",
+  kind: "Gadget",
+  metadata: { name: "g1", namespace: "lists" },
+  spec,
+});
 
 const jsonList = (...items: object[]) => JSON.stringify({ apiVersion: "v1", kind: "List", items }, null, 2);
 
@@ -384,7 +477,8 @@ describe(needsKubectl("kubectl apply -f of a List, with default validation"), ()
 
   const ok = async (args: string[], stdin?: string): Promise<string> => {
     const r = await kubectl(args, { stdin });
-    if (r.code !== 0 || r.stderr.trim() !== "") throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
+    if (r.code !== 0 || r.stderr.trim() !== "")
+      throw new Error(`kubectl ${args.join(" ")} → ${r.code}\nstderr: ${r.stderr}\nstdout: ${r.stdout}`);
     return r.stdout;
   };
   const exists = (plural: string, name: string, namespace?: string, group = "", version = "v1") => {
@@ -398,7 +492,13 @@ describe(needsKubectl("kubectl apply -f of a List, with default validation"), ()
 
   test.skipIf(!hasKubectl)(needsKubectl("a YAML List: Namespace, ConfigMap, Service and a CRD"), async () => {
     expect(await ok(["apply", "-f", "-"], firstList)).toBe(
-      ["namespace/lists created", "configmap/settings created", "service/web created", "customresourcedefinition.apiextensions.k8s.io/gadgets.example.com created", ""].join("\n"),
+      [
+        "namespace/lists created",
+        "configmap/settings created",
+        "service/web created",
+        "customresourcedefinition.apiextensions.k8s.io/gadgets.example.com created",
+        "",
+      ].join("\n"),
     );
     expect(exists("namespaces", "lists")).toBeDefined();
     expect(exists("configmaps", "settings", "lists")?.data).toEqual({ mode: "fast" });
@@ -406,25 +506,51 @@ describe(needsKubectl("kubectl apply -f of a List, with default validation"), ()
     expect(exists("customresourcedefinitions", "gadgets.example.com", undefined, "apiextensions.k8s.io")).toBeDefined();
   });
 
-  test.skipIf(!hasKubectl)(needsKubectl("a JSON List: a Deployment and a custom resource of that CRD; applied again, it updates"), async () => {
-    const spec = { size: "large", port: 8080, extra: { anything: { goes: true } }, note: null, tags: ["a"], labels: { x: "y" }, template: { apiVersion: "v1", kind: "Pod", metadata: { name: "t" }, spec: {} } };
-    const list = jsonList(deployment([{ name: "web", image: "nginx:1" }]), gadget(spec));
-    expect(await ok(["apply", "-f", "-"], list)).toBe("deployment.apps/web created\ngadget.example.com/g1 created\n");
-    expect(exists("gadgets", "g1", "lists", "example.com")?.spec).toMatchObject({ size: "large", port: 8080 });
-    // The update path: client-side apply's strategic merge patch still uses kubectl's compiled-in patch metadata.
-    const changed = jsonList(deployment([{ name: "web", image: "nginx:2" }, { name: "side", image: "busybox" }]), gadget({ ...spec, port: "http" }));
-    expect(await ok(["apply", "-f", "-"], changed)).toBe("deployment.apps/web configured\ngadget.example.com/g1 configured\n");
-    const containers = (exists("deployments", "web", "lists", "apps")?.spec as { template: { spec: { containers: { name: string; image: string }[] } } }).template.spec.containers;
-    expect(containers.map((c) => `${c.name}=${c.image}`)).toEqual(["web=nginx:2", "side=busybox"]);
-    expect((exists("gadgets", "g1", "lists", "example.com")?.spec as { port: unknown }).port).toBe("http");
-  });
+  test.skipIf(!hasKubectl)(
+    needsKubectl("a JSON List: a Deployment and a custom resource of that CRD; applied again, it updates"),
+    async () => {
+      const spec = {
+        size: "large",
+        port: 8080,
+        extra: { anything: { goes: true } },
+        note: null,
+        tags: ["a"],
+        labels: { x: "y" },
+        template: { apiVersion: "v1", kind: "Pod", metadata: { name: "t" }, spec: {} },
+      };
+      const list = jsonList(deployment([{ name: "web", image: "nginx:1" }]), gadget(spec));
+      expect(await ok(["apply", "-f", "-"], list)).toBe("deployment.apps/web created\ngadget.example.com/g1 created\n");
+      expect(exists("gadgets", "g1", "lists", "example.com")?.spec).toMatchObject({ size: "large", port: 8080 });
+      // The update path: client-side apply's strategic merge patch still uses kubectl's compiled-in patch metadata.
+      const changed = jsonList(
+        deployment([
+          { name: "web", image: "nginx:2" },
+          { name: "side", image: "busybox" },
+        ]),
+        gadget({ ...spec, port: "http" }),
+      );
+      expect(await ok(["apply", "-f", "-"], changed)).toBe("deployment.apps/web configured\ngadget.example.com/g1 configured\n");
+      const containers = (
+        exists("deployments", "web", "lists", "apps")!.spec as { template: { spec: { containers: { name: string; image: string }[] } } }
+      ).template.spec.containers;
+      expect(containers.map((c) => `${c.name}=${c.image}`)).toEqual(["web=nginx:2", "side=busybox"]);
+      expect((exists("gadgets", "g1", "lists", "example.com")!.spec as { port: unknown }).port).toBe("http");
+    },
+  );
 
   test.skipIf(!hasKubectl)(needsKubectl("an unknown field in any item is rejected client-side, before anything is written"), async () => {
     const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "never", namespace: "lists" }, data: { a: "b" } };
-    const badService = { apiVersion: "v1", kind: "Service", metadata: { name: "bad", namespace: "lists" }, spec: { ports: [{ port: 80, bogus: 1 }] } };
+    const badService = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "bad", namespace: "lists" },
+      spec: { ports: [{ port: 80, bogus: 1 }] },
+    };
     let r = await kubectl(["apply", "-f", "-"], { stdin: jsonList(cm, badService) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('error validating data: ValidationError(Service.spec.ports[0]): unknown field "bogus" in io.k8s.api.core.v1.ServicePort');
+    expect(r.stderr).toContain(
+      'error validating data: ValidationError(Service.spec.ports[0]): unknown field "bogus" in io.k8s.api.core.v1.ServicePort',
+    );
     r = await kubectl(["apply", "-f", "-"], { stdin: jsonList(cm, gadget({ size: "s", bogus: 1 })) });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('ValidationError(Gadget.spec): unknown field "bogus" in com.example.v1.Gadget.spec');
@@ -432,7 +558,9 @@ describe(needsKubectl("kubectl apply -f of a List, with default validation"), ()
     expect(r.stderr).toContain('unknown field "spce" in io.k8s.api.apps.v1.Deployment');
     expect(exists("configmaps", "never", "lists")).toBeUndefined();
     // Free-form parts stay free: a preserve-unknown-fields node, a CRD's own schema.
-    expect(await ok(["apply", "--dry-run=client", "-f", "-"], jsonList(gadget({ size: "s", extra: { deep: [1, { x: 2 }] } })))).toContain("(dry run)");
+    expect(await ok(["apply", "--dry-run=client", "-f", "-"], jsonList(gadget({ size: "s", extra: { deep: [1, { x: 2 }] } })))).toContain(
+      "(dry run)",
+    );
   });
 
   test.skipIf(!hasKubectl)(needsKubectl("a single object still goes through server-side validation, without /openapi/v2"), async () => {

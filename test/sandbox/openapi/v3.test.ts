@@ -37,8 +37,20 @@ const services = resourceType({ kind: "Service", plural: "services", shortNames:
 const namespaces = resourceType({ kind: "Namespace", plural: "namespaces", namespaced: false, subresources: { status: true } });
 const configmaps = resourceType({ kind: "ConfigMap", plural: "configmaps" });
 const deployments = resourceType({ group: "apps", kind: "Deployment", plural: "deployments", subresources: { status: true } });
-const reviews = resourceType({ group: "authorization.k8s.io", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", namespaced: false, verbs: ["create"] });
-const crds = resourceType({ group: "apiextensions.k8s.io", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false, subresources: { status: true } });
+const reviews = resourceType({
+  group: "authorization.k8s.io",
+  kind: "SelfSubjectAccessReview",
+  plural: "selfsubjectaccessreviews",
+  namespaced: false,
+  verbs: ["create"],
+});
+const crds = resourceType({
+  group: "apiextensions.k8s.io",
+  kind: "CustomResourceDefinition",
+  plural: "customresourcedefinitions",
+  namespaced: false,
+  subresources: { status: true },
+});
 /** The Link kind at v1alpha3 with `schema`, or at v1alpha1 (PR4710's CRD had no schema at all). */
 const links = (schema: JSONSchemaProps | "none" = linkSchema): ResourceType => {
   const version = schema === "none" ? "v1alpha1" : "v1alpha3";
@@ -48,7 +60,12 @@ const links = (schema: JSONSchemaProps | "none" = linkSchema): ResourceType => {
     kind: "Link",
     plural: "links",
     subresources: { status: true },
-    crd: { name: "links.multicluster.linkerd.io", schema: schema === "none" ? undefined : schema, printerColumns: [], storage: version === "v1alpha3" },
+    crd: {
+      name: "links.multicluster.linkerd.io",
+      schema: schema === "none" ? undefined : schema,
+      printerColumns: [],
+      storage: version === "v1alpha3",
+    },
   });
 };
 
@@ -130,7 +147,9 @@ describe("openapiDocument", () => {
   });
 
   test("only the group-version's own types are described", () => {
-    const kinds = Object.values(doc("v1").components.schemas).flatMap((s) => (s["x-kubernetes-group-version-kind"] ?? []).map((g: any) => g.kind));
+    const kinds = Object.values(doc("v1").components.schemas).flatMap((s) =>
+      (s["x-kubernetes-group-version-kind"] ?? []).map((g: any) => g.kind),
+    );
     expect(kinds.sort()).toEqual(["ConfigMap", "ConfigMapList", "Namespace", "NamespaceList", "Service", "ServiceList", "Status"]);
   });
 
@@ -175,7 +194,10 @@ describe("openapiDocument", () => {
           const op = item[method];
           expect(op["x-kubernetes-group-version-kind"], `${method} ${path}`).toMatchObject({ version: gv.split("/").pop() });
           if (["put", "post", "patch"].includes(method)) {
-            expect(op.parameters.map((p: any) => p.name), `${method} ${path}`).toEqual(expect.arrayContaining(["fieldValidation", "dryRun", "fieldManager"]));
+            expect(
+              op.parameters.map((p: any) => p.name),
+              `${method} ${path}`,
+            ).toEqual(expect.arrayContaining(["fieldValidation", "dryRun", "fieldManager"]));
           }
         }
       }
@@ -192,15 +214,23 @@ describe("openapiDocument", () => {
   test("kubectl is never led to build strategic merge patches from these schemas", () => {
     for (const t of types()) expect(kubectlBuildsSmpFromSchema(doc(apiVersionOf(t)), t), t.kind).toBe(false);
     const patch = doc("apps/v1").paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]!.patch;
-    expect(Object.keys(patch.requestBody.content)).toEqual(["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]);
+    expect(Object.keys(patch.requestBody.content)).toEqual([
+      "application/apply-patch+yaml",
+      "application/json-patch+json",
+      "application/merge-patch+json",
+    ]);
   });
 
   test("built-in kinds get permissive schemas with their group-version-kind", () => {
     const s = doc("apps/v1").components.schemas["io.k8s.api.apps.v1.Deployment"];
     expect(s["x-kubernetes-group-version-kind"]).toEqual([{ group: "apps", kind: "Deployment", version: "v1" }]);
     expect(s["x-kubernetes-preserve-unknown-fields"]).toBe(true);
-    expect(doc("v1").components.schemas["io.k8s.api.core.v1.Service"]["x-kubernetes-group-version-kind"]).toEqual([{ group: "", kind: "Service", version: "v1" }]);
-    expect(doc("apiextensions.k8s.io/v1").components.schemas).toHaveProperty(["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition"]);
+    expect(doc("v1").components.schemas["io.k8s.api.core.v1.Service"]["x-kubernetes-group-version-kind"]).toEqual([
+      { group: "", kind: "Service", version: "v1" },
+    ]);
+    expect(doc("apiextensions.k8s.io/v1").components.schemas).toHaveProperty([
+      "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+    ]);
   });
 
   test("custom resources get their CRD version's schema, with apiVersion, kind and metadata added", () => {

@@ -282,7 +282,13 @@ describe("strategic merge patch semantics", () => {
   }
   const podSpec = (spec: JsonObject) => pod({ containers: [container()], ...spec });
   const cases: Case[] = [
-    { name: "maps merge recursively", before: deployment(), patch: { spec: { strategy: { type: "Recreate" } } }, path: "spec.replicas", expected: 1 },
+    {
+      name: "maps merge recursively",
+      before: deployment(),
+      patch: { spec: { strategy: { type: "Recreate" } } },
+      path: "spec.replicas",
+      expected: 1,
+    },
     { name: "null deletes a key", before: deployment(), patch: { spec: { replicas: null } }, path: "spec.replicas", expected: undefined },
     {
       name: "null for a missing key is not stored",
@@ -294,7 +300,14 @@ describe("strategic merge patch semantics", () => {
     {
       name: "containers merge by name: a patched container keeps its other fields, a new one is appended",
       before: podSpec({ containers: [container({ ports: [80] }), container({ name: "side", image: "busybox" })] }),
-      patch: { spec: { containers: [{ name: "web", image: "nginx:2" }, { name: "extra", image: "alpine" }] } },
+      patch: {
+        spec: {
+          containers: [
+            { name: "web", image: "nginx:2" },
+            { name: "extra", image: "alpine" },
+          ],
+        },
+      },
       path: "spec.containers",
       expected: [
         { name: "web", image: "nginx:2", ports: [{ containerPort: 80, protocol: "TCP" }] },
@@ -321,12 +334,26 @@ describe("strategic merge patch semantics", () => {
       before: podSpec({ containers: [container({ ports: [80] })] }),
       patch: { spec: { containers: [{ name: "web", ports: [{ containerPort: 80, name: "http" }, { containerPort: 9090 }] }] } },
       path: "spec.containers",
-      expected: [{ name: "web", image: "nginx:1.25", ports: [{ containerPort: 80, protocol: "TCP", name: "http" }, { containerPort: 9090 }] }],
+      expected: [
+        { name: "web", image: "nginx:1.25", ports: [{ containerPort: 80, protocol: "TCP", name: "http" }, { containerPort: 9090 }] },
+      ],
     },
     {
       name: "env merges by name",
       before: podSpec({ containers: [container({ env: { A: "1", B: "2" } })] }),
-      patch: { spec: { containers: [{ name: "web", env: [{ name: "B", value: "3" }, { name: "C", value: "4" }] }] } },
+      patch: {
+        spec: {
+          containers: [
+            {
+              name: "web",
+              env: [
+                { name: "B", value: "3" },
+                { name: "C", value: "4" },
+              ],
+            },
+          ],
+        },
+      },
       path: "spec.containers",
       expected: [
         {
@@ -343,7 +370,9 @@ describe("strategic merge patch semantics", () => {
     {
       name: "volumeMounts merge by mountPath and volumeDevices by devicePath",
       before: podSpec({
-        containers: [{ ...container(), volumeMounts: [{ name: "a", mountPath: "/a" }], volumeDevices: [{ name: "d", devicePath: "/dev/x" }] }],
+        containers: [
+          { ...container(), volumeMounts: [{ name: "a", mountPath: "/a" }], volumeDevices: [{ name: "d", devicePath: "/dev/x" }] },
+        ],
       }),
       patch: {
         spec: {
@@ -393,7 +422,14 @@ describe("strategic merge patch semantics", () => {
     {
       name: "hostAliases merge by ip",
       before: podSpec({ hostAliases: [{ ip: "1.1.1.1", hostnames: ["a"] }] }),
-      patch: { spec: { hostAliases: [{ ip: "1.1.1.1", hostnames: ["b"] }, { ip: "2.2.2.2", hostnames: ["c"] }] } },
+      patch: {
+        spec: {
+          hostAliases: [
+            { ip: "1.1.1.1", hostnames: ["b"] },
+            { ip: "2.2.2.2", hostnames: ["c"] },
+          ],
+        },
+      },
       path: "spec.hostAliases",
       expected: [
         { ip: "1.1.1.1", hostnames: ["b"] },
@@ -436,11 +472,7 @@ describe("strategic merge patch semantics", () => {
       before: service([80, 443]),
       patch: { spec: { ports: [{ port: 443, targetPort: 8443 }, { port: 9000 }] } },
       path: "spec.ports",
-      expected: [
-        { port: 80, protocol: "TCP", targetPort: 80 },
-        { port: 443, protocol: "TCP", targetPort: 8443 },
-        { port: 9000 },
-      ],
+      expected: [{ port: 80, protocol: "TCP", targetPort: 80 }, { port: 443, protocol: "TCP", targetPort: 8443 }, { port: 9000 }],
     },
     {
       name: "Service selector maps merge",
@@ -451,7 +483,13 @@ describe("strategic merge patch semantics", () => {
     },
     {
       name: "ServiceAccount secrets merge by name",
-      before: obj({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "sa" }, secrets: [{ name: "a" }], imagePullSecrets: [{ name: "p" }] }),
+      before: obj({
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "sa" },
+        secrets: [{ name: "a" }],
+        imagePullSecrets: [{ name: "p" }],
+      }),
       patch: { secrets: [{ name: "b" }], imagePullSecrets: [{ name: "q" }] },
       path: "secrets",
       expected: [{ name: "b" }, { name: "a" }],
@@ -511,7 +549,17 @@ describe("strategic merge patch semantics", () => {
     },
     {
       name: "status conditions of a Pod merge by type",
-      before: pod({ containers: [] }, { status: { conditions: [{ type: "Ready", status: "False" }, { type: "Scheduled", status: "True" }] } }),
+      before: pod(
+        { containers: [] },
+        {
+          status: {
+            conditions: [
+              { type: "Ready", status: "False" },
+              { type: "Scheduled", status: "True" },
+            ],
+          },
+        },
+      ),
       patch: { status: { conditions: [{ type: "Ready", status: "True" }] } },
       path: "status.conditions",
       expected: [
@@ -521,7 +569,12 @@ describe("strategic merge patch semantics", () => {
     },
     {
       name: "status conditions of a Node merge by type",
-      before: obj({ apiVersion: "v1", kind: "Node", metadata: { name: "n" }, status: { conditions: [{ type: "Ready", status: "False" }] } }),
+      before: obj({
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name: "n" },
+        status: { conditions: [{ type: "Ready", status: "False" }] },
+      }),
       patch: { status: { conditions: [{ type: "MemoryPressure", status: "False" }] } },
       path: "status.conditions",
       expected: [
@@ -569,7 +622,16 @@ describe("strategic merge patch semantics", () => {
       }),
       "spec.jobTemplate.spec.template.spec.containers",
     ],
-    ["PodTemplate", obj({ apiVersion: "v1", kind: "PodTemplate", metadata: { name: "t" }, template: { spec: { containers: [container({ ports: [80, 443] })] } } }), "template.spec.containers"],
+    [
+      "PodTemplate",
+      obj({
+        apiVersion: "v1",
+        kind: "PodTemplate",
+        metadata: { name: "t" },
+        template: { spec: { containers: [container({ ports: [80, 443] })] } },
+      }),
+      "template.spec.containers",
+    ],
   ];
   for (const [kind, before, path] of templated) {
     test(`${kind} pod templates merge containers by name and ports by containerPort`, () => {
@@ -577,7 +639,10 @@ describe("strategic merge patch semantics", () => {
       const parts = path.split(".");
       let cursor = patch;
       for (const part of parts.slice(0, -1)) cursor = (cursor[part] = {}) as JsonObject;
-      cursor.containers = [{ name: "web", image: "nginx:2", ports: [{ $patch: "delete", containerPort: 443 }] }, { name: "side", image: "b" }];
+      cursor.containers = [
+        { name: "web", image: "nginx:2", ports: [{ $patch: "delete", containerPort: 443 }] },
+        { name: "side", image: "b" },
+      ];
       const after = strategic(before, patch);
       expect(at(after, path)).toEqual([
         { name: "web", image: "nginx:2", ports: [{ containerPort: 80, protocol: "TCP" }] },
@@ -595,13 +660,18 @@ describe("strategic merge patch semantics", () => {
   });
 
   test("$setElementOrder alone never empties a list without a merge strategy", () => {
-    const after = strategic(podSpec({ tolerations: [{ key: "a" }, { key: "b" }] }), { spec: { "$setElementOrder/tolerations": [{ key: "b" }] } });
+    const after = strategic(podSpec({ tolerations: [{ key: "a" }, { key: "b" }] }), {
+      spec: { "$setElementOrder/tolerations": [{ key: "b" }] },
+    });
     expect(at(after, "spec.tolerations")).toEqual([{ key: "a" }, { key: "b" }]);
   });
 
   test("directives inside a value that is new to the object are applied, not stored", () => {
     const after = strategic(pod({}), {
-      spec: { "$setElementOrder/containers": [{ name: "a" }], containers: [{ name: "a", image: "x", env: [{ $patch: "delete", name: "Z" }] }] },
+      spec: {
+        "$setElementOrder/containers": [{ name: "a" }],
+        containers: [{ name: "a", image: "x", env: [{ $patch: "delete", name: "Z" }] }],
+      },
     });
     expect(at(after, "spec.containers")).toEqual([{ name: "a", image: "x", env: [] }]);
     expect(allKeys(after).filter((k) => k.startsWith("$"))).toEqual([]);
@@ -634,8 +704,19 @@ describe("strategic merge patch semantics", () => {
 const T1 = "2026-01-01T00:00:00Z";
 const T2 = "2026-01-02T00:00:00Z";
 const T3 = "2026-01-03T00:00:00Z";
-const ssa = (current: KubeObject | undefined, applied: object, manager = "kubectl", extra: { force?: boolean; now?: string; subresource?: string } = {}) =>
-  serverSideApply(current, obj(applied), { manager, force: extra.force ?? false, builtin: true, now: extra.now ?? T1, subresource: extra.subresource });
+const ssa = (
+  current: KubeObject | undefined,
+  applied: object,
+  manager = "kubectl",
+  extra: { force?: boolean; now?: string; subresource?: string } = {},
+) =>
+  serverSideApply(current, obj(applied), {
+    manager,
+    force: extra.force ?? false,
+    builtin: true,
+    now: extra.now ?? T1,
+    subresource: extra.subresource,
+  });
 const entryOf = (o: KubeObject, manager: string, operation: ManagedFieldsEntry["operation"] = "Apply") =>
   o.metadata.managedFields?.find((e) => e.manager === manager && e.operation === operation);
 
@@ -646,7 +727,10 @@ const appliedDeployment = (spec: JsonObject = {}, labels: Record<string, string>
   spec: {
     replicas: 2,
     selector: { matchLabels: { app: "web" } },
-    template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.25", ports: [{ containerPort: 80 }] }] } },
+    template: {
+      metadata: { labels: { app: "web" } },
+      spec: { containers: [{ name: "web", image: "nginx:1.25", ports: [{ containerPort: 80 }] }] },
+    },
     ...spec,
   },
 });
@@ -743,12 +827,8 @@ describe("server-side apply", () => {
 
   test("several conflicts are listed per manager", () => {
     const first = ssa(undefined, appliedDeployment());
-    const err = apiError(() =>
-      ssa(first, appliedDeployment({ replicas: 5 }, { app: "other" }), "other", { now: T2 }),
-    );
-    expect(err.message).toBe(
-      'Apply failed with 2 conflicts: conflicts with "kubectl":\n- .metadata.labels.app\n- .spec.replicas',
-    );
+    const err = apiError(() => ssa(first, appliedDeployment({ replicas: 5 }, { app: "other" }), "other", { now: T2 }));
+    expect(err.message).toBe('Apply failed with 2 conflicts: conflicts with "kubectl":\n- .metadata.labels.app\n- .spec.replicas');
   });
 
   test("a conflict inside a keyed list names the item by its key", () => {
@@ -756,7 +836,12 @@ describe("server-side apply", () => {
     const err = apiError(() =>
       ssa(
         first,
-        { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { template: { spec: { containers: [{ name: "web", image: "nginx:2" }] } } } },
+        {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "web" },
+          spec: { template: { spec: { containers: [{ name: "web", image: "nginx:2" }] } } },
+        },
         "other",
       ),
     );
@@ -765,7 +850,9 @@ describe("server-side apply", () => {
 
   test("setting a field to the value another applier owns is not a conflict and shares ownership", () => {
     const first = ssa(undefined, appliedDeployment());
-    const shared = ssa(first, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2 } }, "other", { now: T2 });
+    const shared = ssa(first, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2 } }, "other", {
+      now: T2,
+    });
     expect(at(entryOf(shared, "kubectl")?.fieldsV1, "f:spec.f:replicas")).toEqual({});
     expect(at(entryOf(shared, "other")?.fieldsV1, "f:spec.f:replicas")).toEqual({});
   });
@@ -789,7 +876,12 @@ describe("server-side apply", () => {
 
   test("fields owned by an Update manager never conflict and move to the applier", () => {
     const created = recordUpdateManager(undefined, deployment(), { manager: "kubectl-client-side-apply", now: T1 });
-    const applied = ssa(created, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 4 } }, "kubectl", { now: T2 });
+    const applied = ssa(
+      created,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 4 } },
+      "kubectl",
+      { now: T2 },
+    );
     expect(at(applied, "spec.replicas")).toBe(4);
     expect(at(entryOf(applied, "kubectl-client-side-apply", "Update")?.fieldsV1, "f:spec.f:replicas")).toBeUndefined();
     expect(at(entryOf(applied, "kubectl")?.fieldsV1, "f:spec.f:replicas")).toEqual({});
@@ -798,7 +890,12 @@ describe("server-side apply", () => {
 
   test("a container added by another manager survives the applier's re-apply", () => {
     const first = ssa(undefined, appliedDeployment());
-    const injected = applyPatch(first, { spec: { template: { spec: { containers: [{ name: "proxy", image: "linkerd" }] } } } }, "strategic", { builtin: true });
+    const injected = applyPatch(
+      first,
+      { spec: { template: { spec: { containers: [{ name: "proxy", image: "linkerd" }] } } } },
+      "strategic",
+      { builtin: true },
+    );
     const recorded = recordUpdateManager(first, injected, { manager: "injector", now: T2 });
     const again = ssa(recorded, appliedDeployment({}, { app: "web" }), "kubectl", { now: T3 });
     expect((at(again, "spec.template.spec.containers") as { name: string }[]).map((c) => c.name)).toEqual(["proxy", "web"]);
@@ -811,7 +908,10 @@ describe("server-side apply", () => {
 
   test("applying to the status subresource applies only status", () => {
     const first = ssa(undefined, appliedDeployment());
-    const status = ssa(first, { ...appliedDeployment({ replicas: 9 }), status: { readyReplicas: 2 } }, "controller", { subresource: "status", now: T2 });
+    const status = ssa(first, { ...appliedDeployment({ replicas: 9 }), status: { readyReplicas: 2 } }, "controller", {
+      subresource: "status",
+      now: T2,
+    });
     expect(at(status, "spec.replicas")).toBe(2);
     expect(at(status, "status.readyReplicas")).toBe(2);
     const entry = entryOf(status, "controller");
@@ -881,7 +981,12 @@ describe("recordUpdateManager", () => {
 
   test("Apply entries sort before Update entries", () => {
     const created = recordUpdateManager(undefined, deployment(), { manager: "a-creator", now: T1 });
-    const applied = ssa(created, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { paused: true } }, "z-applier", { now: T2 });
+    const applied = ssa(
+      created,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { paused: true } },
+      "z-applier",
+      { now: T2 },
+    );
     expect(applied.metadata.managedFields?.map((e) => `${e.operation}:${e.manager}`)).toEqual(["Apply:z-applier", "Update:a-creator"]);
   });
 });

@@ -57,15 +57,37 @@ const LINK_COLUMNS: PrinterColumn[] = [
   { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
 ];
 const linkType = (columns: PrinterColumn[]) =>
-  rt("multicluster.linkerd.io", "v1alpha3", "Link", "links", { crd: { name: "links.multicluster.linkerd.io", printerColumns: columns, storage: true } });
+  rt("multicluster.linkerd.io", "v1alpha3", "Link", "links", {
+    crd: { name: "links.multicluster.linkerd.io", printerColumns: columns, storage: true },
+  });
 
 /** A fixture object; `age` in seconds before NOW. */
-function obj(kind: string, name: string, fields: Record<string, unknown> = {}, age = 10 * DAY, meta: Record<string, unknown> = {}): KubeObject {
-  return { apiVersion: "v1", kind, metadata: { name, namespace: "default", uid: `uid-${name}`, resourceVersion: "7", creationTimestamp: ago(age), labels: { app: name }, ...meta }, ...fields };
+function obj(
+  kind: string,
+  name: string,
+  fields: Record<string, unknown> = {},
+  age = 10 * DAY,
+  meta: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind,
+    metadata: {
+      name,
+      namespace: "default",
+      uid: `uid-${name}`,
+      resourceVersion: "7",
+      creationTimestamp: ago(age),
+      labels: { app: name },
+      ...meta,
+    },
+    ...fields,
+  };
 }
 
 const cellsOf = (type: ResourceType, o: KubeObject) => toTable(type, [o], { now: NOW }).rows[0]!.cells;
-const headersOf = (type: ResourceType) => toTable(type, [], { now: NOW }).columnDefinitions.map((c) => (c.priority ? `(${c.name})` : c.name));
+const headersOf = (type: ResourceType) =>
+  toTable(type, [], { now: NOW }).columnDefinitions.map((c) => (c.priority ? `(${c.name})` : c.name));
 
 describe("humanAge", () => {
   test.each([
@@ -150,7 +172,13 @@ describe("Table envelope", () => {
 
   test("column definitions have name, type, format, description and priority", () => {
     const [name, type] = toTable(T.services, [], { now: NOW }).columnDefinitions;
-    expect(name).toEqual({ name: "Name", type: "string", format: "name", description: expect.stringContaining("Name must be unique"), priority: 0 });
+    expect(name).toEqual({
+      name: "Name",
+      type: "string",
+      format: "name",
+      description: expect.stringContaining("Name must be unique"),
+      priority: 0,
+    });
     expect(type).toMatchObject({ name: "Type", type: "string", format: "", priority: 0 });
   });
 
@@ -168,27 +196,34 @@ describe("built-in printers", () => {
 
   test("services: NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE (SELECTOR)", () => {
     expect(headersOf(T.services)).toEqual(["Name", "Type", "Cluster-IP", "External-IP", "Port(s)", "Age", "(Selector)"]);
-    const svc = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) => cellsOf(T.services, obj("Service", "web", { spec, status }, 5 * MIN));
-    expect(svc({ type: "ClusterIP", clusterIP: "10.96.0.10", clusterIPs: ["10.96.0.10"], ports: [{ port: 80, protocol: "TCP" }], selector: { tier: "fe", app: "web" } })).toEqual([
-      "web",
-      "ClusterIP",
-      "10.96.0.10",
-      "<none>",
-      "80/TCP",
-      "5m",
-      "app=web,tier=fe",
-    ]);
-    expect(svc({ type: "NodePort", clusterIP: "10.96.0.11", ports: [{ port: 80 }, { port: 443, nodePort: 30443, protocol: "TCP" }, { port: 53, protocol: "UDP" }] }).slice(1, 5)).toEqual([
-      "NodePort",
-      "10.96.0.11",
-      "<none>",
-      "80/TCP,443:30443/TCP,53/UDP",
-    ]);
+    const svc = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
+      cellsOf(T.services, obj("Service", "web", { spec, status }, 5 * MIN));
+    expect(
+      svc({
+        type: "ClusterIP",
+        clusterIP: "10.96.0.10",
+        clusterIPs: ["10.96.0.10"],
+        ports: [{ port: 80, protocol: "TCP" }],
+        selector: { tier: "fe", app: "web" },
+      }),
+    ).toEqual(["web", "ClusterIP", "10.96.0.10", "<none>", "80/TCP", "5m", "app=web,tier=fe"]);
+    expect(
+      svc({
+        type: "NodePort",
+        clusterIP: "10.96.0.11",
+        ports: [{ port: 80 }, { port: 443, nodePort: 30443, protocol: "TCP" }, { port: 53, protocol: "UDP" }],
+      }).slice(1, 5),
+    ).toEqual(["NodePort", "10.96.0.11", "<none>", "80/TCP,443:30443/TCP,53/UDP"]);
     expect(svc({ type: "LoadBalancer", clusterIP: "10.96.0.12", ports: [{ port: 4143, nodePort: 31000 }] })[3]).toBe("<pending>");
-    expect(svc({ type: "LoadBalancer", clusterIP: "10.96.0.12" }, { loadBalancer: { ingress: [{ ip: "172.18.0.3" }, { hostname: "lb.example.com" }, { ip: "172.18.0.2" }] } })[3]).toBe(
-      "172.18.0.2,172.18.0.3,lb.example.com",
+    expect(
+      svc(
+        { type: "LoadBalancer", clusterIP: "10.96.0.12" },
+        { loadBalancer: { ingress: [{ ip: "172.18.0.3" }, { hostname: "lb.example.com" }, { ip: "172.18.0.2" }] } },
+      )[3],
+    ).toBe("172.18.0.2,172.18.0.3,lb.example.com");
+    expect(svc({ type: "LoadBalancer", externalIPs: ["1.2.3.4"] }, { loadBalancer: { ingress: [{ ip: "172.18.0.2" }] } })[3]).toBe(
+      "172.18.0.2,1.2.3.4",
     );
-    expect(svc({ type: "LoadBalancer", externalIPs: ["1.2.3.4"] }, { loadBalancer: { ingress: [{ ip: "172.18.0.2" }] } })[3]).toBe("172.18.0.2,1.2.3.4");
     expect(svc({ type: "ClusterIP", clusterIP: "None", clusterIPs: ["None"] }).slice(2, 5)).toEqual(["None", "<none>", "<none>"]);
     expect(svc({ type: "ExternalName", externalName: "db.example.com" }).slice(2, 4)).toEqual(["<none>", "db.example.com"]);
   });
@@ -199,13 +234,33 @@ describe("built-in printers", () => {
     expect(ep([{ addresses: [{ ip: "10.0.0.1" }, { ip: "10.0.0.2" }], ports: [{ port: 80 }] }])).toBe("10.0.0.1:80,10.0.0.2:80");
     const five = [{ addresses: ["1", "2", "3", "4", "5"].map((n) => ({ ip: `10.0.0.${n}` })), ports: [{ port: 80 }] }];
     expect(ep(five)).toBe("10.0.0.1:80,10.0.0.2:80,10.0.0.3:80 + 2 more...");
-    expect(ep([{ addresses: [{ ip: "10.0.0.1" }], ports: [{ name: "http", port: 80 }, { name: "https", port: 443 }] }])).toBe("10.0.0.1:80,10.0.0.1:443");
+    expect(
+      ep([
+        {
+          addresses: [{ ip: "10.0.0.1" }],
+          ports: [
+            { name: "http", port: 80 },
+            { name: "https", port: 443 },
+          ],
+        },
+      ]),
+    ).toBe("10.0.0.1:80,10.0.0.1:443");
     expect(ep([{ addresses: [{ ip: "10.0.0.9" }] }])).toBe("10.0.0.9");
     expect(ep([{ addresses: [{ ip: "fd00::1" }], ports: [{ port: 80 }] }])).toBe("[fd00::1]:80");
   });
 
   test("pods: NAME READY STATUS RESTARTS AGE (IP NODE NOMINATED-NODE READINESS-GATES)", () => {
-    expect(headersOf(T.pods)).toEqual(["Name", "Ready", "Status", "Restarts", "Age", "(IP)", "(Node)", "(Nominated Node)", "(Readiness Gates)"]);
+    expect(headersOf(T.pods)).toEqual([
+      "Name",
+      "Ready",
+      "Status",
+      "Restarts",
+      "Age",
+      "(IP)",
+      "(Node)",
+      "(Nominated Node)",
+      "(Readiness Gates)",
+    ]);
     const running = obj("Pod", "web-1", {
       spec: { nodeName: "node-a", containers: [{ name: "app" }, { name: "proxy" }] },
       status: {
@@ -225,7 +280,15 @@ describe("built-in printers", () => {
       spec: { containers: [{ name: "app" }] },
       status: {
         phase: "Running",
-        containerStatuses: [{ name: "app", ready: false, restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1, finishedAt: ago(5 * MIN) } } }],
+        containerStatuses: [
+          {
+            name: "app",
+            ready: false,
+            restartCount: 4,
+            state: { waiting: { reason: "CrashLoopBackOff" } },
+            lastState: { terminated: { exitCode: 1, finishedAt: ago(5 * MIN) } },
+          },
+        ],
       },
     });
     expect(cellsOf(T.pods, crashing).slice(1, 6)).toEqual(["0/1", "CrashLoopBackOff", "4 (5m ago)", "10d", "<none>"]);
@@ -235,27 +298,35 @@ describe("built-in printers", () => {
 
     const init = obj("Pod", "web-4", {
       spec: { initContainers: [{ name: "setup" }], containers: [{ name: "app" }] },
-      status: { phase: "Pending", initContainerStatuses: [{ name: "setup", restartCount: 0, state: { running: {} } }], containerStatuses: [{ name: "app", state: { waiting: { reason: "PodInitializing" } } }] },
+      status: {
+        phase: "Pending",
+        initContainerStatuses: [{ name: "setup", restartCount: 0, state: { running: {} } }],
+        containerStatuses: [{ name: "app", state: { waiting: { reason: "PodInitializing" } } }],
+      },
     });
     expect(cellsOf(T.pods, init)[2]).toBe("Init:0/1");
 
-    const done = obj("Pod", "job-1", { spec: { containers: [{ name: "app" }] }, status: { phase: "Succeeded", containerStatuses: [{ name: "app", state: { terminated: { exitCode: 0, reason: "Completed" } } }] } });
+    const done = obj("Pod", "job-1", {
+      spec: { containers: [{ name: "app" }] },
+      status: { phase: "Succeeded", containerStatuses: [{ name: "app", state: { terminated: { exitCode: 0, reason: "Completed" } } }] },
+    });
     const row = toTable(T.pods, [done], { now: NOW }).rows[0]!;
     expect(row.cells[2]).toBe("Completed");
-    expect(row.conditions).toEqual([{ type: "Completed", status: "True", reason: "Succeeded", message: "The pod has completed successfully." }]);
+    expect(row.conditions).toEqual([
+      { type: "Completed", status: "True", reason: "Succeeded", message: "The pod has completed successfully." },
+    ]);
 
-    const going = obj("Pod", "web-5", { spec: { containers: [{ name: "app" }] }, status: { phase: "Running" } }, DAY, { deletionTimestamp: ago(0) });
+    const going = obj("Pod", "web-5", { spec: { containers: [{ name: "app" }] }, status: { phase: "Running" } }, DAY, {
+      deletionTimestamp: ago(0),
+    });
     expect(cellsOf(T.pods, going)[2]).toBe("Terminating");
   });
 
   test("secrets, configmaps and serviceaccounts count their entries", () => {
     expect(headersOf(T.secrets)).toEqual(["Name", "Type", "Data", "Age"]);
-    expect(cellsOf(T.secrets, obj("Secret", "tok", { type: "kubernetes.io/service-account-token", data: { token: "eA==", "ca.crt": "eA==" } }))).toEqual([
-      "tok",
-      "kubernetes.io/service-account-token",
-      2,
-      "10d",
-    ]);
+    expect(
+      cellsOf(T.secrets, obj("Secret", "tok", { type: "kubernetes.io/service-account-token", data: { token: "eA==", "ca.crt": "eA==" } })),
+    ).toEqual(["tok", "kubernetes.io/service-account-token", 2, "10d"]);
     expect(cellsOf(T.secrets, obj("Secret", "plain"))).toEqual(["plain", "Opaque", 0, "10d"]);
     expect(headersOf(T.configmaps)).toEqual(["Name", "Data", "Age"]);
     expect(cellsOf(T.configmaps, obj("ConfigMap", "cfg", { data: { a: "1" }, binaryData: { b: "eA==" } }))).toEqual(["cfg", 2, "10d"]);
@@ -264,7 +335,18 @@ describe("built-in printers", () => {
   });
 
   test("events: LAST SEEN TYPE REASON OBJECT MESSAGE", () => {
-    expect(headersOf(T.events)).toEqual(["Last Seen", "Type", "Reason", "Object", "(Subobject)", "(Source)", "Message", "(First Seen)", "(Count)", "(Name)"]);
+    expect(headersOf(T.events)).toEqual([
+      "Last Seen",
+      "Type",
+      "Reason",
+      "Object",
+      "(Subobject)",
+      "(Source)",
+      "Message",
+      "(First Seen)",
+      "(Count)",
+      "(Name)",
+    ]);
     const ev = obj("Event", "web.1", {
       type: "Warning",
       reason: "GatewayDown",
@@ -276,7 +358,14 @@ describe("built-in printers", () => {
       count: 3,
     });
     expect(cellsOf(T.events, ev)).toEqual(["2m", "Warning", "GatewayDown", "link/east", "", "mc", "probe failed", "60m", 3, "web.1"]);
-    const fresh = obj("Event", "web.2", { type: "Normal", reason: "Mirrored", involvedObject: { kind: "Service" }, eventTime: ago(30), reportingController: "mc", reportingInstance: "mc-0" });
+    const fresh = obj("Event", "web.2", {
+      type: "Normal",
+      reason: "Mirrored",
+      involvedObject: { kind: "Service" },
+      eventTime: ago(30),
+      reportingController: "mc",
+      reportingInstance: "mc-0",
+    });
     expect(cellsOf(T.events, fresh)).toEqual(["30s", "Normal", "Mirrored", "service", "", "mc, mc-0", "", "30s", 1, "web.2"]);
   });
 
@@ -285,12 +374,34 @@ describe("built-in printers", () => {
     const d = obj("Deployment", "gw", {
       spec: {
         replicas: 2,
-        selector: { matchLabels: { app: "gw" }, matchExpressions: [{ key: "tier", operator: "In", values: ["b", "a"] }, { key: "canary", operator: "DoesNotExist" }] },
-        template: { spec: { containers: [{ name: "pause", image: "pause:3.9" }, { name: "proxy", image: "proxy:1" }] } },
+        selector: {
+          matchLabels: { app: "gw" },
+          matchExpressions: [
+            { key: "tier", operator: "In", values: ["b", "a"] },
+            { key: "canary", operator: "DoesNotExist" },
+          ],
+        },
+        template: {
+          spec: {
+            containers: [
+              { name: "pause", image: "pause:3.9" },
+              { name: "proxy", image: "proxy:1" },
+            ],
+          },
+        },
       },
       status: { readyReplicas: 1, updatedReplicas: 2, availableReplicas: 1 },
     });
-    expect(cellsOf(T.deployments, d)).toEqual(["gw", "1/2", 2, 1, "10d", "pause,proxy", "pause:3.9,proxy:1", "app=gw,!canary,tier in (a,b)"]);
+    expect(cellsOf(T.deployments, d)).toEqual([
+      "gw",
+      "1/2",
+      2,
+      1,
+      "10d",
+      "pause,proxy",
+      "pause:3.9,proxy:1",
+      "app=gw,!canary,tier in (a,b)",
+    ]);
     expect(cellsOf(T.deployments, obj("Deployment", "bare", { spec: {} })).slice(1, 4)).toEqual(["0/1", 0, 0]);
   });
 
@@ -316,7 +427,14 @@ describe("built-in printers", () => {
         { kind: "ServiceAccount", name: "mirror", namespace: "linkerd-multicluster" },
       ],
     });
-    expect(cellsOf(T.clusterrolebindings, rb)).toEqual(["rb", "ClusterRole/view", "10d", "alice, bob", "dev", "linkerd-multicluster/mirror"]);
+    expect(cellsOf(T.clusterrolebindings, rb)).toEqual([
+      "rb",
+      "ClusterRole/view",
+      "10d",
+      "alice, bob",
+      "dev",
+      "linkerd-multicluster/mirror",
+    ]);
   });
 
   test("leases, endpointslices and poddisruptionbudgets", () => {
@@ -330,11 +448,23 @@ describe("built-in printers", () => {
       ports: [{ port: 80 }, { name: "admin" }, {}, { port: 9 }],
       endpoints: [{ addresses: ["10.0.0.1"] }, { addresses: ["10.0.0.2", "10.0.0.3", "10.0.0.4"] }],
     });
-    expect(cellsOf(T.endpointslices, slice)).toEqual(["web-abc", "IPv4", "80,admin,* + 1 more...", "10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...", "10d"]);
+    expect(cellsOf(T.endpointslices, slice)).toEqual([
+      "web-abc",
+      "IPv4",
+      "80,admin,* + 1 more...",
+      "10.0.0.1,10.0.0.2,10.0.0.3 + 1 more...",
+      "10d",
+    ]);
     expect(cellsOf(T.endpointslices, obj("EndpointSlice", "empty", { addressType: "IPv4" })).slice(2, 4)).toEqual(["<unset>", "<unset>"]);
 
     expect(headersOf(T.pdbs)).toEqual(["Name", "Min Available", "Max Unavailable", "Allowed Disruptions", "Age"]);
-    expect(cellsOf(T.pdbs, obj("PodDisruptionBudget", "gw", { spec: { minAvailable: 1 }, status: { disruptionsAllowed: 0 } }))).toEqual(["gw", "1", "N/A", 0, "10d"]);
+    expect(cellsOf(T.pdbs, obj("PodDisruptionBudget", "gw", { spec: { minAvailable: 1 }, status: { disruptionsAllowed: 0 } }))).toEqual([
+      "gw",
+      "1",
+      "N/A",
+      0,
+      "10d",
+    ]);
     expect(cellsOf(T.pdbs, obj("PodDisruptionBudget", "pct", { spec: { maxUnavailable: "50%" } })).slice(1, 4)).toEqual(["N/A", "50%", 0]);
   });
 });
@@ -342,7 +472,13 @@ describe("built-in printers", () => {
 describe("custom resources", () => {
   const link = obj("Link", "east", {
     spec: { targetClusterName: "east", ports: [{ port: 4143 }, { port: 4191 }] },
-    status: { gateway: { alive: true, latencyMs: 12.7 }, conditions: [{ type: "Probed", status: "False" }, { type: "Ready", status: "True" }] },
+    status: {
+      gateway: { alive: true, latencyMs: 12.7 },
+      conditions: [
+        { type: "Probed", status: "False" },
+        { type: "Ready", status: "True" },
+      ],
+    },
   });
 
   test("NAME comes first, then the declared columns, typed as declared", () => {
@@ -456,7 +592,13 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
   const linkCrdType = linkType(LINK_COLUMNS);
 
   function fakeApiServer(objects: Record<string, { type: ResourceType; items: KubeObject[] }>) {
-    const resource = (t: ResourceType) => ({ name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: t.verbs });
+    const resource = (t: ResourceType) => ({
+      name: t.plural,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: t.verbs,
+    });
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
@@ -466,17 +608,29 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
         if (path === "/api") return Response.json({ kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] });
         if (path === "/apis") {
           const gv = { groupVersion: "multicluster.linkerd.io/v1alpha3", version: "v1alpha3" };
-          return Response.json({ kind: "APIGroupList", apiVersion: "v1", groups: [{ name: "multicluster.linkerd.io", versions: [gv], preferredVersion: gv }] });
+          return Response.json({
+            kind: "APIGroupList",
+            apiVersion: "v1",
+            groups: [{ name: "multicluster.linkerd.io", versions: [gv], preferredVersion: gv }],
+          });
         }
-        if (path === "/api/v1") return Response.json({ kind: "APIResourceList", groupVersion: "v1", resources: [resource(T.services), resource(T.pods)] });
+        if (path === "/api/v1")
+          return Response.json({ kind: "APIResourceList", groupVersion: "v1", resources: [resource(T.services), resource(T.pods)] });
         if (path === "/apis/multicluster.linkerd.io/v1alpha3") {
-          return Response.json({ kind: "APIResourceList", groupVersion: "multicluster.linkerd.io/v1alpha3", resources: [resource(linkCrdType)] });
+          return Response.json({
+            kind: "APIResourceList",
+            groupVersion: "multicluster.linkerd.io/v1alpha3",
+            resources: [resource(linkCrdType)],
+          });
         }
         const entry = objects[path];
-        if (!entry) return Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 }, { status: 404 });
+        if (!entry)
+          return Response.json({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 }, { status: 404 });
         const table = wantsTable(req.headers.get("accept"));
         if (!table) return new Response("this test serves tables only", { status: 406 });
-        return Response.json(toTable(entry.type, entry.items, { now: new Date(), listMeta: { resourceVersion: "9" }, tableVersion: table }));
+        return Response.json(
+          toTable(entry.type, entry.items, { now: new Date(), listMeta: { resourceVersion: "9" }, tableVersion: table }),
+        );
       },
     });
     const kubectl = kubectlFor(
@@ -501,12 +655,25 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
 
   test("prints services with the usual columns, and SELECTOR with -o wide", async () => {
     const svc = (name: string, spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
-      ({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: "default", creationTimestamp: created() }, spec, status }) as KubeObject;
+      ({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: "default", creationTimestamp: created() },
+        spec,
+        status,
+      }) as KubeObject;
     const { server, kubectl } = fakeApiServer({
       "/api/v1/namespaces/default/services": {
         type: T.services,
         items: [
-          svc("gateway", { type: "LoadBalancer", clusterIP: "10.96.0.20", ports: [{ port: 4143, nodePort: 30143, protocol: "TCP" }, { port: 4191, nodePort: 30191, protocol: "TCP" }] }),
+          svc("gateway", {
+            type: "LoadBalancer",
+            clusterIP: "10.96.0.20",
+            ports: [
+              { port: 4143, nodePort: 30143, protocol: "TCP" },
+              { port: 4191, nodePort: 30191, protocol: "TCP" },
+            ],
+          }),
           svc("web", { type: "ClusterIP", clusterIP: "10.96.0.10", ports: [{ port: 80, protocol: "TCP" }], selector: { app: "web" } }),
         ],
       },
@@ -541,7 +708,13 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
         phase: "Running",
         podIPs: [{ ip: "10.244.0.5" }],
         containerStatuses: [
-          { name: "app", ready: true, restartCount: 2, state: { running: {} }, lastState: { terminated: { exitCode: 1, finishedAt: lastCrash } } },
+          {
+            name: "app",
+            ready: true,
+            restartCount: 2,
+            state: { running: {} },
+            lastState: { terminated: { exitCode: 1, finishedAt: lastCrash } },
+          },
           { name: "proxy", ready: false, restartCount: 0, state: { running: {} } },
         ],
       },
@@ -566,12 +739,20 @@ describe.skipIf(!hasKubectl)(needsKubectl("kubectl get"), () => {
 
   test("prints a custom resource's printer columns, blank for missing values", async () => {
     const link = (name: string, fields: Record<string, unknown>) =>
-      ({ apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", metadata: { name, namespace: "default", creationTimestamp: created() }, ...fields }) as KubeObject;
+      ({
+        apiVersion: "multicluster.linkerd.io/v1alpha3",
+        kind: "Link",
+        metadata: { name, namespace: "default", creationTimestamp: created() },
+        ...fields,
+      }) as KubeObject;
     const { server, kubectl } = fakeApiServer({
       "/apis/multicluster.linkerd.io/v1alpha3/namespaces/default/links": {
         type: linkCrdType,
         items: [
-          link("east", { spec: { targetClusterName: "east", ports: [{ port: 4143 }] }, status: { gateway: { alive: true, latencyMs: 3 }, conditions: [{ type: "Ready", status: "True" }] } }),
+          link("east", {
+            spec: { targetClusterName: "east", ports: [{ port: 4143 }] },
+            status: { gateway: { alive: true, latencyMs: 3 }, conditions: [{ type: "Ready", status: "True" }] },
+          }),
           link("west", { spec: { targetClusterName: "west" } }),
         ],
       },

@@ -36,7 +36,14 @@ const widgets: KubeObject = {
     group: "example.com",
     scope: "Namespaced",
     names: { kind: "Widget", plural: "widgets" },
-    versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+      },
+    ],
   },
 };
 
@@ -49,9 +56,20 @@ test("objects, the resourceVersion counter and custom types survive a restart on
   await core.createNamespacedConfigMap({ namespace: "keep", body: { metadata: { name: "gone" } } });
   await core.deleteNamespacedConfigMap({ namespace: "keep", name: "gone" });
   const svc = await core.createNamespacedService({ namespace: "keep", body: { metadata: { name: "s" }, spec: { ports: [{ port: 80 }] } } });
-  first.api.create(first.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!, undefined, structuredClone(widgets), {});
+  first.api.create(
+    first.api.registry.find("apiextensions.k8s.io", "v1", "customresourcedefinitions")!,
+    undefined,
+    structuredClone(widgets),
+    {},
+  );
   const custom = api(first).makeApiClient(k8s.CustomObjectsApi);
-  await custom.createNamespacedCustomObject({ group: "example.com", version: "v1", namespace: "keep", plural: "widgets", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" }, spec: { size: "m" } } });
+  await custom.createNamespacedCustomObject({
+    group: "example.com",
+    version: "v1",
+    namespace: "keep",
+    plural: "widgets",
+    body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" }, spec: { size: "m" } },
+  });
   const before = (await core.readNamespacedConfigMap({ namespace: "keep", name: "a" })).metadata!;
   const rvBefore = Number(first.store.resourceVersion);
   await first.stop();
@@ -64,10 +82,15 @@ test("objects, the resourceVersion counter and custom types survive a restart on
   expect(a.metadata).toMatchObject({ uid: before.uid, resourceVersion: before.resourceVersion, labels: { x: "1" } });
   expect(a.data).toEqual({ k: "v" });
   expect((await core2.listNamespacedConfigMap({ namespace: "keep" })).items.map((c) => c.metadata!.name)).toEqual(["a"]);
-  const w = (await api(second).makeApiClient(k8s.CustomObjectsApi).getNamespacedCustomObject({ group: "example.com", version: "v1", namespace: "keep", plural: "widgets", name: "w" })) as KubeObject;
+  const w = (await api(second)
+    .makeApiClient(k8s.CustomObjectsApi)
+    .getNamespacedCustomObject({ group: "example.com", version: "v1", namespace: "keep", plural: "widgets", name: "w" })) as KubeObject;
   expect(w.spec).toEqual({ size: "m" });
   // The counter carries on, and a new Service gets another cluster IP.
-  const next = await core2.createNamespacedService({ namespace: "keep", body: { metadata: { name: "t" }, spec: { ports: [{ port: 80 }] } } });
+  const next = await core2.createNamespacedService({
+    namespace: "keep",
+    body: { metadata: { name: "t" }, spec: { ports: [{ port: 80 }] } },
+  });
   expect(Number(next.metadata!.resourceVersion)).toBe(rvBefore + 1);
   expect(next.spec!.clusterIP).not.toBe(svc.spec!.clusterIP);
   // A resume from before the restart is 410 Gone; from now it works.
@@ -80,8 +103,17 @@ test("a TLS sandbox keeps its CA, admin token and service-account tokens: old ku
   const first = await start(file, { tls: true });
   const core = api(first).makeApiClient(k8s.CoreV1Api);
   await core.createNamespacedServiceAccount({ namespace: "default", body: { metadata: { name: "bot" } } });
-  await core.createNamespacedSecret({ namespace: "default", body: { metadata: { name: "bot-token", annotations: { "kubernetes.io/service-account.name": "bot" } }, type: "kubernetes.io/service-account-token" } });
-  const token = Buffer.from((await core.readNamespacedSecret({ namespace: "default", name: "bot-token" })).data!.token!, "base64").toString();
+  await core.createNamespacedSecret({
+    namespace: "default",
+    body: {
+      metadata: { name: "bot-token", annotations: { "kubernetes.io/service-account.name": "bot" } },
+      type: "kubernetes.io/service-account-token",
+    },
+  });
+  const token = Buffer.from(
+    (await core.readNamespacedSecret({ namespace: "default", name: "bot-token" })).data!.token!,
+    "base64",
+  ).toString();
   const adminConfig = first.kubeconfig;
   const botConfig = first.kubeconfigWith({ token });
   await first.stop();

@@ -29,7 +29,8 @@ describe("store", () => {
     s.insert(services, svc("a", "before", { app: "web" })); // every label is indexed, from the first object on
     for (let i = 0; i < 50; i++) s.insert(services, svc("a", `other-${i}`, { app: "db" }));
     const web = s.insert(services, svc("b", "web", { app: "web", tier: "front" }));
-    const names = (selector: string, namespace?: string) => s.list(services, { namespace, labels: parseLabelSelector(selector) }).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    const names = (selector: string, namespace?: string) =>
+      s.list(services, { namespace, labels: parseLabelSelector(selector) }).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
     expect(names("app=web")).toEqual(["a/before", "b/web"]);
     expect(names("app=web", "a")).toEqual(["a/before"]);
     expect(names("app=web,tier=front")).toEqual(["b/web"]);
@@ -54,11 +55,19 @@ describe("store", () => {
 
   test("lists sorted by namespace then name, filtered by namespace and labels", () => {
     const s = new Store();
-    for (const [ns, n, l] of [["b", "z", "web"], ["a", "y", "db"], ["a", "x", "web"]] as const) s.insert(services, svc(ns, n, { app: l }));
+    for (const [ns, n, l] of [
+      ["b", "z", "web"],
+      ["a", "y", "db"],
+      ["a", "x", "web"],
+    ] as const)
+      s.insert(services, svc(ns, n, { app: l }));
     expect(s.list(services).map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(["a/x", "a/y", "b/z"]);
     expect(s.list(services, { namespace: "a" }).map((o) => o.metadata.name)).toEqual(["x", "y"]);
     expect(s.list(services, { labels: parseLabelSelector("app=web") }).map((o) => o.metadata.name)).toEqual(["x", "z"]);
-    expect(s.list(services, { fields: [{ field: "metadata.name", op: "!=", value: "x" }] }).map((o) => o.metadata.name)).toEqual(["y", "z"]);
+    expect(s.list(services, { fields: [{ field: "metadata.name", op: "!=", value: "x" }] }).map((o) => o.metadata.name)).toEqual([
+      "y",
+      "z",
+    ]);
   });
 
   test("a stale resourceVersion on replace is a 409 Conflict and changes nothing", () => {
@@ -119,17 +128,48 @@ describe("store indexes", () => {
   const names = (objs: readonly KubeObject[]) => objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
   /** What a list must hold: every stored object tested against the selector, in list order. */
   const byFilter = (s: Store, selector: string, namespace?: string) =>
-    names(s.list(services).filter((o) => (namespace === undefined || o.metadata.namespace === namespace) && matchesLabels(parseLabelSelector(selector), o.metadata.labels)));
+    names(
+      s
+        .list(services)
+        .filter(
+          (o) =>
+            (namespace === undefined || o.metadata.namespace === namespace) &&
+            matchesLabels(parseLabelSelector(selector), o.metadata.labels),
+        ),
+    );
 
   test("label-selected lists from the label index agree with testing every object, across relabels and deletes", () => {
     const s = new Store();
-    for (let i = 0; i < 60; i++) s.insert(services, svc(`ns-${i % 3}`, `s-${i}`, { app: `a${i % 4}`, tier: i % 5 === 0 ? "db" : "web", ...(i % 7 === 0 && { canary: "" }) }));
-    for (let i = 0; i < 60; i += 6) s.replace(services, { ...s.get(services, `ns-${i % 3}`, `s-${i}`)!, metadata: { ...s.get(services, `ns-${i % 3}`, `s-${i}`)!.metadata, labels: { app: "moved" } } });
+    for (let i = 0; i < 60; i++)
+      s.insert(
+        services,
+        svc(`ns-${i % 3}`, `s-${i}`, { app: `a${i % 4}`, tier: i % 5 === 0 ? "db" : "web", ...(i % 7 === 0 && { canary: "" }) }),
+      );
+    for (let i = 0; i < 60; i += 6)
+      s.replace(services, {
+        ...s.get(services, `ns-${i % 3}`, `s-${i}`)!,
+        metadata: { ...s.get(services, `ns-${i % 3}`, `s-${i}`)!.metadata, labels: { app: "moved" } },
+      });
     for (let i = 1; i < 60; i += 9) s.remove(services, `ns-${i % 3}`, `s-${i}`);
-    const selectors = ["app=a1", "app=moved", "app in (a1,a2)", "app in (a1,nope)", "canary", "app=a1,tier=web", "tier=db,app!=a0", "!canary,tier=db", "app notin (a1,a2,a3)", "app=none", "app in ()"];
+    const selectors = [
+      "app=a1",
+      "app=moved",
+      "app in (a1,a2)",
+      "app in (a1,nope)",
+      "canary",
+      "app=a1,tier=web",
+      "tier=db,app!=a0",
+      "!canary,tier=db",
+      "app notin (a1,a2,a3)",
+      "app=none",
+      "app in ()",
+    ];
     for (const sel of selectors) {
       expect({ sel, got: names(s.list(services, { labels: parseLabelSelector(sel) })) }).toEqual({ sel, got: byFilter(s, sel) });
-      expect({ sel, got: names(s.list(services, { namespace: "ns-1", labels: parseLabelSelector(sel) })) }).toEqual({ sel, got: byFilter(s, sel, "ns-1") });
+      expect({ sel, got: names(s.list(services, { namespace: "ns-1", labels: parseLabelSelector(sel) })) }).toEqual({
+        sel,
+        got: byFilter(s, sel, "ns-1"),
+      });
     }
     expect(s.list(services, { labels: parseLabelSelector("app=moved") }).length).toBeGreaterThan(0);
   });
@@ -137,13 +177,27 @@ describe("store indexes", () => {
   test("a field selector on metadata.name reads that name; on an indexed field, its index", () => {
     const s = new Store();
     const secrets = BUILTIN_TYPES.find((t) => t.plural === "secrets")!;
-    for (const [ns, n, type] of [["a", "x", "Opaque"], ["b", "x", "kubernetes.io/tls"], ["b", "y", "Opaque"]] as const) s.insert(secrets, { apiVersion: "v1", kind: "Secret", metadata: { namespace: ns, name: n }, type });
+    for (const [ns, n, type] of [
+      ["a", "x", "Opaque"],
+      ["b", "x", "kubernetes.io/tls"],
+      ["b", "y", "Opaque"],
+    ] as const)
+      s.insert(secrets, { apiVersion: "v1", kind: "Secret", metadata: { namespace: ns, name: n }, type });
     expect(names(s.list(secrets, { fields: [{ field: "metadata.name", op: "=", value: "x" }] }))).toEqual(["a/x", "b/x"]);
     expect(names(s.list(secrets, { namespace: "b", fields: [{ field: "metadata.name", op: "=", value: "x" }] }))).toEqual(["b/x"]);
     expect(names(s.list(secrets, { fields: [{ field: "type", op: "=", value: "Opaque" }] }))).toEqual(["a/x", "b/y"]);
     s.replace(secrets, { ...s.get(secrets, "a", "x")!, type: "kubernetes.io/tls" });
     expect(names(s.list(secrets, { fields: [{ field: "type", op: "=", value: "Opaque" }] }))).toEqual(["b/y"]);
-    expect(names(s.list(secrets, { fields: [{ field: "type", op: "=", value: "kubernetes.io/tls" }, { field: "metadata.namespace", op: "=", value: "b" }] }))).toEqual(["b/x"]);
+    expect(
+      names(
+        s.list(secrets, {
+          fields: [
+            { field: "type", op: "=", value: "kubernetes.io/tls" },
+            { field: "metadata.namespace", op: "=", value: "b" },
+          ],
+        }),
+      ),
+    ).toEqual(["b/x"]);
   });
 
   test("an index defined by its first use holds what was stored before and follows every change", () => {
@@ -153,7 +207,10 @@ describe("store indexes", () => {
     s.insert(services, svc("b", "two", { owner: "x" }));
     expect(names(s.byIndex(services, "owner", owner, "x"))).toEqual(["a/one", "b/two"]);
     s.insert(services, svc("a", "three", { owner: "x" }));
-    s.replace(services, { ...s.get(services, "b", "two")!, metadata: { ...s.get(services, "b", "two")!.metadata, labels: { owner: "y" } } });
+    s.replace(services, {
+      ...s.get(services, "b", "two")!,
+      metadata: { ...s.get(services, "b", "two")!.metadata, labels: { owner: "y" } },
+    });
     expect(names(s.byIndex(services, "owner", owner, "x"))).toEqual(["a/one", "a/three"]);
     expect(names(s.byIndex(services, "owner", owner, "x", "a"))).toEqual(["a/one", "a/three"]);
     expect(names(s.byIndex(services, "owner", owner, "y"))).toEqual(["b/two"]);
@@ -165,7 +222,8 @@ describe("store indexes", () => {
   test("an event reaches the watches of its namespace and of all namespaces, not others", () => {
     const s = new Store();
     const seen: string[] = [];
-    const watch = (who: string, namespace?: string) => s.watch({ key: "/services", namespace, send: (e) => seen.push(`${who} ${e.object.metadata.name}`) });
+    const watch = (who: string, namespace?: string) =>
+      s.watch({ key: "/services", namespace, send: (e) => seen.push(`${who} ${e.object.metadata.name}`) });
     watch("all");
     watch("a", "a");
     const stopB = watch("b", "b");

@@ -15,10 +15,17 @@ import { ApiError, deepCopy, type JSONSchemaProps, type KubeObject } from "../..
 // ---------------------------------------------------------------------------------------------
 // Fixtures: objects as kubectl sends them and as a real server returns them.
 
-const lastApplied = (o: object): Record<string, string> => ({ "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(o) + "\n" });
+const lastApplied = (o: object): Record<string, string> => ({
+  "kubectl.kubernetes.io/last-applied-configuration": `${JSON.stringify(o)}\n`,
+});
 
 function service(overrides: Record<string, unknown> = {}): KubeObject {
-  const applied = { apiVersion: "v1", kind: "Service", metadata: { name: "web", namespace: "default" }, spec: { selector: { app: "web" }, ports: [{ name: "http", port: 80, targetPort: "http" }] } };
+  const applied = {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "web", namespace: "default" },
+    spec: { selector: { app: "web" }, ports: [{ name: "http", port: 80, targetPort: "http" }] },
+  };
   return {
     apiVersion: "v1",
     kind: "Service",
@@ -37,7 +44,10 @@ function service(overrides: Record<string, unknown> = {}): KubeObject {
           apiVersion: "v1",
           time: "2026-01-02T03:04:05Z",
           fieldsType: "FieldsV1",
-          fieldsV1: { "f:metadata": { "f:annotations": { ".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {} } }, "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:name": {} } } } },
+          fieldsV1: {
+            "f:metadata": { "f:annotations": { ".": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {} } },
+            "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:name": {} } } },
+          },
         },
       ],
     },
@@ -71,11 +81,35 @@ function deployment(): KubeObject {
       creationTimestamp: "2026-01-02T03:04:05Z",
       labels: { app: "web" },
       annotations: { ...lastApplied(applied), "deployment.kubernetes.io/revision": "1" },
-      ownerReferences: [{ apiVersion: "multicluster.linkerd.io/v1alpha3", kind: "Link", name: "east", uid: "u-1", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: "multicluster.linkerd.io/v1alpha3",
+          kind: "Link",
+          name: "east",
+          uid: "u-1",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       finalizers: ["example.com/keep"],
       managedFields: [
-        { manager: "kubectl", operation: "Apply", apiVersion: "apps/v1", time: "2026-01-02T03:04:05Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:replicas": {} } } },
-        { manager: "kube-controller-manager", operation: "Update", apiVersion: "apps/v1", time: "2026-01-02T03:04:06Z", fieldsType: "FieldsV1", fieldsV1: { "f:status": {} }, subresource: "status" },
+        {
+          manager: "kubectl",
+          operation: "Apply",
+          apiVersion: "apps/v1",
+          time: "2026-01-02T03:04:05Z",
+          fieldsType: "FieldsV1",
+          fieldsV1: { "f:spec": { "f:replicas": {} } },
+        },
+        {
+          manager: "kube-controller-manager",
+          operation: "Update",
+          apiVersion: "apps/v1",
+          time: "2026-01-02T03:04:06Z",
+          fieldsType: "FieldsV1",
+          fieldsV1: { "f:status": {} },
+          subresource: "status",
+        },
       ],
     },
     spec: {
@@ -104,7 +138,10 @@ function deployment(): KubeObject {
           },
           volumes: [
             { name: "config", configMap: { name: "web", defaultMode: 420, items: [{ key: "a", path: "a.conf" }] } },
-            { name: "token", projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 3600, audience: "api" } }] } },
+            {
+              name: "token",
+              projected: { sources: [{ serviceAccountToken: { path: "token", expirationSeconds: 3600, audience: "api" } }] },
+            },
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
           initContainers: [{ name: "init", image: "busybox:1.36", command: ["sh", "-c", "true"], resources: {} }],
@@ -125,10 +162,20 @@ function deployment(): KubeObject {
               ],
               envFrom: [{ configMapRef: { name: "web-env" } }],
               resources: { limits: { cpu: "500m", memory: "256Mi" }, requests: { cpu: 0.1, memory: "64Mi" } },
-              readinessProbe: { httpGet: { path: "/ready", port: "http", scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+              readinessProbe: {
+                httpGet: { path: "/ready", port: "http", scheme: "HTTP" },
+                periodSeconds: 10,
+                timeoutSeconds: 1,
+                successThreshold: 1,
+                failureThreshold: 3,
+              },
               livenessProbe: { tcpSocket: { port: 8080 }, initialDelaySeconds: 5 },
               lifecycle: { preStop: { exec: { command: ["sleep", "5"] } } },
-              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE"] }, readOnlyRootFilesystem: true },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE"] },
+                readOnlyRootFilesystem: true,
+              },
               volumeMounts: [{ name: "config", mountPath: "/etc/web", readOnly: true }],
               terminationMessagePath: "/dev/termination-log",
               terminationMessagePolicy: "File",
@@ -144,7 +191,14 @@ function deployment(): KubeObject {
       readyReplicas: 2,
       availableReplicas: 2,
       conditions: [
-        { type: "Available", status: "True", lastUpdateTime: "2026-01-02T03:04:07Z", lastTransitionTime: "2026-01-02T03:04:07Z", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." },
+        {
+          type: "Available",
+          status: "True",
+          lastUpdateTime: "2026-01-02T03:04:07Z",
+          lastTransitionTime: "2026-01-02T03:04:07Z",
+          reason: "MinimumReplicasAvailable",
+          message: "Deployment has minimum availability.",
+        },
       ],
     },
   };
@@ -264,7 +318,13 @@ describe("checkBuiltin finds unknown fields", () => {
   });
 
   test("ConfigMap: data is a map, a misspelt top-level key is unknown", () => {
-    const cm: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" }, data: { "a.conf": "x", b: "" }, binaryData: { c: "AAAA" } };
+    const cm: KubeObject = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "c" },
+      data: { "a.conf": "x", b: "" },
+      binaryData: { c: "AAAA" },
+    };
     expect(checkBuiltin(cm)).toEqual(noProblems);
     expect(checkBuiltin({ ...cm, dat: { a: "b" } })?.unknown).toEqual(["dat"]);
   });
@@ -285,20 +345,95 @@ describe("checkBuiltin covers the kinds mc and kubectl use", () => {
   const meta = { name: "x", namespace: "default" };
   const minimal: KubeObject[] = [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: "x" }, spec: { finalizers: ["kubernetes"] }, status: { phase: "Active" } },
-    { apiVersion: "v1", kind: "Endpoints", metadata: meta, subsets: [{ addresses: [{ ip: "10.0.0.1", targetRef: { kind: "Pod", name: "p" } }], ports: [{ port: 80, name: "http" }] }] },
-    { apiVersion: "v1", kind: "Secret", metadata: meta, type: "kubernetes.io/service-account-token", data: { token: "dG9rZW4=" }, stringData: { a: "b" } },
+    {
+      apiVersion: "v1",
+      kind: "Endpoints",
+      metadata: meta,
+      subsets: [{ addresses: [{ ip: "10.0.0.1", targetRef: { kind: "Pod", name: "p" } }], ports: [{ port: 80, name: "http" }] }],
+    },
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: meta,
+      type: "kubernetes.io/service-account-token",
+      data: { token: "dG9rZW4=" },
+      stringData: { a: "b" },
+    },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: meta, secrets: [{ name: "s" }], automountServiceAccountToken: true },
-    { apiVersion: "v1", kind: "Event", metadata: meta, involvedObject: { kind: "Pod", name: "p" }, reason: "Started", type: "Normal", count: 1 },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: meta, rules: [{ apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] }] },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: meta, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "r" }, subjects: [{ kind: "ServiceAccount", name: "sa", namespace: "default" }] },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: "x" }, rules: [{ nonResourceURLs: ["/healthz"], verbs: ["get"] }] },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name: "x" }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "r" }, subjects: [{ kind: "User", name: "u", apiGroup: "rbac.authorization.k8s.io" }] },
-    { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: meta, spec: { holderIdentity: "a", leaseDurationSeconds: 15, renewTime: "2026-01-02T03:04:05.123456Z", leaseTransitions: 0 } },
-    { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", metadata: meta, addressType: "IPv4", endpoints: [{ addresses: ["10.0.0.1"], conditions: { ready: true } }], ports: [{ name: "http", port: 80, protocol: "TCP" }] },
+    {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: meta,
+      involvedObject: { kind: "Pod", name: "p" },
+      reason: "Started",
+      type: "Normal",
+      count: 1,
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: meta,
+      rules: [{ apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: meta,
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "r" },
+      subjects: [{ kind: "ServiceAccount", name: "sa", namespace: "default" }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "x" },
+      rules: [{ nonResourceURLs: ["/healthz"], verbs: ["get"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "x" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "r" },
+      subjects: [{ kind: "User", name: "u", apiGroup: "rbac.authorization.k8s.io" }],
+    },
+    {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: meta,
+      spec: { holderIdentity: "a", leaseDurationSeconds: 15, renewTime: "2026-01-02T03:04:05.123456Z", leaseTransitions: 0 },
+    },
+    {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: meta,
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.0.0.1"], conditions: { ready: true } }],
+      ports: [{ name: "http", port: 80, protocol: "TCP" }],
+    },
     { apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", metadata: meta, addressType: "IPv4" },
-    { apiVersion: "policy/v1", kind: "PodDisruptionBudget", metadata: meta, spec: { minAvailable: 1, selector: { matchLabels: { a: "b" } } } },
-    { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", metadata: {}, spec: { resourceAttributes: { verb: "create", resource: "links", group: "multicluster.linkerd.io", namespace: "x" } } },
-    { apiVersion: "events.k8s.io/v1", kind: "Event", metadata: meta, eventTime: "2026-01-02T03:04:05.000000Z", reason: "Mirrored", action: "Create", type: "Normal", regarding: { kind: "Service", name: "s" }, reportingController: "mc", reportingInstance: "mc-1" },
+    {
+      apiVersion: "policy/v1",
+      kind: "PodDisruptionBudget",
+      metadata: meta,
+      spec: { minAvailable: 1, selector: { matchLabels: { a: "b" } } },
+    },
+    {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SelfSubjectAccessReview",
+      metadata: {},
+      spec: { resourceAttributes: { verb: "create", resource: "links", group: "multicluster.linkerd.io", namespace: "x" } },
+    },
+    {
+      apiVersion: "events.k8s.io/v1",
+      kind: "Event",
+      metadata: meta,
+      eventTime: "2026-01-02T03:04:05.000000Z",
+      reason: "Mirrored",
+      action: "Create",
+      type: "Normal",
+      regarding: { kind: "Service", name: "s" },
+      reportingController: "mc",
+      reportingInstance: "mc-1",
+    },
   ];
   for (const obj of minimal) {
     test(`${obj.apiVersion} ${obj.kind}: a valid object passes and a stray field is found`, () => {
@@ -309,8 +444,13 @@ describe("checkBuiltin covers the kinds mc and kubectl use", () => {
 
   test("apiextensions.k8s.io/v1 CustomResourceDefinition: schemas are checked down to JSONSchemaProps", () => {
     expect(checkBuiltin(linkCrd())).toEqual(noProblems);
-    const typo = withPath(linkCrd(), (o) => (o.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-kubernetes-preserve-unknown-field"] = true));
-    expect(checkBuiltin(typo)?.unknown).toEqual(['spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-preserve-unknown-field']);
+    const typo = withPath(
+      linkCrd(),
+      (o) => (o.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-kubernetes-preserve-unknown-field"] = true),
+    );
+    expect(checkBuiltin(typo)?.unknown).toEqual([
+      "spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-preserve-unknown-field",
+    ]);
   });
 
   test("an unknown apiVersion/kind has no validator", () => {
@@ -325,7 +465,12 @@ describe("checkBuiltin finds invalid values", () => {
   test("a string where an int32 belongs is a decode failure", () => {
     const svc = withPath(service(), (o) => (o.spec.ports[0].port = "80"));
     expect(checkBuiltin(svc)?.invalid).toEqual([
-      { field: "spec.ports[0].port", reason: "FieldValueTypeInvalid", decode: true, message: "json: cannot unmarshal string into Go struct field spec.ports.port of type integer" },
+      {
+        field: "spec.ports[0].port",
+        reason: "FieldValueTypeInvalid",
+        decode: true,
+        message: "json: cannot unmarshal string into Go struct field spec.ports.port of type integer",
+      },
     ]);
   });
 
@@ -345,8 +490,17 @@ describe("checkBuiltin finds invalid values", () => {
       ["spec.replicas", true],
       ["spec.template.spec.containers[0].resources.limits.cpu", true],
     ]);
-    const secret: KubeObject = { apiVersion: "v1", kind: "Secret", metadata: { name: "s", creationTimestamp: "yesterday" }, data: { a: "!!" } };
-    expect(checkBuiltin(secret)?.invalid.map((p) => p.field).sort()).toEqual(["data.a", "metadata.creationTimestamp"]);
+    const secret: KubeObject = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "s", creationTimestamp: "yesterday" },
+      data: { a: "!!" },
+    };
+    expect(
+      checkBuiltin(secret)
+        ?.invalid.map((p) => p.field)
+        .sort(),
+    ).toEqual(["data.a", "metadata.creationTimestamp"]);
   });
 
   test("nulls decode to zero values and are not type errors", () => {
@@ -365,28 +519,38 @@ describe("checkBuiltin finds invalid values", () => {
     });
     expect(checkBuiltin(svc)?.invalid).toEqual([
       { field: "spec.ports[0].port", reason: "FieldValueRequired", message: "Required value" },
-      { field: "spec.type", reason: "FieldValueNotSupported", message: 'Unsupported value: "Public": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"' },
+      {
+        field: "spec.type",
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Public": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      },
     ]);
   });
 });
 
 describe("enforceFieldValidation", () => {
-  const strays = () => withPath(service(), (o) => {
-    o.spec.foo = 1;
-    o.spec.ports[0].bar = 2;
-  });
+  const strays = () =>
+    withPath(service(), (o) => {
+      o.spec.foo = 1;
+      o.spec.ports[0].bar = 2;
+    });
 
   test("Strict: unknown fields are a 400 worded as kube's strict decoding error", () => {
     const obj = strays();
     const err = apiError(() => enforceFieldValidation(checkBuiltin(obj), "Strict", obj));
     expect(err.code).toBe(400);
     expect(err.reason).toBe("BadRequest");
-    expect(err.message).toBe('Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.ports[0].bar", unknown field "spec.foo"');
+    expect(err.message).toBe(
+      'Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.ports[0].bar", unknown field "spec.foo"',
+    );
   });
 
   test("Warn: one warning per unknown field", () => {
     const obj = strays();
-    expect(enforceFieldValidation(checkBuiltin(obj), "Warn", obj)).toEqual(['unknown field "spec.ports[0].bar"', 'unknown field "spec.foo"']);
+    expect(enforceFieldValidation(checkBuiltin(obj), "Warn", obj)).toEqual([
+      'unknown field "spec.ports[0].bar"',
+      'unknown field "spec.foo"',
+    ]);
   });
 
   test("Ignore: nothing", () => {
@@ -400,7 +564,9 @@ describe("enforceFieldValidation", () => {
     for (const mode of ["Strict", "Warn", "Ignore"] as const) {
       const err = apiError(() => enforceFieldValidation(checkBuiltin(d), mode, d));
       expect(err.code).toBe(400);
-      expect(err.message).toStartWith('Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field spec.replicas');
+      expect(err.message).toStartWith(
+        'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field spec.replicas',
+      );
     }
   });
 
@@ -410,7 +576,9 @@ describe("enforceFieldValidation", () => {
     expect(err.code).toBe(422);
     expect(err.reason).toBe("Invalid");
     expect(err.message).toBe('Deployment.apps "web" is invalid: spec.template.spec.containers[0].name: Required value');
-    expect(err.details?.causes).toEqual([{ reason: "FieldValueRequired", message: "Required value", field: "spec.template.spec.containers[0].name" }]);
+    expect(err.details?.causes).toEqual([
+      { reason: "FieldValueRequired", message: "Required value", field: "spec.template.spec.containers[0].name" },
+    ]);
   });
 
   test("admitBuiltin drops unknown fields outside Strict and leaves its input alone", () => {
@@ -495,7 +663,12 @@ const linkSchema: JSONSchemaProps = {
               remoteRef: {
                 type: "object",
                 required: ["name", "namespace"],
-                properties: { group: { type: "string", default: "core" }, kind: { type: "string", default: "Service" }, name: { type: "string" }, namespace: { type: "string" } },
+                properties: {
+                  group: { type: "string", default: "core" },
+                  kind: { type: "string", default: "Service" },
+                  name: { type: "string" },
+                  namespace: { type: "string" },
+                },
               },
               conditions: {
                 type: "array",
@@ -521,7 +694,12 @@ function link(spec: Record<string, unknown> = {}, extra: Record<string, unknown>
   return {
     apiVersion: "multicluster.linkerd.io/v1alpha3",
     kind: "Link",
-    metadata: { name: "east", namespace: "linkerd-multicluster", labels: { "mirror.linkerd.io/cluster-name": "east" }, annotations: lastApplied({ kind: "Link" }) },
+    metadata: {
+      name: "east",
+      namespace: "linkerd-multicluster",
+      labels: { "mirror.linkerd.io/cluster-name": "east" },
+      annotations: lastApplied({ kind: "Link" }),
+    },
     spec: {
       targetClusterName: "east",
       targetClusterDomain: "cluster.local",
@@ -566,14 +744,30 @@ describe("pruneUnknown", () => {
 
   test("undeclared fields go, preserve-unknown matchLabels keeps anything, the input is untouched", () => {
     const obj = link(
-      { foo: 1, probeSpec: { path: "/ready", bogus: true }, selector: { matchLabels: { any: "thing", nested: { ok: 1 } }, matchExpressions: [{ key: "a", operator: "Exists", extra: 1 }] } },
-      { status: { mirrorServices: [{ controllerName: "linkerd.io/service-mirror", remoteRef: { name: "a", namespace: "b", uid: "x" } }] }, other: 1 },
+      {
+        foo: 1,
+        probeSpec: { path: "/ready", bogus: true },
+        selector: { matchLabels: { any: "thing", nested: { ok: 1 } }, matchExpressions: [{ key: "a", operator: "Exists", extra: 1 }] },
+      },
+      {
+        status: { mirrorServices: [{ controllerName: "linkerd.io/service-mirror", remoteRef: { name: "a", namespace: "b", uid: "x" } }] },
+        other: 1,
+      },
     );
     const before = deepCopy(obj);
     const { pruned, removed } = pruneUnknown(obj, linkSchema);
     expect(obj).toEqual(before);
-    expect(removed).toEqual(["spec.probeSpec.bogus", "spec.selector.matchExpressions[0].extra", "spec.foo", "status.mirrorServices[0].remoteRef.uid", "other"]);
-    expect((pruned.spec as any).selector).toEqual({ matchLabels: { any: "thing", nested: { ok: 1 } }, matchExpressions: [{ key: "a", operator: "Exists" }] });
+    expect(removed).toEqual([
+      "spec.probeSpec.bogus",
+      "spec.selector.matchExpressions[0].extra",
+      "spec.foo",
+      "status.mirrorServices[0].remoteRef.uid",
+      "other",
+    ]);
+    expect((pruned.spec as any).selector).toEqual({
+      matchLabels: { any: "thing", nested: { ok: 1 } },
+      matchExpressions: [{ key: "a", operator: "Exists" }],
+    });
     expect(pruned.apiVersion).toBe(obj.apiVersion);
     expect(pruned.kind).toBe("Link");
   });
@@ -582,7 +776,10 @@ describe("pruneUnknown", () => {
     const obj = link({}, {});
     (obj.metadata as any).bogus = 1;
     (obj.metadata as any).ownerReferences = [{ apiVersion: "v1", kind: "Secret", name: "s", uid: "u", nope: 1 }];
-    const { pruned, removed } = pruneUnknown(obj, { type: "object", properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } });
+    const { pruned, removed } = pruneUnknown(obj, {
+      type: "object",
+      properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+    });
     expect(removed).toEqual(["metadata.bogus", "metadata.ownerReferences[0].nope"]);
     expect(pruned.metadata).toEqual({ ...link().metadata, ownerReferences: [{ apiVersion: "v1", kind: "Secret", name: "s", uid: "u" }] });
   });
@@ -590,7 +787,13 @@ describe("pruneUnknown", () => {
   test("preserve-unknown-fields keeps unknown keys but prunes inside declared ones", () => {
     const schema: JSONSchemaProps = {
       type: "object",
-      properties: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true, properties: { known: { type: "object", properties: { a: { type: "string" } } } } } },
+      properties: {
+        spec: {
+          type: "object",
+          "x-kubernetes-preserve-unknown-fields": true,
+          properties: { known: { type: "object", properties: { a: { type: "string" } } } },
+        },
+      },
     };
     const obj: KubeObject = { apiVersion: "x/v1", kind: "X", metadata: { name: "x" }, spec: { free: { any: 1 }, known: { a: "1", b: 2 } } };
     const { pruned, removed } = pruneUnknown(obj, schema);
@@ -605,7 +808,10 @@ describe("pruneUnknown", () => {
         spec: {
           type: "object",
           properties: {
-            ports: { type: "object", additionalProperties: { type: "object", properties: { port: { "x-kubernetes-int-or-string": true } } } },
+            ports: {
+              type: "object",
+              additionalProperties: { type: "object", properties: { port: { "x-kubernetes-int-or-string": true } } },
+            },
             list: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } },
             untyped: { type: "array" },
           },
@@ -630,7 +836,11 @@ describe("pruneUnknown", () => {
         spec: {
           type: "object",
           properties: {
-            template: { type: "object", "x-kubernetes-embedded-resource": true, properties: { spec: { type: "object", properties: { a: { type: "string" } } } } },
+            template: {
+              type: "object",
+              "x-kubernetes-embedded-resource": true,
+              properties: { spec: { type: "object", properties: { a: { type: "string" } } } },
+            },
           },
         },
       },
@@ -639,27 +849,52 @@ describe("pruneUnknown", () => {
       apiVersion: "x/v1",
       kind: "X",
       metadata: { name: "x" },
-      spec: { template: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "t", labels: { a: "b" }, junk: 1 }, spec: { a: "1", b: 2 }, data: {} } },
+      spec: {
+        template: {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "t", labels: { a: "b" }, junk: 1 },
+          spec: { a: "1", b: 2 },
+          data: {},
+        },
+      },
     };
     const { pruned, removed } = pruneUnknown(obj, schema);
     expect(removed).toEqual(["spec.template.metadata.junk", "spec.template.spec.b", "spec.template.data"]);
-    expect((pruned.spec as any).template).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "t", labels: { a: "b" } }, spec: { a: "1" } });
+    expect((pruned.spec as any).template).toEqual({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "t", labels: { a: "b" } },
+      spec: { a: "1" },
+    });
   });
 
   test("without a schema only metadata is coerced", () => {
     const obj: KubeObject = { apiVersion: "x/v1", kind: "X", metadata: { name: "x", junk: 1 }, spec: { anything: { goes: 1 } } };
-    expect(pruneUnknown(obj, undefined)).toEqual({ pruned: { apiVersion: "x/v1", kind: "X", metadata: { name: "x" }, spec: { anything: { goes: 1 } } }, removed: ["metadata.junk"] });
+    expect(pruneUnknown(obj, undefined)).toEqual({
+      pruned: { apiVersion: "x/v1", kind: "X", metadata: { name: "x" }, spec: { anything: { goes: 1 } } },
+      removed: ["metadata.junk"],
+    });
   });
 
   test("coerceObjectMeta drops malformed standard fields silently", () => {
-    expect(coerceObjectMeta({ name: "x", labels: "oops", annotations: { a: "b" } })).toEqual({ meta: { name: "x", annotations: { a: "b" } }, unknown: [] });
+    expect(coerceObjectMeta({ name: "x", labels: "oops", annotations: { a: "b" } })).toEqual({
+      meta: { name: "x", annotations: { a: "b" } },
+      unknown: [],
+    });
   });
 });
 
 describe("applyDefaults", () => {
   test("defaults fill absent fields of objects that exist", () => {
     const obj = link({ probeSpec: { path: "/ready", port: "4191", period: "3s" } });
-    expect((applyDefaults(obj, linkSchema).spec as any).probeSpec).toEqual({ path: "/ready", port: "4191", period: "3s", timeout: "30s", failureThreshold: "3" });
+    expect((applyDefaults(obj, linkSchema).spec as any).probeSpec).toEqual({
+      path: "/ready",
+      port: "4191",
+      period: "3s",
+      timeout: "30s",
+      failureThreshold: "3",
+    });
   });
 
   test("no default is applied under an absent parent", () => {
@@ -678,14 +913,28 @@ describe("applyDefaults", () => {
   });
 
   test("status and list items are defaulted too", () => {
-    const obj = link({}, { status: { mirrorServices: [{ controllerName: "linkerd.io/service-mirror", remoteRef: { name: "a", namespace: "b" } }] } });
-    expect((applyDefaults(obj, linkSchema).status as any).mirrorServices[0].remoteRef).toEqual({ group: "core", kind: "Service", name: "a", namespace: "b" });
+    const obj = link(
+      {},
+      { status: { mirrorServices: [{ controllerName: "linkerd.io/service-mirror", remoteRef: { name: "a", namespace: "b" } }] } },
+    );
+    expect((applyDefaults(obj, linkSchema).status as any).mirrorServices[0].remoteRef).toEqual({
+      group: "core",
+      kind: "Service",
+      name: "a",
+      namespace: "b",
+    });
   });
 
   test("non-nullable nulls are dropped, or replaced by the default; nullable nulls stay", () => {
     const obj = link(
       { gatewayAddress: null, probeSpec: { path: "/ready", timeout: null } },
-      { status: { mirrorServices: [{ controllerName: "c/d", remoteRef: { name: "a", namespace: "b" }, conditions: [{ type: "Mirrored", message: null }] }] } },
+      {
+        status: {
+          mirrorServices: [
+            { controllerName: "c/d", remoteRef: { name: "a", namespace: "b" }, conditions: [{ type: "Mirrored", message: null }] },
+          ],
+        },
+      },
     );
     const out = applyDefaults(obj, linkSchema);
     expect("gatewayAddress" in (out.spec as any)).toBe(false);
@@ -703,7 +952,20 @@ describe("applyDefaults", () => {
 
 describe("validateCustom", () => {
   test("a correct Link, with status, has no problems", () => {
-    const obj = link({}, { status: { mirrorServices: [{ controllerName: "linkerd.io/service-mirror", remoteRef: { name: "a", namespace: "b" }, conditions: [{ type: "Mirrored", status: "True", lastTransitionTime: "2026-01-02T03:04:05Z" }] }] } });
+    const obj = link(
+      {},
+      {
+        status: {
+          mirrorServices: [
+            {
+              controllerName: "linkerd.io/service-mirror",
+              remoteRef: { name: "a", namespace: "b" },
+              conditions: [{ type: "Mirrored", status: "True", lastTransitionTime: "2026-01-02T03:04:05Z" }],
+            },
+          ],
+        },
+      },
+    );
     expect(validateCustom(obj, linkSchema)).toEqual([]);
   });
 
@@ -712,19 +974,39 @@ describe("validateCustom", () => {
     delete (obj.spec as any).targetClusterName;
     expect(validateCustom(obj, linkSchema)).toEqual([
       { field: "spec.targetClusterName", reason: "FieldValueRequired", message: "Required value" },
-      { field: "spec.targetClusterDomain", reason: "FieldValueTypeInvalid", message: 'Invalid value: "integer": spec.targetClusterDomain in body must be of type string: "integer"' },
-      { field: "spec.selector.matchExpressions[0].operator", reason: "FieldValueNotSupported", message: 'Unsupported value: "Maybe": supported values: "In", "NotIn", "Exists", "DoesNotExist"' },
+      {
+        field: "spec.targetClusterDomain",
+        reason: "FieldValueTypeInvalid",
+        message: 'Invalid value: "integer": spec.targetClusterDomain in body must be of type string: "integer"',
+      },
+      {
+        field: "spec.selector.matchExpressions[0].operator",
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Maybe": supported values: "In", "NotIn", "Exists", "DoesNotExist"',
+      },
       { field: "spec.selector.matchExpressions[1].key", reason: "FieldValueRequired", message: "Required value" },
     ]);
   });
 
   test("formats: duration, int32, date-time", () => {
-    const obj = link({ gatewayPort: "4143", probeSpec: { period: "3 seconds", timeout: "soon" } }, { status: { mirrorServices: [{ controllerName: "a/b", remoteRef: { name: "a", namespace: "b" }, conditions: [{ lastTransitionTime: "today" }] }] } });
+    const obj = link(
+      { gatewayPort: "4143", probeSpec: { period: "3 seconds", timeout: "soon" } },
+      {
+        status: {
+          mirrorServices: [
+            { controllerName: "a/b", remoteRef: { name: "a", namespace: "b" }, conditions: [{ lastTransitionTime: "today" }] },
+          ],
+        },
+      },
+    );
     expect(validateCustom(obj, linkSchema).map((p) => `${p.field}: ${p.message}`)).toEqual([
       'spec.probeSpec.timeout: Invalid value: "soon": spec.probeSpec.timeout in body must be of type duration: "soon"',
       'status.mirrorServices[0].conditions[0].lastTransitionTime: Invalid value: "today": status.mirrorServices[0].conditions[0].lastTransitionTime in body must be of type date-time: "today"',
     ]);
-    const ints: JSONSchemaProps = { type: "object", properties: { spec: { type: "object", properties: { n: { type: "integer", format: "int32" } } } } };
+    const ints: JSONSchemaProps = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { n: { type: "integer", format: "int32" } } } },
+    };
     expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { n: 2 ** 31 } }, ints)).toHaveLength(1);
     expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { n: 2 ** 31 - 1 } }, ints)).toEqual([]);
   });
@@ -744,14 +1026,15 @@ describe("validateCustom", () => {
         },
       },
     };
-    const problems = (spec: object) => validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec }, schema).map((p) => `${p.field}: ${p.message}`);
+    const problems = (spec: object) =>
+      validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec }, schema).map((p) => `${p.field}: ${p.message}`);
     expect(problems({ name: "ab", n: 5, f: 1, tags: ["a"] })).toEqual([]);
     expect(problems({ name: "ABCDE", n: 0, f: 0.25, tags: [] })).toEqual([
       "spec.name: Too long: may not be more than 4 bytes",
       "spec.name: Invalid value: \"ABCDE\": spec.name in body should match '^[a-z]+$'",
       "spec.n: Invalid value: 0: spec.n in body should be greater than or equal to 1",
       "spec.f: Invalid value: 0.25: spec.f in body should be greater than or equal to 0.5",
-      'spec.tags: Invalid value: []: spec.tags in body should have at least 1 items',
+      "spec.tags: Invalid value: []: spec.tags in body should have at least 1 items",
     ]);
     expect(problems({ name: "a", n: 11, tags: ["a", "b", "c"] })).toEqual([
       'spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long',
@@ -762,13 +1045,26 @@ describe("validateCustom", () => {
   });
 
   test("nullable: null is allowed only where declared", () => {
-    const schema: JSONSchemaProps = { type: "object", properties: { spec: { type: "object", properties: { a: { type: "string", nullable: true }, b: { type: "string" } } } } };
+    const schema: JSONSchemaProps = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { a: { type: "string", nullable: true }, b: { type: "string" } } } },
+    };
     expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { a: null } }, schema)).toEqual([]);
-    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { b: null } }, schema).map((p) => p.message)).toEqual(['Invalid value: "null": spec.b in body must be of type string: "null"']);
+    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { b: null } }, schema).map((p) => p.message)).toEqual([
+      'Invalid value: "null": spec.b in body must be of type string: "null"',
+    ]);
   });
 
   test("int-or-string and untyped preserve-unknown nodes", () => {
-    const schema: JSONSchemaProps = { type: "object", properties: { spec: { type: "object", properties: { p: { "x-kubernetes-int-or-string": true }, any: { "x-kubernetes-preserve-unknown-fields": true } } } } };
+    const schema: JSONSchemaProps = {
+      type: "object",
+      properties: {
+        spec: {
+          type: "object",
+          properties: { p: { "x-kubernetes-int-or-string": true }, any: { "x-kubernetes-preserve-unknown-fields": true } },
+        },
+      },
+    };
     const ok = (spec: object) => validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec }, schema);
     expect(ok({ p: 1, any: [1, "a", { b: null }] })).toEqual([]);
     expect(ok({ p: "http", any: 3 })).toEqual([]);
@@ -783,13 +1079,30 @@ describe("validateCustom", () => {
           type: "object",
           properties: {
             set: { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } },
-            map: { type: "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"], items: { type: "object", properties: { name: { type: "string" } } } },
-            either: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, oneOf: [{ required: ["a"] }, { required: ["b"] }] },
+            map: {
+              type: "array",
+              "x-kubernetes-list-type": "map",
+              "x-kubernetes-list-map-keys": ["name"],
+              items: { type: "object", properties: { name: { type: "string" } } },
+            },
+            either: {
+              type: "object",
+              properties: { a: { type: "string" }, b: { type: "string" } },
+              oneOf: [{ required: ["a"] }, { required: ["b"] }],
+            },
           },
         },
       },
     };
-    const problems = validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: { set: ["a", "a"], map: [{ name: "x" }, { name: "x" }], either: { a: "1", b: "2" } } }, schema);
+    const problems = validateCustom(
+      {
+        apiVersion: "x/v1",
+        kind: "X",
+        metadata: {},
+        spec: { set: ["a", "a"], map: [{ name: "x" }, { name: "x" }], either: { a: "1", b: "2" } },
+      },
+      schema,
+    );
     expect(problems.map((p) => `${p.field}: ${p.message}`)).toEqual([
       'spec.set[1]: Duplicate value: "a"',
       'spec.map[1]: Duplicate value: {"name":"x"}',
@@ -799,8 +1112,12 @@ describe("validateCustom", () => {
 
   test("the root's required spec and a wrong-typed spec", () => {
     const schema: JSONSchemaProps = { type: "object", required: ["spec"], properties: { spec: { type: "object" } } };
-    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {} }, schema)).toEqual([{ field: "spec", reason: "FieldValueRequired", message: "Required value" }]);
-    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: "s" }, schema)[0]?.message).toBe('Invalid value: "string": spec in body must be of type object: "string"');
+    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {} }, schema)).toEqual([
+      { field: "spec", reason: "FieldValueRequired", message: "Required value" },
+    ]);
+    expect(validateCustom({ apiVersion: "x/v1", kind: "X", metadata: {}, spec: "s" }, schema)[0]?.message).toBe(
+      'Invalid value: "string": spec in body must be of type object: "string"',
+    );
   });
 });
 
@@ -810,7 +1127,9 @@ describe("admitStructural", () => {
   test("Strict: unknown fields are a 400 with kube's strict decoding wording", () => {
     const err = apiError(() => admitStructural(strays(), linkSchema, "Strict"));
     expect(err.code).toBe(400);
-    expect(err.message).toBe('Link in version "v1alpha3" cannot be handled as a Link: strict decoding error: unknown field "spec.probeSpec.bar", unknown field "spec.foo"');
+    expect(err.message).toBe(
+      'Link in version "v1alpha3" cannot be handled as a Link: strict decoding error: unknown field "spec.probeSpec.bar", unknown field "spec.foo"',
+    );
   });
 
   test("Warn: pruned, defaulted, warned", () => {
@@ -830,7 +1149,9 @@ describe("admitStructural", () => {
     for (const mode of ["Strict", "Warn", "Ignore"] as const) {
       const err = apiError(() => admitStructural(link({ probeSpec: { period: "often" } }), linkSchema, mode));
       expect(err.code).toBe(422);
-      expect(err.message).toBe('Link.multicluster.linkerd.io "east" is invalid: spec.probeSpec.period: Invalid value: "often": spec.probeSpec.period in body must be of type duration: "often"');
+      expect(err.message).toBe(
+        'Link.multicluster.linkerd.io "east" is invalid: spec.probeSpec.period: Invalid value: "often": spec.probeSpec.period in body must be of type duration: "often"',
+      );
     }
   });
 
