@@ -124,7 +124,8 @@ export function sandboxControl(
     if (watches.open > 0) injected.drops++;
     watches.dropAll();
   };
-  const faults: Faults = {
+  // No fault at all: what a sandbox starts from and what clear() goes back to.
+  const none = () => ({
     failRate: 0,
     failWith: FAIL_STATUSES,
     delayMs: 0,
@@ -133,6 +134,9 @@ export function sandboxControl(
     conflictRate: 0,
     forgetHistory: false,
     watchRetryAfterSeconds: 0,
+  });
+  const faults: Faults = {
+    ...none(),
     random: initial.seed === undefined ? Math.random : seededRandom(initial.seed),
     get dropWatchesEveryMs() {
       return everyMs;
@@ -154,17 +158,7 @@ export function sandboxControl(
     injected,
     served,
     clear() {
-      Object.assign(faults, {
-        failRate: 0,
-        failWith: FAIL_STATUSES,
-        delayMs: 0,
-        maxInflight: 0,
-        retryAfterSeconds: RETRY_AFTER_SECONDS,
-        conflictRate: 0,
-        forgetHistory: false,
-        watchRetryAfterSeconds: 0,
-        dropWatchesEveryMs: 0,
-      });
+      Object.assign(faults, { ...none(), dropWatchesEveryMs: 0 });
     },
     openWatches: () => watches.open,
     stop() {
