@@ -57,7 +57,11 @@ async function seed(east: KubeClient, n: number): Promise<void> {
   });
 }
 
-/** West's mirrors as a plain client would write them: server fields stripped, the cluster label set to `limit` (so no controller takes them for its own), named `prefix<name>`. */
+/**
+ * West's mirrors as a plain client would write them: server fields stripped, the cluster label set to `limit` (so no controller
+ * takes them for its own). Each Endpoints keeps its Service's name, as a mirror's does: the server's work per object is then the
+ * same as for mc's (an Endpoints named for a selectorless Service is mirrored into an EndpointSlice; one named for no Service is not).
+ */
 async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoints">): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
   for (const kind of kinds) {
@@ -77,7 +81,7 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
         out.push({
           apiVersion: "v1",
           kind,
-          metadata: { ...metadata, name: `raw-${o.metadata.name}` },
+          metadata,
           subsets: (o as KubeObject & { subsets?: unknown }).subsets,
         } as KubeObject);
     }
@@ -85,7 +89,20 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
   return out;
 }
 
+/**
+ * The limit client's run, with a watch on west like the bench's own view of mc's mirrors open on the objects it writes (label
+ * `limit`), so that the server serves the same observer in both runs.
+ */
 async function runLimit(c: BlackBoxClusters, mode: LimitJob["mode"], objects: KubeObject[]): Promise<LimitResult> {
+  const observer = await watchWest(c.west.client, "limit");
+  try {
+    return await runLimitProcess(c, mode, objects);
+  } finally {
+    await observer.stop();
+  }
+}
+
+async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], objects: KubeObject[]): Promise<LimitResult> {
   const objectsFile = join(c.dir, `limit-${mode}.json`);
   writeFileSync(objectsFile, JSON.stringify(objects));
   const job: LimitJob = {
@@ -482,7 +499,7 @@ export const blackbox: Scenario = {
         }
 
         let raw: LimitResult | undefined;
-        if (parts.has("flip")) raw = await runLimit(c, "toggle", await mirrorCopies(c.west.client, ["Endpoints"]));
+        if (parts.has("flip")) raw = await runLimit(c, "toggle", await mirrorCopies(c.west.client, ["Service", "Endpoints"]));
         if (parts.has("churn") || parts.has("flip")) {
           const serving = await startServe(c);
           try {

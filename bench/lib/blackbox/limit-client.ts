@@ -65,8 +65,12 @@ async function main(job: LimitJob): Promise<LimitResult> {
       return create(client, renamed(objects[i % objects.length]!, lap > 0 ? `${pass}${lap}-` : pass));
     };
   } else {
+    // The Services first, then their Endpoints (under `raw-` names, beside the mirrors), untimed; only the Endpoints move.
+    const services = objects.filter((o) => o.kind === "Service").map((o) => renamed(o, "raw-"));
+    const endpoints = objects.filter((o) => o.kind !== "Service").map((o) => renamed(o, "raw-"));
+    await writeAll(services.length, 16, (i) => create(client, services[i]!));
     const current: Obj[] = [];
-    await writeAll(objects.length, 16, async (i) => (current[i] = (await create(client, objects[i]!)) as Obj));
+    await writeAll(endpoints.length, 16, async (i) => (current[i] = (await create(client, endpoints[i]!)) as Obj));
     // One object's updates one after the other (each carries the resourceVersion the last returned).
     const last: Array<Promise<unknown>> = [];
     write = (i) => {
@@ -79,7 +83,8 @@ async function main(job: LimitJob): Promise<LimitResult> {
     };
   }
   // Toggling, no more in flight than there are objects (an object's updates wait for each other).
-  const inFlight = (c: number) => (job.mode === "toggle" ? Math.min(c, objects.length) : c);
+  const count = job.mode === "toggle" ? objects.filter((o) => o.kind !== "Service").length : objects.length;
+  const inFlight = (c: number) => (job.mode === "toggle" ? Math.min(c, count) : c);
   const search: Record<number, number> = {};
   let offset = 0;
   for (const c of job.candidates) {
@@ -92,8 +97,8 @@ async function main(job: LimitJob): Promise<LimitResult> {
   const pids = { limit: process.pid, ...job.pids };
   Bun.gc(true);
   const before = sampleAll(pids);
-  const ms = await writeAll(objects.length, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));
-  return { concurrency, search, count: objects.length, ms, procs: since(before, pids) };
+  const ms = await writeAll(count, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));
+  return { concurrency, search, count, ms, procs: since(before, pids) };
 }
 
 if (import.meta.main) {

@@ -22,8 +22,9 @@ export interface WestView {
 
 const inMirrorNamespace = (o: KubeObject) => o.metadata.namespace?.startsWith("ns-") === true;
 
-export async function watchWest(client: KubeClient): Promise<WestView> {
-  const selector = `${L.CLUSTER_NAME}=east`;
+/** `cluster`: the value of the cluster-name label followed (`east`: mc's mirrors; the limit client labels its copies `limit`). */
+export async function watchWest(client: KubeClient, cluster = "east"): Promise<WestView> {
+  const selector = `${L.CLUSTER_NAME}=${cluster}`;
   const services = new Informer<KubeObject>({ client, resource: resources.service, labelSelector: selector, relistIntervalMs: 0 });
   const endpoints = new Informer<KubeObject>({ client, resource: resources.endpoints, labelSelector: selector, relistIntervalMs: 0 });
   const mirrors = new Set<string>();
