@@ -4,7 +4,6 @@ import {
   AccessTableError,
   createWriter,
   Informer,
-  isAlreadyExists,
   isConflict,
   isNotFound,
   resources,
@@ -21,7 +20,6 @@ import {
   LABEL_SOURCE_CLUSTER,
   MANAGED_BY_MC,
   mcsResources,
-  type McsPort,
   type ServiceExportObject,
   type ServiceImportObject,
 } from "./api.ts";
@@ -34,9 +32,9 @@ import {
   viewOfSlice,
   type DerivedServiceObject,
   type EndpointSliceObject,
-  type SliceEndpoints,
 } from "./desired.ts";
 import { exportConditions, sameConditions } from "./export-status.ts";
+import { sliceEndpoints, writeDerived, writeImport, writeSlice, type SliceSource } from "./import-writes.ts";
 import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
 
 // The MCS importer for one exporting cluster (a Link's target, or with `mc serve --local` the
@@ -46,13 +44,6 @@ import { judgeExport, mergeViews, type ExportedService, type ExportView, type Me
 // importers writing the same import agree. The last slice gone takes the import and the derived
 // Service with it. A cluster whose Link was seen deleted has its slices dropped by the importers
 // left. A cluster that serves no ServiceExports (or may not read them) turns it off.
-
-/**
- * Where a cluster's slice points: the Link's gateway (ready while it is alive), or the exporting
- * cluster's own endpoints — the local importer's, and a gateway-less Link's (remote discovery: pods
- * reached directly, as Linkerd's remote-discovery mirrors are).
- */
-type SliceSource = { kind: "gateway"; gateway(): { addresses: string[]; port: number } | null; alive(): boolean } | { kind: "endpoints" };
 
 /** The namespace's Links as the importer needs them (the process's LinkDirectory). */
 export interface DepartedLinks {
@@ -372,7 +363,12 @@ export class McsImporter {
     this.missingNamespaces.delete(key);
 
     // 1. This cluster's slice (its view with it), written first: the import is merged from the slices.
-    if (own) await this.writeSlice(namespace, name, own, mine);
+    if (own)
+      await writeSlice(
+        this.writer,
+        desiredSlice(namespace, name, own, sliceEndpoints(this.o.source, inf.endpoints?.cache.get(namespace, name))),
+        mine,
+      );
     else if (mine) await this.writer.delete(resources.endpointSlice, namespace, mine.metadata.name ?? "");
 
     // 2. The import, merged from every cluster's view.
@@ -388,7 +384,9 @@ export class McsImporter {
       return undefined;
     }
     const derivedNow = inf.derived.cache.get(namespace, derivedServiceName(name));
-    const imp = await this.writeImport(
+    const imp = await writeImport(
+      this.writer,
+      this.o.local,
       namespace,
       name,
       desiredImport(namespace, name, merged, derivedNow?.spec as { clusterIPs?: string[]; ipFamilies?: string[] } | undefined),
@@ -396,9 +394,17 @@ export class McsImporter {
     );
 
     // 3. The derived Service (its ClusterIP becomes the import's ips).
-    const derived = await this.writeDerived(desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""), derivedNow);
+    const derived = await writeDerived(
+      this.writer,
+      this.o.local,
+      desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""),
+      derivedNow,
+    );
     const withIps = desiredImport(namespace, name, merged, derived.spec as { clusterIPs?: string[]; ipFamilies?: string[] });
-    const done = JSON.stringify(withIps.spec) === JSON.stringify(imp.spec) ? imp : await this.writeImport(namespace, name, withIps, imp);
+    const done =
+      JSON.stringify(withIps.spec) === JSON.stringify(imp.spec)
+        ? imp
+        : await writeImport(this.writer, this.o.local, namespace, name, withIps, imp);
 
     // 4. status.clusters: every exporting cluster.
     const clusters = merged.clusters.map((c) => ({ cluster: c }));
@@ -426,156 +432,5 @@ export class McsImporter {
   private namespaceExists(namespace: string): boolean {
     const ns = this.informers?.namespaces.cache.get(undefined, namespace);
     return ns !== undefined && ns.status?.phase !== "Terminating" && !ns.metadata.deletionTimestamp;
-  }
-
-  private endpointsFor(namespace: string, name: string): SliceEndpoints {
-    const src = this.o.source;
-    if (src.kind === "gateway") {
-      const gw = src.gateway();
-      const alive = src.alive();
-      const addresses = gw?.addresses ?? [];
-      return { ready: alive ? addresses : [], notReady: alive ? [] : addresses, portOf: () => gw?.port ?? 0 };
-    }
-    // The exporting cluster's own endpoints, from its Service's Endpoints.
-    const ep = this.informers?.endpoints?.cache.get(namespace, name) as
-      | {
-          subsets?: Array<{
-            addresses?: Array<{ ip: string; hostname?: string }>;
-            notReadyAddresses?: Array<{ ip: string; hostname?: string }>;
-            ports?: Array<{ name?: string; port: number; protocol?: string }>;
-          }>;
-        }
-      | undefined;
-    const subsets = ep?.subsets ?? [];
-    const ports = subsets.flatMap((s) => s.ports ?? []);
-    return {
-      ready: [...new Set(subsets.flatMap((s) => (s.addresses ?? []).map((a) => a.ip)))],
-      notReady: [...new Set(subsets.flatMap((s) => (s.notReadyAddresses ?? []).map((a) => a.ip)))],
-      portOf: (p: McsPort) => ports.find((x) => (x.name ?? "") === (p.name ?? "") && (x.protocol ?? "TCP") === p.protocol)?.port ?? p.port,
-      hostnames: new Map(
-        subsets
-          .flatMap((x) => [...(x.addresses ?? []), ...(x.notReadyAddresses ?? [])])
-          .flatMap((a) => (a.hostname ? [[a.ip, a.hostname] as const] : [])),
-      ),
-    };
-  }
-
-  private async writeSlice(
-    namespace: string,
-    name: string,
-    view: ExportView,
-    current: (EndpointSliceObject & Obj) | undefined,
-  ): Promise<void> {
-    const want = desiredSlice(namespace, name, view, this.endpointsFor(namespace, name));
-    if (!current) {
-      try {
-        await this.writer.create(resources.endpointSlice, want as unknown as Obj);
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        await this.writer.update(resources.endpointSlice, want as unknown as Obj);
-      }
-      return;
-    }
-    const same =
-      JSON.stringify(current.metadata.labels) === JSON.stringify(want.metadata.labels) &&
-      current.metadata.annotations?.[Object.keys(want.metadata.annotations)[0]!] === Object.values(want.metadata.annotations)[0] &&
-      current.addressType === want.addressType &&
-      JSON.stringify(current.endpoints ?? []) === JSON.stringify(want.endpoints) &&
-      JSON.stringify(current.ports ?? []) === JSON.stringify(want.ports);
-    if (same) return;
-    if (current.addressType !== want.addressType) {
-      // addressType is immutable.
-      await this.writer.delete(resources.endpointSlice, namespace, want.metadata.name);
-      await this.writer.create(resources.endpointSlice, want as unknown as Obj);
-      return;
-    }
-    await this.writer.update(resources.endpointSlice, {
-      ...want,
-      metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion },
-    } as unknown as Obj);
-  }
-
-  /** Creates or updates the import (spec, labels, annotations), re-read live on a conflict. */
-  private async writeImport(
-    namespace: string,
-    name: string,
-    want: ServiceImportObject,
-    current: (ServiceImportObject & Obj) | ServiceImportObject | undefined,
-  ): Promise<ServiceImportObject> {
-    if (!current) {
-      try {
-        return (await this.writer.create(mcsResources.serviceImport, want as unknown as Obj)) as unknown as ServiceImportObject;
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        current = await this.o.local.get<ServiceImportObject>(mcsResources.serviceImport, namespace, name);
-      }
-    }
-    const sameAs = (c: ServiceImportObject) =>
-      JSON.stringify(c.spec) === JSON.stringify(want.spec) &&
-      JSON.stringify(c.metadata.labels ?? {}) === JSON.stringify(want.metadata.labels) &&
-      JSON.stringify(c.metadata.annotations ?? {}) === JSON.stringify(want.metadata.annotations);
-    for (let attempt = 0; ; attempt++) {
-      if (sameAs(current)) return current;
-      try {
-        return (await this.writer.update(mcsResources.serviceImport, {
-          ...want,
-          metadata: { ...want.metadata, resourceVersion: current.metadata.resourceVersion },
-          status: current.status,
-        } as unknown as Obj)) as unknown as ServiceImportObject;
-      } catch (err) {
-        // Gone meanwhile (another writer saw no exports): written again from scratch.
-        if (isNotFound(err) && attempt < 2) return this.writeImport(namespace, name, want, undefined);
-        if (!isConflict(err) || attempt >= 2) throw err;
-        current = await this.o.local.get<ServiceImportObject>(mcsResources.serviceImport, namespace, name);
-      }
-    }
-  }
-
-  /** Creates or updates the derived Service; a change of headlessness recreates it (clusterIP is immutable). */
-  private async writeDerived(want: DerivedServiceObject, current: (DerivedServiceObject & Obj) | undefined): Promise<DerivedServiceObject> {
-    const { namespace, name } = want.metadata;
-    if (current && (current.spec.clusterIP === "None") !== (want.spec.clusterIP === "None")) {
-      await this.writer.delete(resources.service, namespace, name);
-      current = undefined;
-    }
-    if (!current) {
-      try {
-        return (await this.writer.create(resources.service, want as unknown as Obj)) as unknown as DerivedServiceObject;
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        current = await this.o.local.get<DerivedServiceObject & Obj>(resources.service, namespace, name);
-      }
-    }
-    const c = current;
-    const cur = c.spec as DerivedServiceObject["spec"] & Record<string, unknown>;
-    const ports = (cur.ports ?? []).map((p) => ({
-      ...(p.name ? { name: p.name } : {}),
-      protocol: p.protocol,
-      port: p.port,
-      ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
-    }));
-    const same =
-      JSON.stringify(ports) === JSON.stringify(want.spec.ports) &&
-      (want.spec.sessionAffinity ?? "None") === (cur.sessionAffinity ?? "None") &&
-      (!want.spec.sessionAffinityConfig || JSON.stringify(cur.sessionAffinityConfig) === JSON.stringify(want.spec.sessionAffinityConfig)) &&
-      (!want.spec.internalTrafficPolicy || cur.internalTrafficPolicy === want.spec.internalTrafficPolicy) &&
-      cur.trafficDistribution === want.spec.trafficDistribution &&
-      JSON.stringify(c.metadata.ownerReferences?.map((r) => r.uid)) === JSON.stringify(want.metadata.ownerReferences.map((r) => r.uid));
-    if (same) return c;
-    const spec = {
-      ...cur,
-      ports: want.spec.ports,
-      sessionAffinity: want.spec.sessionAffinity ?? "None",
-      sessionAffinityConfig: want.spec.sessionAffinityConfig,
-      trafficDistribution: want.spec.trafficDistribution,
-    };
-    if (want.spec.internalTrafficPolicy) spec.internalTrafficPolicy = want.spec.internalTrafficPolicy;
-    if (!want.spec.sessionAffinityConfig) delete spec.sessionAffinityConfig;
-    if (!want.spec.trafficDistribution) delete spec.trafficDistribution;
-    return (await this.writer.update(resources.service, {
-      ...c,
-      metadata: { ...c.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences },
-      spec,
-    } as unknown as Obj)) as unknown as DerivedServiceObject;
   }
 }
