@@ -1,6 +1,6 @@
 // `mc install --controllers east,north --controller-set east.log-level=debug,north.ha=true`: the controllers the install renders (Linkerd
 // 2.18's chart `controllers[]`), each with the install's defaults (`controllerDefaults`) and its own overrides, as helm's `--set` spells a
-// value but with mc's flag names: LINK.SETTING=VALUE, comma-separated.
+// value but with mc's flag names: LINK.SETTING=VALUE, comma-separated (a value may hold commas: see entriesOf).
 import * as v from "valibot";
 import { UserError } from "../errors.ts";
 import type { InstallController } from "../manifests/install-controllers.ts";
@@ -57,15 +57,27 @@ export const CONTROLLER_SETTINGS = Object.keys(SETTINGS);
 
 const SET_EXAMPLE = "e.g. --controller-set east.log-level=debug,north.ha=true";
 
+/**
+ * `LINK.SETTING=VALUE,…` split into entries. A value may hold commas (`east.namespace-map=a=b,c=d`,
+ * `east.namespace-selector=team in (a,b)`): a comma starts a new entry only where what follows it reads
+ * `LINK.SETTING=` with a Link of --controllers or a setting that exists; anything else continues the value before it.
+ */
+function entriesOf(set: string, names: readonly string[]): string[] {
+  const entries: string[] = [];
+  for (const piece of set.split(",")) {
+    const next = /^\s*([^.=]+)\.([^=]+)=/.exec(piece);
+    if (entries.length === 0 || (next && (names.includes(next[1]!) || next[2]!.trim() in SETTINGS))) entries.push(piece);
+    else entries[entries.length - 1] += `,${piece}`;
+  }
+  return entries.map((e) => e.trim()).filter(Boolean);
+}
+
 /** The controllers for `names`, each from `defaults` and then its entries of `set` (`LINK.SETTING=VALUE,…`). */
 export function installControllers(names: readonly string[], set: string, defaults: ControllerOptions): InstallController[] {
   const controllers = names.map(
     (clusterName): InstallController => ({ clusterName, controller: structuredClone(defaults), probePort: DEFAULT_PROBE_PORT }),
   );
-  for (const entry of set
-    .split(",")
-    .map((e) => e.trim())
-    .filter(Boolean)) {
+  for (const entry of entriesOf(set, names)) {
     const m = /^([^.=]+)\.([^=]+)=(.*)$/s.exec(entry);
     if (!m) throw new UserError(`--controller-set: each entry is LINK.SETTING=VALUE, ${SET_EXAMPLE}; got ${JSON.stringify(entry)}`);
     const [, link, setting, value] = m as unknown as [string, string, string, string];

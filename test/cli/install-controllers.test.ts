@@ -45,6 +45,22 @@ describe("the controllers an install renders", () => {
       expect(() => installControllers(["east"], `east.${setting}=x`, defaults)).toThrow("no such setting");
   });
 
+  test("a value with commas in it (a namespace map, a selector) stays one value", () => {
+    const [east, north] = installControllers(
+      ["east", "north"],
+      "east.namespace-map=shop=shop-east,pay=pay-east, north.namespace-selector=team in (a,b),env=prod,north.ha=true,east.workers=8",
+      defaults,
+    );
+    expect(east!.controller.settings).toEqual({ namespaceMap: { shop: "shop-east", pay: "pay-east" }, workers: 8 });
+    expect(north!.controller.ha).toBe(true);
+    expect(north!.controller.settings?.namespaceSelector).toBe("team in (a,b),env=prod");
+    // A label key with a dot is a selector's, not a new entry; a misspelt Link before a real setting is still one.
+    const [only] = installControllers(["east"], "east.namespace-selector=app.kubernetes.io/part-of=shop,tier=web", defaults);
+    expect(only!.controller.settings?.namespaceSelector).toBe("app.kubernetes.io/part-of=shop,tier=web");
+    expect(() => installControllers(["east"], "east.ha=true,esat.workers=2", defaults)).toThrow('"esat" is not in --controllers');
+    expect(() => installControllers(["east"], "east.ha=true,east.replicas=3", defaults)).toThrow("east.replicas: no such setting");
+  });
+
   test.each<[string, string[], string, string]>([
     [
       "an entry that is not LINK.SETTING=VALUE",
