@@ -73,6 +73,9 @@ export function waitForResourceVersion(store: Store, rv: number, ms: number): Pr
   });
 }
 
+/** A stream's queued lines are sent at once past this many characters (an initial list does not wait as one string). */
+const CHUNK_CHARS = 64 * 1024;
+
 /** Every open stream, so a stop or a test control can end them. */
 export class WatchStreams {
   private closers = new Set<() => void>();
@@ -101,27 +104,45 @@ export class WatchStreams {
         let closed = false;
         const timers: ReturnType<typeof setTimeout>[] = [];
         let unwatch = () => {};
-        const close = () => {
-          if (closed) return;
-          closed = true;
-          unwatch();
-          for (const t of timers) clearTimeout(t), clearInterval(t);
-          hub.closers.delete(close);
+        // Lines queued in one turn of the event loop go out as one chunk, as kube-apiserver's watch handler
+        // flushes only when no further event is queued: fewer chunks for the same bytes, in the same order.
+        let pending = "";
+        let flushing: ReturnType<typeof setImmediate> | undefined;
+        const flush = () => {
+          flushing = undefined;
+          if (pending === "") return;
+          const chunk = pending;
+          pending = "";
           try {
-            controller.close();
-          } catch {
-            // already closed by the client
-          }
-        };
-        cleanup = close;
-        const write = (type: string, object: unknown) => {
-          if (closed) return;
-          try {
-            controller.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+            controller.enqueue(encoder.encode(chunk));
           } catch {
             close();
           }
         };
+        const writeLine = (line: string) => {
+          if (closed) return;
+          pending += line;
+          if (pending.length >= CHUNK_CHARS) flush();
+          else flushing ??= setImmediate(flush);
+        };
+        const close = () => {
+          if (closed) return;
+          closed = true;
+          if (flushing) clearImmediate(flushing);
+          unwatch();
+          for (const t of timers) clearTimeout(t), clearInterval(t);
+          hub.closers.delete(close);
+          try {
+            // What was queued before the end still reaches a client that is listening.
+            if (pending !== "" && !signal.aborted) controller.enqueue(encoder.encode(pending));
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+          pending = "";
+        };
+        cleanup = close;
+        const write = (type: string, object: unknown) => writeLine(`${JSON.stringify({ type, object })}\n`);
         /** The requested resourceVersion when the store had not reached it: no bookmark below it (kube sends none). */
         let aheadOf = 0;
         const bookmark = (annotations?: Record<string, string>) =>
@@ -136,14 +157,6 @@ export class WatchStreams {
         hub.closers.add(close);
         signal.addEventListener("abort", close, { once: true });
 
-        const writeLine = (line: string) => {
-          if (closed) return;
-          try {
-            controller.enqueue(encoder.encode(line));
-          } catch {
-            close();
-          }
-        };
         const send = (e: StoreEvent) => {
           const now = matchesFilter(e.object, req);
           const before = e.previous ? matchesFilter(e.previous, req) : now;
