@@ -18,7 +18,7 @@ function setup(o: Partial<WatchRequest> = {}) {
 }
 
 /** Every chunk's text until the stream ends or `lines` lines have come. */
-async function chunks(reader: ReadableStreamDefaultReader<Uint8Array>, lines: number): Promise<string[]> {
+async function chunks(reader: { read(): Promise<{ value?: Uint8Array; done?: boolean }> }, lines: number): Promise<string[]> {
   const out: string[] = [];
   while (
     out
