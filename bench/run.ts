@@ -13,12 +13,13 @@ import { flip } from "./scenarios/flip.ts";
 import { idle } from "./scenarios/idle.ts";
 import { mcs } from "./scenarios/mcs.ts";
 import { memory } from "./scenarios/memory.ts";
+import { resync } from "./scenarios/resync.ts";
 import { sandbox } from "./scenarios/sandbox.ts";
 import { scale } from "./scenarios/scale.ts";
 import { slices } from "./scenarios/slices.ts";
 import { sync } from "./scenarios/sync.ts";
 
-const SCENARIOS: readonly Scenario[] = [blackbox, sandbox, sync, idle, churn, flip, slices, mcs, memory, scale, failure, cli];
+const SCENARIOS: readonly Scenario[] = [blackbox, resync, sandbox, sync, idle, churn, flip, slices, mcs, memory, scale, failure, cli];
 
 function usage(): string {
   const lines = ["usage: bun run bench [scenario …] [--flag=value …] [--scenario.flag=value …] [--list]", "", "scenarios:"];

@@ -22,9 +22,12 @@ export interface WestView {
 
 const inMirrorNamespace = (o: KubeObject) => o.metadata.namespace?.startsWith("ns-") === true;
 
-/** `cluster`: the value of the cluster-name label followed (`east`: mc's mirrors; the limit client labels its copies `limit`). */
+/**
+ * `cluster`: the value of the cluster-name label followed (`east`: mc's mirrors; the limit client labels its copies `limit`; `*`: the
+ * mirrors of every Link).
+ */
 export async function watchWest(client: KubeClient, cluster = "east"): Promise<WestView> {
-  const selector = `${L.CLUSTER_NAME}=${cluster}`;
+  const selector = cluster === "*" ? L.CLUSTER_NAME : `${L.CLUSTER_NAME}=${cluster}`;
   const services = new Informer<KubeObject>({ client, resource: resources.service, labelSelector: selector, relistIntervalMs: 0 });
   const endpoints = new Informer<KubeObject>({ client, resource: resources.endpoints, labelSelector: selector, relistIntervalMs: 0 });
   const mirrors = new Set<string>();
