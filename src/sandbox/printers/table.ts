@@ -28,6 +28,18 @@ import type { KubeObject, ResourceType } from "../types.ts";
  */
 export function wantsTable(accept: string | null): "v1" | "v1beta1" | undefined {
   if (!accept) return undefined;
+  // Clients send the same few headers on every request: each is parsed once (a bounded cache).
+  if (negotiated.has(accept)) return negotiated.get(accept);
+  const answer = negotiate(accept);
+  if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+  negotiated.set(accept, answer);
+  return answer;
+}
+
+const negotiated = new Map<string, "v1" | "v1beta1" | undefined>();
+const NEGOTIATED_MAX = 64;
+
+function negotiate(accept: string): "v1" | "v1beta1" | undefined {
   const clauses = accept
     .split(",")
     .map((raw, index) => {
