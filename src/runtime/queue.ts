@@ -59,6 +59,29 @@ function hintOf(err: unknown): RetryHint | undefined {
 /** The longest run of keys without letting the event loop in. */
 const BREATHE_MS = 10;
 
+/**
+ * The breath every queue of the process shares: one clock and one macrotask, so that 50 Links' queues let the event loop in every
+ * 10 ms of their keys together (each with its own clock, each worker that woke gave itself 10 ms more: L × workers × 10 ms per turn).
+ */
+const breath: { last: number; next?: Promise<void> } = { last: performance.now() };
+
+/**
+ * Lets the event loop in once every BREATHE_MS of keys run back to back, by any queue: a key that writes nothing never waits on I/O,
+ * so without it a resync of thousands of right mirrors would run as one long task, and the watch events of a live change (or
+ * /metrics) would wait for its end. Undefined while under BREATHE_MS; else the one macrotask every worker waits for.
+ */
+function breathe(): Promise<void> | undefined {
+  if (performance.now() - breath.last < BREATHE_MS) return undefined;
+  breath.next ??= new Promise<void>((resolve) =>
+    setTimeout(() => {
+      breath.next = undefined;
+      breath.last = performance.now();
+      resolve();
+    }, 0),
+  );
+  return breath.next;
+}
+
 const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.1 };
 
 export class WorkQueue<K extends string = string> {
@@ -77,7 +100,6 @@ export class WorkQueue<K extends string = string> {
   private readonly clock: Clock;
   private readonly log: Logger;
   private running = false;
-  private lastBreath = performance.now();
   private draining = 0;
   private stopped = false;
 
@@ -230,7 +252,7 @@ export class WorkQueue<K extends string = string> {
       this.handleFailure(key, err, priority);
     }
     try {
-      await this.breathe(); // holding the slot: what comes next waits for the event loop's turn
+      await breathe(); // holding the slot: what comes next waits for the event loop's turn
     } finally {
       const again = this.processing.get(key)?.again;
       this.processing.delete(key);
@@ -238,18 +260,6 @@ export class WorkQueue<K extends string = string> {
       this.pump();
       this.checkIdle();
     }
-  }
-
-  /**
-   * Lets the event loop in once every BREATHE_MS of keys run back to back: a key that writes
-   * nothing never waits on I/O, so without it a resync of thousands of right mirrors would run as
-   * one long task, and the watch events of a live change (or /metrics) would wait for its end.
-   */
-  private async breathe(): Promise<void> {
-    const now = performance.now();
-    if (now - this.lastBreath < BREATHE_MS) return;
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    this.lastBreath = performance.now();
   }
 
   private handleFailure(key: K, err: unknown, priority: Priority): void {

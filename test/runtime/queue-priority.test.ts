@@ -188,4 +188,49 @@ describe("WorkQueue and the event loop", () => {
     expect(firedAfter).toBeGreaterThanOrEqual(0);
     expect(firedAfter).toBeLessThan(100);
   });
+
+  test("many queues (mc serve --all: one per Link) let I/O in as often as one: an answer never waits for each queue's run of keys", async () => {
+    let ran = 0;
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    // 10 queues × 4 workers, 300 keys of 0.2 ms each: 10 ms of keys is 50 of them. With a breath per queue, each
+    // worker that woke ran 10 ms more before the next answer: hundreds of keys per queue, thousands in all.
+    const queues = Array.from(
+      { length: 10 },
+      () =>
+        new WorkQueue<string>(
+          async () => {
+            busy(0.2);
+            ran++;
+          },
+          { workers: 4, log: quiet },
+        ),
+    );
+    queues.forEach((q, i) => {
+      for (let k = 0; k < 300; k++) q.add(`q${i}-k${k}`, "low");
+    });
+    let done = false;
+    let most = 0;
+    const asking = (async () => {
+      let last = -1;
+      while (!done) {
+        await (await fetch(`http://127.0.0.1:${server.port}/`)).text();
+        if (last >= 0) most = Math.max(most, ran - last);
+        last = ran;
+      }
+    })();
+    try {
+      await Promise.all(queues.map((q) => q.drain()));
+      done = true;
+      await asking;
+    } finally {
+      await server.stop(true);
+    }
+    expect(ran).toBe(3000);
+    // One shared breath: ~50 keys and one per worker (40) between two answers.
+    expect(most).toBeLessThan(400);
+  });
 });
