@@ -126,7 +126,9 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
   say(
     `limit client (${mode}): ${Object.entries(r.search)
       .map(([k, v]) => `${k} in flight ${v.toFixed(0)}/s`)
-      .join(", ")} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}`,
+      .join(
+        ", ",
+      )} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}; limit ${ms(r.procs.limit?.cpuMs ?? Number.NaN)} CPU, west ${ms(r.procs.west?.cpuMs ?? Number.NaN)}`,
   );
   return r;
 }
@@ -347,6 +349,8 @@ interface FlipFigures {
   /** First → last mirror Endpoints written: the controller's part, compared with the raw updates. */
   writeMs: number;
   serveCpuMs: number;
+  /** West's CPU over the flip (the raw updates': the limit's procs). */
+  westCpuMs: number;
 }
 
 async function flipOnce(c: BlackBoxClusters, view: WestView, serving: Until, n: number, alive: boolean): Promise<FlipFigures> {
@@ -360,6 +364,7 @@ async function flipOnce(c: BlackBoxClusters, view: WestView, serving: Until, n: 
     last = at;
   });
   const cpu0 = sample(serving.proc.pid).cpuMs;
+  const west0 = sample(c.pids.west!).cpuMs;
   const t0 = performance.now();
   if (alive) await c.startGateway();
   else await c.killGateway();
@@ -374,8 +379,11 @@ async function flipOnce(c: BlackBoxClusters, view: WestView, serving: Until, n: 
     noticeMs: first - t0,
     writeMs: last - first,
     serveCpuMs: sample(serving.proc.pid).cpuMs - cpu0,
+    westCpuMs: sample(c.pids.west!).cpuMs - west0,
   };
-  say(`flip ${f.direction}: noticed after ${ms(f.noticeMs)}, ${n} Endpoints written in ${ms(f.writeMs)}; mc serve ${ms(f.serveCpuMs)} CPU`);
+  say(
+    `flip ${f.direction}: noticed after ${ms(f.noticeMs)}, ${n} Endpoints written in ${ms(f.writeMs)}; mc serve ${ms(f.serveCpuMs)} CPU, west ${ms(f.westCpuMs)}`,
+  );
   return f;
 }
 
@@ -545,6 +553,7 @@ export const blackbox: Scenario = {
                   "raw updates (plain client)",
                   "flip / raw",
                   "mc serve CPU",
+                  "west CPU (raw's)",
                 ],
                 rows: (["down", "up"] as const).map((d) => {
                   const fs = flips.filter((f) => f.direction === d);
@@ -556,6 +565,7 @@ export const blackbox: Scenario = {
                     `${ms(raw!.ms)} (${raw!.concurrency} in flight)`,
                     ratio(w / raw!.ms),
                     ms(median(fs.map((f) => f.serveCpuMs))),
+                    `${ms(median(fs.map((f) => f.westCpuMs)))} (${ms(raw!.procs.west?.cpuMs ?? Number.NaN)})`,
                   ];
                 }),
               });
