@@ -30,6 +30,7 @@ export interface Metrics {
   propagation: Histogram<typeof CLUSTER>;
   watchRestarts: Counter<typeof CLUSTER | "resource">;
   apiWrites: Counter<typeof CLUSTER | "verb">;
+  livenessOnly: Counter<typeof CLUSTER>;
   /** Removes every series of one cluster (its link was deleted or its controller stopped). */
   forgetCluster(cluster: string): void;
 }
@@ -102,6 +103,12 @@ export function createMetrics(): Metrics {
       labelNames: [CLUSTER, "resource"],
       registers,
     }),
+    livenessOnly: new Counter({
+      name: "mc_liveness_only_reconciles_total",
+      help: "Keys a gateway liveness change reconciled by rewriting only their mirror Endpoints (nothing else had changed)",
+      labelNames: [CLUSTER],
+      registers,
+    }),
     apiWrites: new Counter({
       name: "mc_api_writes_total",
       help: "Writes to the source cluster's API, by verb",
@@ -119,6 +126,7 @@ export function createMetrics(): Metrics {
       m.reconcileDuration.remove(c);
       m.propagation.remove(c);
       m.endpointRepairs.remove(c);
+      m.livenessOnly.remove(c);
       for (const ok of ["true", "false"]) m.gatewayProbes.remove({ ...c, probe_successful: ok });
       for (const state of MIRROR_STATES) m.mirrors.remove({ ...c, state });
       for (const verb of WRITE_VERBS) m.apiWrites.remove({ ...c, verb });

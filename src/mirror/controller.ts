@@ -12,7 +12,8 @@ import { reconcileFederated } from "./federated/federated-reconcile.ts";
 import type { FederatedOutcomes } from "./federated/federated-status.ts";
 import { serviceKey, type MirrorKey, type ServiceKey } from "./sources/keys.ts";
 import type { Outcomes } from "./reconcile/outcomes.ts";
-import { reconcileService } from "./reconcile/reconcile.ts";
+import { reconcileService, type ServiceReconciled } from "./reconcile/reconcile.ts";
+import { rewriteLiveness } from "./reconcile/liveness.ts";
 import type { ControllerHealth } from "./sources/target-health.ts";
 import { allInformers, allKeys, federatedKeys, liveKeys, type Sources } from "./sources/sources.ts";
 import { isSpecialKey, RENAMED_KEY, type ResolvedGateway } from "./types.ts";
@@ -213,8 +214,9 @@ export class MirrorController {
     else this.w.log.warn(`gateway of ${this.cluster} is not alive; mirror endpoints are marked not ready`);
     this.w.mcs?.refreshEndpoints();
     if (!this.hasSynced) return;
+    // Not touched (liveness.ts): a key whose mirror nothing else changed takes the liveness-only path.
     for (const k of liveKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k, "high");
-    this.enqueueAll(); // sets the depth gauge once
+    this.enqueueAll(false); // sets the depth gauge once
   }
 
   private scheduleRefresh(): void {
@@ -230,6 +232,7 @@ export class MirrorController {
 
   /** Before the caches synced, a key comes from an initial list: part of the resync, queued low like it. */
   private enqueue(key: MirrorKey, priority: Priority = this.hasSynced ? "normal" : "low"): void {
+    if (!isSpecialKey(key)) this.w.clean.touch(key);
     this.w.queue.add(key, priority);
     this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
@@ -243,7 +246,8 @@ export class MirrorController {
    * Every key, the depth gauge set once (not per key: at 10k keys that was most of a resync's cost),
    * at low priority: a live change (normal) never waits behind a resync.
    */
-  private enqueueAll(): void {
+  private enqueueAll(touch = true): void {
+    if (touch) this.w.clean.touchAll();
     for (const k of allKeys(this.informers, this.cluster, this.w.gatewayRef)) this.w.queue.add(k, "low");
     this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
   }
@@ -252,22 +256,44 @@ export class MirrorController {
     const end = this.w.metrics.reconcileDuration.startTimer({ target_cluster_name: this.cluster });
     try {
       if (isSpecialKey(key)) await this.w.special[key]();
-      else {
+      else if (!(await this.livenessOnly(key))) {
         const since = this.w.propagation.take(key);
-        let writes: number;
+        const ticket = this.w.clean.begin(key);
+        let done: ServiceReconciled;
         try {
-          writes = await reconcileService(this.w.deps, key);
+          done = await reconcileService(this.w.deps, key);
         } catch (err) {
           this.w.propagation.done(key, since, "failed");
           throw err;
         }
-        this.w.propagation.done(key, since, writes > 0 ? "wrote" : "unchanged");
+        this.w.propagation.done(key, since, done.writes > 0 ? "wrote" : "unchanged");
         if (this.w.federatedDeps) await reconcileFederated(this.w.federatedDeps, key);
+        this.w.clean.end(key, ticket, done.made);
       }
     } finally {
       end();
       this.w.metrics.queueDepth.set({ target_cluster_name: this.cluster }, this.w.queue.length);
     }
+  }
+
+  /**
+   * A key whose mirror nothing but the gateway's liveness changed since its last full reconcile: only
+   * its Endpoints are rewritten (reconcile/liveness.ts). False: the key needs its full reconcile.
+   */
+  private async livenessOnly(key: ServiceKey): Promise<boolean> {
+    const made = this.w.clean.get(key);
+    if (!made) return false;
+    let done: Awaited<ReturnType<typeof rewriteLiveness>>;
+    try {
+      done = await rewriteLiveness(this.w.liveness, made, { alive: this.isAlive, addresses: this.gatewayAddresses });
+    } catch (err) {
+      this.w.clean.forget(key);
+      throw err;
+    }
+    if (!done) return false;
+    this.w.clean.flipped(key, made, done.made);
+    this.w.metrics.livenessOnly.inc({ target_cluster_name: this.cluster });
+    return true;
   }
 
   private gaveUp(key: MirrorKey, err: unknown): void {

@@ -34,6 +34,7 @@ import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
 import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
+import { CleanKeys, type LivenessDeps } from "./reconcile/liveness.ts";
 import { McsImporter } from "../mcs/importer.ts";
 
 // The controller keeps the lifecycle (start, sync, refresh, liveness, stop); `hooks` is how the parts
@@ -111,6 +112,9 @@ export interface ControllerParts {
   federated: FederatedOutcomes;
   queue: WorkQueue<MirrorKey>;
   deps: ReconcileDeps;
+  /** Keys whose mirror only a liveness flip may have changed since their last full reconcile, and the path that rewrites their Endpoints. */
+  clean: CleanKeys;
+  liveness: LivenessDeps;
   federatedDeps: FederatedDeps | undefined;
   gatewayRef: { namespace: string; name: string };
   health: TargetHealth;
@@ -344,6 +348,8 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
     federated,
     queue,
     deps,
+    clean: new CleanKeys(),
+    liveness: { endpoints, execute: deps.writer.execute, cluster: c },
     federatedDeps,
     gatewayRef,
     health,

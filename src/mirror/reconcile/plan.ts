@@ -95,8 +95,14 @@ function planEndpoints(desired: EndpointsObject | null, actual: EndpointsObject 
   if (!desired) return deleteIfOwned("Endpoints", actual, owned);
   if (!actual) return [{ verb: "create", kind: "Endpoints", object: desired }];
   if (!owned(actual.metadata)) return [];
+  const op = planEndpointsUpdate(desired, actual);
+  return op ? [op] : [];
+}
+
+/** The update that makes an existing Endpoints of ours what `desired` says; undefined when it already is. */
+export function planEndpointsUpdate(desired: EndpointsObject, actual: EndpointsObject): MirrorOp | undefined {
   const changed = endpointsChanges(desired, actual);
-  return changed.length > 0 ? [{ verb: "update", kind: "Endpoints", object: updatedEndpoints(actual, desired), changed }] : [];
+  return changed.length > 0 ? { verb: "update", kind: "Endpoints", object: updatedEndpoints(actual, desired), changed } : undefined;
 }
 
 /** The gateway mirror: ours when it carries our cluster-name label. */

@@ -3,7 +3,8 @@
 // (execute), and record the outcome (outcomeOf: status entry, Events, log lines).
 import type { Link } from "../../model/link.ts";
 import type { Logger } from "../../log.ts";
-import { desiredGatewayMirror, desiredMirror } from "./desired.ts";
+import { desiredGatewayMirror, desiredMirror, type DesiredMirror } from "./desired.ts";
+import type { GatewayEndpoints } from "./liveness.ts";
 import type { RecordEvent } from "../status/events.ts";
 import type { Execute, OpResult } from "./execute.ts";
 import type { ServiceKey } from "../sources/keys.ts";
@@ -11,7 +12,7 @@ import type { MirrorNameClaims } from "../sources/claims.ts";
 import type { Outcomes } from "./outcomes.ts";
 import { conflictOf, PHASES, type PhaseInput } from "./phases.ts";
 import { planGatewayMirror, type MirrorOp } from "./plan.ts";
-import { readSnapshot, sliceIndex, type MirrorCaches } from "./read.ts";
+import { readSnapshot, sliceIndex, type MirrorCaches, type Snapshot } from "./read.ts";
 import { desiredSlices, planSlices } from "./slices.ts";
 import { CLUSTER_NAME } from "../../model/labels.ts";
 import type { MirrorSettings } from "../../model/mirror-settings.ts";
@@ -57,14 +58,21 @@ export interface ReconcileDeps {
   log: Logger;
 }
 
-/** Reconciles one target Service; resolves with the number of writes it made. */
-export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<number> {
+/** What one reconcile did: its writes, and (liveness.ts) the mirror Endpoints it made through the gateway; null: EndpointSlices. */
+export interface ServiceReconciled {
+  writes: number;
+  made: GatewayEndpoints | null;
+}
+
+/** Reconciles one target Service. */
+export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promise<ServiceReconciled> {
   const { link, settings } = d.link;
   const cluster = link.targetClusterName;
   const snapshot = readSnapshot(d.caches, cluster, key, settings.mirrorNameTemplate, settings.namespaceMap);
   if (snapshot.remote.service) d.claims?.claim(key, snapshot.localNamespace, snapshot.mirrorName);
   else d.claims?.release(key);
   const gateway = d.link.gateway();
+  const alive = d.link.alive();
   const desired = desiredMirror({
     link,
     key: { namespace: snapshot.namespace, name: snapshot.name },
@@ -74,7 +82,7 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
     mirrorNameTemplate: settings.mirrorNameTemplate,
     remote: snapshot.remote,
     gateway,
-    alive: d.link.alive(),
+    alive,
     enableHeadlessServices: settings.enableHeadlessServices,
     enableNamespaceCreation: settings.enableNamespaceCreation,
     namespaceExists: snapshot.namespaceExists,
@@ -94,7 +102,24 @@ export async function reconcileService(d: ReconcileDeps, key: ServiceKey): Promi
   for (const line of verdict.logs) d.log[line.level](line.message);
   for (const e of verdict.events)
     await (e.cluster === "remote" ? d.writer.remoteEvent : d.writer.localEvent)(e.on, e.type, e.reason, e.message);
-  return done.length;
+  return { writes: done.length, made: madeEndpoints(snapshot, desired, gateway, alive) };
+}
+
+/** The Endpoints a reconcile that ended well made through the gateway (none where a foreign Service holds the name); null with slices. */
+function madeEndpoints(
+  snapshot: Snapshot,
+  desired: DesiredMirror,
+  gateway: ResolvedGateway | null,
+  alive: boolean,
+): GatewayEndpoints | null {
+  if (snapshot.slices) return null;
+  const endpoints = snapshot.foreign
+    ? []
+    : [
+        ...(desired.headless ? [] : desired.endpoints ? [desired.endpoints] : []),
+        ...(desired.headless?.endpointMirrors ?? []).map((m) => m.endpoints),
+      ];
+  return { alive, addresses: gateway?.addresses ?? [], endpoints: endpoints.filter((ep) => (ep.subsets ?? []).length > 0) };
 }
 
 /** Runs the phases in order, each planned from the writes of the ones before it. */
