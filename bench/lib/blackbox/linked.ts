@@ -129,6 +129,8 @@ export async function startLinked(targets: number, services: number): Promise<Li
         spawnUntil(
           [
             "bun",
+            // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops, as in clusters.ts.
+            ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
             MC,
             "--kubeconfig",
             west.kubeconfigPath,
