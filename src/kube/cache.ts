@@ -25,12 +25,10 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
 
   list(selector?: string | LabelSelector): T[] {
     const parsed = typeof selector === "string" ? parseLabelSelector(selector) : selector;
-    const out: T[] = [];
-    for (const key of this.keys()) {
-      const obj = this.items.get(key)!;
-      if (!parsed || matchesLabels(parsed, obj.metadata.labels)) out.push(obj);
-    }
-    return out;
+    // Matched first, then sorted: a narrow selector costs one pass, not a sort of every key.
+    const out: Array<[string, T]> = [];
+    for (const entry of this.items) if (!parsed || matchesLabels(parsed, entry[1].metadata.labels)) out.push(entry);
+    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, obj]) => obj);
   }
 
   keys(): string[] {

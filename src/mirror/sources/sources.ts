@@ -258,7 +258,12 @@ export function allKeys(s: Sources, cluster: string, gateway: Gateway): MirrorKe
 export function federatedKeys(s: Sources): MirrorKey[] {
   if (!s.remoteFederated) return [];
   const out: MirrorKey[] = [];
-  for (const svc of s.services.cache.list([{ key: MIRRORED_SERVICE, op: "=", value: "true" }])) {
+  // A federated Service is a mirrored one without a cluster name (isFederatedService): the selector says so, so a
+  // process holding 50k mirrors does not walk them for the few federated ones at each Link that comes or goes.
+  for (const svc of s.services.cache.list([
+    { key: MIRRORED_SERVICE, op: "=", value: "true" },
+    { key: CLUSTER_NAME, op: "!" },
+  ])) {
     const k = isFederatedService(svc) ? federatedKeyOf(svc.metadata) : undefined;
     if (k) out.push(k);
   }
