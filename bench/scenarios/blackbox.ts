@@ -59,9 +59,10 @@ async function seed(east: KubeClient, n: number): Promise<void> {
 }
 
 /**
- * West's mirrors as a plain client would write them: server fields stripped, the cluster label set to `limit` (so no controller
- * takes them for its own). Each Endpoints keeps its Service's name, as a mirror's does: the server's work per object is then the
- * same as for mc's (an Endpoints named for a selectorless Service is mirrored into an EndpointSlice; one named for no Service is not).
+ * West's mirrors as a plain client would write them: server fields stripped, the cluster label (and the Link-uid label) set to
+ * `limit` (so no controller takes them for its own, nor for its mirrors of an earlier target name, which a restart deletes). Each
+ * Endpoints keeps its Service's name, as a mirror's does: the server's work per object is then the same as for mc's (an Endpoints
+ * named for a selectorless Service is mirrored into an EndpointSlice; one named for no Service is not).
  */
 async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoints">): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
@@ -72,7 +73,7 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
       const metadata = {
         name: o.metadata.name,
         namespace: o.metadata.namespace,
-        labels: { ...o.metadata.labels, [L.CLUSTER_NAME]: "limit" },
+        labels: { ...o.metadata.labels, [L.CLUSTER_NAME]: "limit", ...(o.metadata.labels?.[L.LINK_UID] && { [L.LINK_UID]: "limit" }) },
         annotations: o.metadata.annotations,
       };
       if (kind === "Service") {
