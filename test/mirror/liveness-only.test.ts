@@ -98,6 +98,46 @@ describe("the liveness-only path", () => {
     expect(names.map((n) => ready(readEndpoints(pair!.west, "ns1", `${n}-east`)))).toEqual([true, true, true]);
     expect(await liveOnly(metrics)).toBe(6);
     expect(writes(pair.west) - before).toBe(6);
+
+    // What it wrote is what a full reconcile wants: a resync (every key touched, reconciled in full) writes nothing.
+    for (const n of names) await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", `${n}-east`)!);
+    await ctl.refresh();
+    await ctl.drain();
+    expect(writes(pair.west) - before).toBe(6);
+    expect(await liveOnly(metrics)).toBe(6);
+  });
+
+  test("a headless mirror: its endpoint mirrors' Endpoints move, its own (always ready) stay; the same as a full reconcile writes", async () => {
+    pair = await startPair();
+    await pair.eastClient.create(resources.service, remoteService({ name: "h", headless: true }));
+    await pair.eastClient.create(
+      resources.endpoints,
+      remoteEndpoints({ name: "h", ready: [{ ip: "10.1.0.1", hostname: "pod-0" }], headless: true }),
+    );
+    const metrics = createMetrics();
+    const ctl = await startController(pair, {}, { metrics, settings: { enableHeadlessServices: true } });
+    for (const name of ["h-east", "pod-0-east"]) {
+      await cached(ctl.informers.services, read(pair.west, "services", "ns1", name)!);
+      await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", name)!);
+    }
+    await ctl.drain();
+    const headless = readEndpoints(pair.west, "ns1", "h-east");
+    const podReady = readEndpoints(pair.west, "ns1", "pod-0-east")!.subsets;
+
+    ctl.setAlive(false);
+    await ctl.drain();
+    expect(await liveOnly(metrics)).toBe(1);
+    expect(notReady(readEndpoints(pair.west, "ns1", "pod-0-east"))).toBe(true);
+    expect(readEndpoints(pair.west, "ns1", "h-east")?.metadata.resourceVersion).toBe(headless?.metadata.resourceVersion);
+    const podNotReady = readEndpoints(pair.west, "ns1", "pod-0-east")!.subsets;
+
+    // What the full reconcile would have written: a resync (every key touched) of the mirror as it is writes nothing.
+    await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", "pod-0-east")!);
+    const before = writes(pair.west);
+    await ctl.refresh();
+    await ctl.drain();
+    expect(writes(pair.west) - before).toBe(0);
+    expect(podNotReady).toEqual(podReady!.map(({ addresses, ...rest }) => ({ notReadyAddresses: addresses, ...rest })));
   });
 
   test("a change of the target queued before the flip takes the full reconcile: both the change and the liveness land", async () => {
