@@ -48,7 +48,7 @@ export interface MirrorControllerOptions {
   remote: KubeClient;
   /** `mc serve`'s mirroring flags, whole (src/model/mirror-settings.ts); what is not given takes its default. */
   settings?: Partial<MirrorSettings>;
-  /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 16. */
+  /** Keys reconciled at once after a gateway liveness change, whose keys go ahead of routine work. Default 32. */
   livenessWorkers?: number;
   resolver?: Resolver;
   proberFactory?: ProberFactory;
@@ -77,8 +77,8 @@ export interface MirrorControllerOptions {
   localClusterName?: string;
 }
 
-/** Measured with `bun run bench flip` (docs/decisions.md#d46). */
-const DEFAULT_LIVENESS_WORKERS = 16;
+/** Measured with `bun run bench blackbox` (docs/decisions.md#d162): 16 left the server idle between a key's writes. */
+const DEFAULT_LIVENESS_WORKERS = 32;
 
 /** How the parts call back into the controller that owns them. */
 export interface ControllerHooks {

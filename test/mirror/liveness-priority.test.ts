@@ -52,6 +52,45 @@ describe("liveness flips", () => {
     expect(notReady(readEndpoints(pair.west, "ns1", "aa-east"))).toBe(true);
   });
 
+  test("by default a flip rewrites 32 mirrors' Endpoints at once, twice the routine workers", async () => {
+    pair = await startPair();
+    const names = Array.from({ length: 34 }, (_, i) => `s${i}`);
+    for (const name of names) {
+      await pair.eastClient.create(resources.service, remoteService({ name }));
+      await pair.eastClient.create(resources.endpoints, remoteEndpoints({ name }));
+    }
+    const ctl = await startController(pair);
+    for (const name of names.map((n) => `${n}-east`)) await cached(ctl.informers.endpoints, read(pair.west, "endpoints", "ns1", name)!);
+    await ctl.drain();
+    let held = 0;
+    let most = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let full!: () => void;
+    const allHeld = new Promise<void>((resolve) => (full = resolve));
+    const client = pair.westClient as unknown as Record<"update", (...args: unknown[]) => Promise<unknown>>;
+    const update = client.update.bind(client);
+    client.update = async (...args: unknown[]) => {
+      if ((args[0] as { plural: string }).plural !== "endpoints") return update(...args);
+      most = Math.max(most, ++held);
+      if (held >= 32) full();
+      await gate;
+      held--;
+      return update(...args);
+    };
+    ctl.setAlive(false);
+    const drained = ctl.drain();
+    try {
+      await within(allHeld, "32 mirrors' Endpoints rewritten at once", 5000);
+    } finally {
+      open();
+    }
+    await drained;
+    client.update = update;
+    expect(most).toBe(32);
+    for (const name of names) expect(notReady(readEndpoints(pair.west, "ns1", `${name}-east`))).toBe(true);
+  });
+
   test("fan out up to livenessWorkers at once, beyond workers, and no further", async () => {
     pair = await startPair();
     const names = ["a", "b", "c", "d", "e"];
