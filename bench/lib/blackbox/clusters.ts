@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type KubeClient } from "../../../src/kube/index.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
+import { spawnLogged } from "./spawn-logged.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import type { Backend, TestCluster } from "../../../test/real/backend.ts";
 import { KUBE_VERSION, kubeBinariesReady } from "../../../test/real/build.ts";
@@ -180,11 +181,15 @@ export async function startClusters(backend: BackendName, namespaces: number, la
   return c;
 }
 
-/** `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway; resolves once it listens. */
+/** How many mc serve processes this bench started (each one's log is its own file). */
+let serves = 0;
+
+/** `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway, its log in a file; resolves once it listens. */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
   // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops.
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return spawnUntil(
+  serves += 1;
+  return spawnLogged(
     [
       "bun",
       ...prof,
@@ -199,6 +204,7 @@ export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<U
       ...extra,
     ],
     /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    join(c.dir, `serve-${serves}.log`),
   );
 }
 
