@@ -7,7 +7,7 @@ import { MirrorController, type MirrorControllerOptions } from "../../src/mirror
 import { createMetrics } from "../../src/metrics.ts";
 import { LinkSupervisor, type ConnectRemote, type SupervisorState } from "../../src/serve/supervisor.ts";
 import type { EndpointsObject } from "../../src/mirror/types.ts";
-import { linkResource, parseLink } from "../../src/model/link.ts";
+import { linkResource, parseLink, type Link } from "../../src/model/link.ts";
 import { DEFAULT_NAMESPACE } from "../../src/model/names.ts";
 import type { Sandbox } from "../../src/sandbox/index.ts";
 import type { Pair } from "../helpers/clusters.ts";
@@ -16,15 +16,8 @@ import { fakeResolver, linkObject, type LinkFixture } from "./fixtures.ts";
 
 export const quiet: Logger = { error() {}, warn() {}, info() {}, debug() {} };
 
-/** Creates the Link in west and starts a manual (steppable) controller for it; resolves once synced and drained. */
-export async function startController(
-  pair: Pair,
-  fixture: LinkFixture = {},
-  opts: Partial<MirrorControllerOptions> = {},
-  beforeStart?: (ctl: MirrorController) => void,
-): Promise<MirrorController> {
-  const obj = await pair.westClient.create(linkResource, linkObject(fixture));
-  const link = parseLink(obj);
+/** A manual (steppable) controller for `link`, not started; stopped with the pair. */
+export function manualController(pair: Pair, link: Link, opts: Partial<MirrorControllerOptions> = {}): MirrorController {
   const ctl = new MirrorController({
     link,
     namespace: link.namespace,
@@ -38,6 +31,17 @@ export async function startController(
     ...opts,
   });
   pair.controllers.push(ctl);
+  return ctl;
+}
+
+/** Creates the Link in west and starts a manual (steppable) controller for it; resolves once synced and drained. */
+export async function startController(
+  pair: Pair,
+  fixture: LinkFixture = {},
+  opts: Partial<MirrorControllerOptions> = {},
+  beforeStart?: (ctl: MirrorController) => void,
+): Promise<MirrorController> {
+  const ctl = manualController(pair, parseLink(await pair.westClient.create(linkResource, linkObject(fixture))), opts);
   beforeStart?.(ctl);
   ctl.start();
   await within(ctl.synced, "the controller to sync");

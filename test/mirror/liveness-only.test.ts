@@ -5,11 +5,10 @@ import { resources, type KubeObject } from "../../src/kube/index.ts";
 import type { MirrorController } from "../../src/mirror/controller.ts";
 import { createMetrics, type Metrics } from "../../src/metrics.ts";
 import { linkResource, parseLink } from "../../src/model/link.ts";
-import { MirrorController as Controller } from "../../src/mirror/controller.ts";
 import { within } from "../kube/helpers.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
-import { cached, quiet, read, readEndpoints, startController, writes } from "./harness.ts";
-import { fakeResolver, linkObject, remoteEndpoints, remoteService } from "./fixtures.ts";
+import { cached, manualController, read, readEndpoints, startController, writes } from "./harness.ts";
+import { linkObject, remoteEndpoints, remoteService } from "./fixtures.ts";
 
 let pair: Pair | undefined;
 afterEach(async () => {
@@ -222,19 +221,7 @@ describe("the liveness-only path", () => {
     await exportServices(pair, names);
     const obj = await pair.westClient.create(linkResource, linkObject({}));
     const link = parseLink(obj);
-    const ctl = new Controller({
-      link,
-      namespace: link.namespace,
-      local: pair.westClient,
-      remote: pair.eastClient,
-      manual: true,
-      resolver: fakeResolver({}),
-      log: quiet,
-      queueBackoff: { initialMs: 5, maxMs: 40 },
-      informerBackoff: { initialMs: 20, maxMs: 200 },
-      settings: { workers: 1 },
-    });
-    pair.controllers.push(ctl);
+    const ctl = manualController(pair, link, { settings: { workers: 1 } });
     ctl.start();
     await within(ctl.synced, "the controller to sync");
     // The first key's Endpoints write is held, made ready (the gateway was alive when it was planned); the flip comes meanwhile.

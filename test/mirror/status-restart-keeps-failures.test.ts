@@ -8,7 +8,7 @@ import { linkResource, parseLink } from "../../src/model/link.ts";
 import { within } from "../kube/helpers.ts";
 import { fakeResolver, remoteEndpoints, remoteService } from "../mirror/fixtures.ts";
 import { startPair, type Pair } from "../helpers/clusters.ts";
-import { quiet, readLink, startController } from "../mirror/harness.ts";
+import { manualController, quiet, readLink, startController } from "../mirror/harness.ts";
 
 let pair: Pair;
 beforeEach(async () => {
@@ -40,18 +40,7 @@ test("a restarted controller keeps a failure that is still failing in the Link s
 
   const link = parseLink(await pair.westClient.get<KubeObject>(linkResource, "linkerd-multicluster", "east"));
   const before = statusPatches();
-  const second = new MirrorController({
-    link,
-    namespace: link.namespace,
-    local: pair.westClient,
-    remote: pair.eastClient,
-    manual: true,
-    resolver: fakeResolver({}),
-    log: quiet,
-    queueBackoff: { initialMs: 5, maxMs: 40 },
-    informerBackoff: { initialMs: 20, maxMs: 200 },
-  });
-  pair.controllers.push(second);
+  const second = manualController(pair, link);
   second.start();
   await within(second.synced, "the controller to sync");
   await second.drain();
