@@ -9,6 +9,23 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { storageKey } from "../../src/sandbox/storage/keys.ts";
 
 export const MANY_LINKS_NAMESPACES = 10;
+
+/** The spec of a bench's Link to `cluster`: its gateway at TEST-NET-1 (data only, probed through --probe-address), probed every 3 s. */
+export function benchLinkSpec(cluster: string, probePort: string): Record<string, unknown> {
+  return {
+    targetClusterName: cluster,
+    targetClusterDomain: "cluster.local",
+    targetClusterLinkerdNamespace: "linkerd",
+    clusterCredentialsSecret: credentialsSecretName(cluster),
+    gatewayAddress: "192.0.2.1", // TEST-NET-1: data only (Endpoints refuse loopback); probed through --probe-address
+    gatewayPort: "4143",
+    gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
+    probeSpec: { path: "/ready", port: probePort, period: "3s" },
+    selector: { matchLabels: { [EXPORTED]: "true" } },
+    remoteDiscoverySelector: { matchLabels: { [EXPORTED]: "remote-discovery" } },
+    federatedServiceSelector: { matchLabels: { "mirror.linkerd.io/federated": "member" } },
+  };
+}
 const write = { fieldManager: "bench" };
 
 export interface ManyLinks {
@@ -94,19 +111,7 @@ export async function startManyLinks(links: number, services: number, dir: strin
       },
       write,
     );
-    const spec = {
-      targetClusterName: cluster,
-      targetClusterDomain: "cluster.local",
-      targetClusterLinkerdNamespace: "linkerd",
-      clusterCredentialsSecret: credentialsSecretName(cluster),
-      gatewayAddress: "192.0.2.1", // TEST-NET-1: data only (Endpoints refuse loopback); probed through --probe-address
-      gatewayPort: "4143",
-      gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
-      probeSpec: { path: "/ready", port: String(gateway.port), period: "3s" },
-      selector: { matchLabels: { [EXPORTED]: "true" } },
-      remoteDiscoverySelector: { matchLabels: { [EXPORTED]: "remote-discovery" } },
-      federatedServiceSelector: { matchLabels: { "mirror.linkerd.io/federated": "member" } },
-    };
+    const spec = benchLinkSpec(cluster, String(gateway.port));
     west.api.create(
       linkType,
       DEFAULT_NAMESPACE,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { connect, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import { renderLinkCrd } from "../../../src/manifests/crd.ts";
 import { linkResource } from "../../../src/model/link.ts";
-import { EXPORTED, KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../../src/model/labels.ts";
+import { KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../../src/model/labels.ts";
 import {
   credentialsSecretName,
   DEFAULT_NAMESPACE,
@@ -17,6 +17,7 @@ import {
 } from "../../../src/model/names.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
+import { benchLinkSpec } from "../many-links.ts";
 import { eastEndpoints, eastService } from "../pair.ts";
 
 // One sandbox process per target would be 50 processes for 50 Links on a 2-core machine: each target
@@ -104,19 +105,7 @@ export async function startLinked(targets: number, services: number): Promise<Li
             type: REMOTE_KUBECONFIG_SECRET_TYPE,
             data: { [KUBECONFIG_DATA_KEY]: Buffer.from(readFileSync(target.kubeconfigPath, "utf8")).toString("base64") },
           } as KubeObject);
-          const spec = {
-            targetClusterName: cluster,
-            targetClusterDomain: "cluster.local",
-            targetClusterLinkerdNamespace: "linkerd",
-            clusterCredentialsSecret: credentialsSecretName(cluster),
-            gatewayAddress: "192.0.2.1", // TEST-NET-1: data only (Endpoints refuse loopback); probed through --probe-address
-            gatewayPort: "4143",
-            gatewayIdentity: "linkerd-gateway.linkerd-multicluster.serviceaccount.identity.linkerd.cluster.local",
-            probeSpec: { path: "/ready", port: "4191", period: "3s" },
-            selector: { matchLabels: { [EXPORTED]: "true" } },
-            remoteDiscoverySelector: { matchLabels: { [EXPORTED]: "remote-discovery" } },
-            federatedServiceSelector: { matchLabels: { "mirror.linkerd.io/federated": "member" } },
-          };
+          const spec = benchLinkSpec(cluster, "4191");
           await west.client.create(linkResource, {
             apiVersion: LINK_API_VERSION,
             kind: "Link",
