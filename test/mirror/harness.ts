@@ -55,16 +55,25 @@ export function writes(sb: Sandbox): number {
   return w.create + w.update + w.patch + w.delete;
 }
 
+/** Whether resourceVersion `have` is `want` or later (numerically; equal when either is not a number). */
+function atLeast(have: string | undefined, want: string | undefined): boolean {
+  if (have === want) return true;
+  if (!have || !want || !/^\d+$/.test(have) || !/^\d+$/.test(want)) return false;
+  return BigInt(have) >= BigInt(want);
+}
+
 /**
- * Resolves once the informer's cache holds `obj` at its resourceVersion (or, for `gone`, no
+ * Resolves once the informer's cache holds `obj` at its resourceVersion or a later one (or, for `gone`, no
  * longer holds it). Since the controller subscribed first, its key is queued by then.
  */
 export function cached<T extends KubeObject>(informer: Informer<T> | undefined, obj: KubeObject, gone = false): Promise<void> {
   if (!informer) throw new Error("no such informer");
   const { namespace, name = "" } = obj.metadata;
+  // This version or a later one: the controller may write the object again (a status) before the caller looks, and a cache
+  // that moved past the version asked for has seen it (resourceVersions here are etcd's and the sandbox's counters).
   const done = () => {
     const have = informer.cache.get(namespace, name);
-    return gone ? have === undefined : have?.metadata.resourceVersion === obj.metadata.resourceVersion;
+    return gone ? have === undefined : have !== undefined && atLeast(have.metadata.resourceVersion, obj.metadata.resourceVersion);
   };
   if (done()) return Promise.resolve();
   return within(
