@@ -4,11 +4,45 @@
 import { join } from "node:path";
 import { renderLinkCrd } from "../../src/manifests/crd.ts";
 import { CLUSTER_NAME, EXPORTED, KUBECONFIG_DATA_KEY, MIRRORED_SERVICE, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../src/model/labels.ts";
-import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION } from "../../src/model/names.ts";
+import {
+  credentialsSecretName,
+  DEFAULT_NAMESPACE,
+  LINK_API_VERSION,
+  MAX_HTTP_REQUESTS,
+  MAX_HTTP_REQUESTS_ENV,
+} from "../../src/model/names.ts";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { storageKey } from "../../src/sandbox/storage/keys.ts";
+import { MC, spawnUntil, type Until } from "../../test/helpers/mc.ts";
 
 export const MANY_LINKS_NAMESPACES = 10;
+
+/**
+ * `mc serve --all` against west as its own process, probing every gateway at 127.0.0.1:`probePort`, with the raised request cap
+ * mc install --shared-controller gives it (many Links' watches exceed Bun's default 256 concurrent requests); resolves once it
+ * listens. `prof`: with BENCH_CPU_PROF=<dir>, it writes a CPU profile (markdown) there when it stops.
+ */
+export function spawnServeAll(westKubeconfig: string, probePort: number, prof = false): Promise<Until> {
+  const profile = prof && process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return spawnUntil(
+    [
+      "bun",
+      ...profile,
+      MC,
+      "--kubeconfig",
+      westKubeconfig,
+      "serve",
+      "--all",
+      "--namespace",
+      DEFAULT_NAMESPACE,
+      "--admin-addr",
+      "127.0.0.1:0",
+      `--probe-address=127.0.0.1:${probePort}`,
+    ],
+    /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    { env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
+  );
+}
 
 /** The spec of a bench's Link to `cluster`: its gateway at TEST-NET-1 (data only, probed through --probe-address), probed every 3 s. */
 export function benchLinkSpec(cluster: string, probePort: string): Record<string, unknown> {

@@ -4,10 +4,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_NAMESPACE, MAX_HTTP_REQUESTS, MAX_HTTP_REQUESTS_ENV } from "../../src/model/names.ts";
-import { MC, spawnUntil } from "../../test/helpers/mc.ts";
 import { settled } from "../lib/blackbox/clusters.ts";
-import { mirrorCounter, startManyLinks } from "../lib/many-links.ts";
+import { mirrorCounter, spawnServeAll, startManyLinks } from "../lib/many-links.ts";
 import { loadNow, sample } from "../lib/proc.ts";
 import { number, say, size, type Scenario } from "../lib/scenario.ts";
 import { mb, median, ms } from "../lib/stats.ts";
@@ -47,24 +45,7 @@ export const scale: Scenario = {
     const counter = mirrorCounter(c.west);
     try {
       const t0 = performance.now();
-      const serving = await spawnUntil(
-        [
-          "bun",
-          MC,
-          "--kubeconfig",
-          c.westPath,
-          "serve",
-          "--all",
-          "--namespace",
-          DEFAULT_NAMESPACE,
-          "--admin-addr",
-          "127.0.0.1:0",
-          `--probe-address=127.0.0.1:${c.gatewayPort}`,
-        ],
-        /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
-        // As mc install --shared-controller runs it: many Links' watches exceed Bun's default 256 concurrent requests.
-        { env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
-      );
+      const serving = await spawnServeAll(c.westPath, c.gatewayPort);
       const pid = serving.proc.pid;
       try {
         const timeout = 120_000 + mirrors * 60;

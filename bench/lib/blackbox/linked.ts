@@ -8,16 +8,10 @@ import { connect, resources, type KubeClient, type KubeObject } from "../../../s
 import { renderLinkCrd } from "../../../src/manifests/crd.ts";
 import { linkResource } from "../../../src/model/link.ts";
 import { KUBECONFIG_DATA_KEY, REMOTE_KUBECONFIG_SECRET_TYPE } from "../../../src/model/labels.ts";
-import {
-  credentialsSecretName,
-  DEFAULT_NAMESPACE,
-  LINK_API_VERSION,
-  MAX_HTTP_REQUESTS,
-  MAX_HTTP_REQUESTS_ENV,
-} from "../../../src/model/names.ts";
+import { credentialsSecretName, DEFAULT_NAMESPACE, LINK_API_VERSION } from "../../../src/model/names.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
-import { benchLinkSpec } from "../many-links.ts";
+import { benchLinkSpec, spawnServeAll } from "../many-links.ts";
 import { eastEndpoints, eastService } from "../pair.ts";
 
 // One sandbox process per target would be 50 processes for 50 Links on a 2-core machine: each target
@@ -114,27 +108,7 @@ export async function startLinked(targets: number, services: number): Promise<Li
           } as KubeObject);
         }
       },
-      serveAll: () =>
-        spawnUntil(
-          [
-            "bun",
-            // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops, as in clusters.ts.
-            ...(process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-            MC,
-            "--kubeconfig",
-            west.kubeconfigPath,
-            "serve",
-            "--all",
-            "--namespace",
-            DEFAULT_NAMESPACE,
-            "--admin-addr",
-            "127.0.0.1:0",
-            `--probe-address=127.0.0.1:${gateway.port}`,
-          ],
-          /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
-          // As mc install --shared-controller runs it: many Links' watches exceed Bun's default 256 concurrent requests.
-          { env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
-        ),
+      serveAll: () => spawnServeAll(west.kubeconfigPath, gateway.port, true),
       stop,
     };
   } catch (err) {
