@@ -21,6 +21,8 @@ interface Relay {
   backlog: Uint8Array[];
   early: Uint8Array[];
   ended: boolean;
+  /** Cancels the handshake deadline (client sockets only). */
+  deadline?: ReturnType<typeof setTimeout>;
 }
 
 /** Writes `chunk` (after anything still waiting) to `to`; false when `to` keeps a backlog and its source should pause. */
@@ -63,6 +65,12 @@ function endAfterBacklog(to: Socket<Relay> | undefined): void {
 
 const fresh = (): Relay => ({ backlog: [], early: [], ended: false });
 
+/**
+ * How long a connection may take to finish its TLS handshake: kube-apiserver's, whose http.Server
+ * (ReadHeaderTimeout 32 s) bounds a handshake by it. A client that connects and says nothing is dropped.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 32_000;
+
 export async function startTlsFront(opts: {
   host: string;
   port: number;
@@ -71,7 +79,10 @@ export async function startTlsFront(opts: {
   /** Unix-socket paths of the two listeners. */
   certSocket: string;
   tokenSocket: string;
+  /** Default HANDSHAKE_TIMEOUT_MS. */
+  handshakeTimeoutMs?: number;
 }): Promise<TlsFront> {
+  const handshakeTimeoutMs = opts.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
   const open = new Set<Socket<Relay>>();
   const upstreamHandlers = {
     open(up: Socket<Relay>) {
@@ -94,9 +105,11 @@ export async function startTlsFront(opts: {
     socket: {
       open(client) {
         client.data = fresh();
+        client.data.deadline = setTimeout(() => client.terminate(), handshakeTimeoutMs);
         open.add(client);
       },
       async handshake(client, success) {
+        clearTimeout(client.data.deadline);
         // A client that does not trust the CA, or speaks plain HTTP: nothing to serve.
         if (!success) return void client.end();
         const unix = client.authorized ? opts.certSocket : opts.tokenSocket;
@@ -112,6 +125,7 @@ export async function startTlsFront(opts: {
       data: relay,
       drain,
       close(client) {
+        clearTimeout(client.data.deadline);
         open.delete(client);
         client.data.ended = true;
         endAfterBacklog(client.data.peer);
