@@ -2,7 +2,7 @@
 // subcommand found and loaded, its flags read as pflag reads them, unknown flags refused, then citty runs it.
 import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { formatError, UserError } from "../errors.ts";
-import { setLogLevel } from "../log.ts";
+import { flushLogs, setLogLevel } from "../log.ts";
 import { FALSE_WORDS, TRUE_WORDS } from "../model/values.ts";
 import { extractGlobals } from "./globals.ts";
 import { helpWidth, renderUsage, type CommandGroup, type CommandHelp } from "./usage.ts";
@@ -185,8 +185,12 @@ export async function runCli<T extends ArgsDef>(
     await runCommand(cmd, { rawArgs: normalized, data: globals });
     return 0;
   } catch (err) {
+    flushLogs();
     process.stderr.write(`error: ${formatError(err)}\n`);
     if (verbose && err instanceof Error && !(err instanceof UserError) && err.stack) process.stderr.write(`${err.stack}\n`);
     return 1;
+  } finally {
+    // A command's log lines are written when it returns (in-process callers read its stderr then).
+    flushLogs();
   }
 }

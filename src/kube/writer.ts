@@ -45,28 +45,28 @@ export function createWriter(client: KubeClient, opts: WriterOptions = {}): Writ
     fieldManager,
     async create(res, obj) {
       const out = await client.create(res, obj, write);
-      log.debug(`created ${named(res, out.metadata.namespace, out.metadata.name)}`);
+      if (log.debugging !== false) log.debug(`created ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },
     async update(res, obj) {
       const out = await client.update(res, obj, write);
-      log.debug(`updated ${named(res, out.metadata.namespace, out.metadata.name)}`);
+      if (log.debugging !== false) log.debug(`updated ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },
     async patch(res, namespace, name, patch) {
       const out = await client.patch<never>(res, namespace, name, patch, { ...write, type: "merge" });
-      log.debug(`patched ${named(res, namespace, name)}`);
+      if (log.debugging !== false) log.debug(`patched ${named(res, namespace, name)}`);
       return out;
     },
     async patchStatus(res, namespace, name, status) {
       const out = await client.patch<never>(res, namespace, name, { status }, { ...write, type: "merge", subresource: "status" });
-      log.debug(`patched status of ${named(res, namespace, name)}`);
+      if (log.debugging !== false) log.debug(`patched status of ${named(res, namespace, name)}`);
       return out;
     },
     async delete(res, namespace, name, deleteOpts) {
       try {
         await client.delete(res, namespace, name, { dryRun, ...deleteOpts });
-        log.debug(`deleted ${named(res, namespace, name)}`);
+        if (log.debugging !== false) log.debug(`deleted ${named(res, namespace, name)}`);
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;
