@@ -9,6 +9,11 @@ describe("redact", () => {
     ["token=s3cret", "token=<redacted>"],
     ["client-key-data: LS0tLS1C", "client-key-data: <redacted>"],
     ["eyJhbGciOiJSUzI1NiIs.eyJpc3MiOiJrdWJlcm5ldGVz.sig", "<redacted>"],
+    ["AUTHORIZATION: BEARER abc.def", "AUTHORIZATION: BEARER <redacted>"],
+    ["Password: hunter2", "Password: <redacted>"],
+    ['"client-certificate-data":"LS0t"', '"client-certificate-data":<redacted>'],
+    ["KUBECONFIG=apiVersion", "KUBECONFIG=<redacted>"],
+    ["key -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- end", "key <redacted> end"],
   ])("hides the credential in %p", (text, expected) => {
     expect(redact(text)).toBe(expected);
   });
