@@ -2,7 +2,7 @@
 // this cluster in it), Conflict (from the merge of every exporting cluster's view, "n/m clusters disagree, using … from the oldest export
 // in cluster …"). A condition keeps its lastTransitionTime while its status stays. Pure.
 import { EXPORT_CONDITIONS, REASONS, type Condition, type ServiceExportObject } from "./api.ts";
-import { conflictCondition, type ExportJudgement, type MergedImport } from "./merge.ts";
+import { conflictCondition, judgeExport, type ExportedService, type ExportJudgement, type MergedImport } from "./merge.ts";
 
 export interface ExportFacts {
   judged: ExportJudgement;
@@ -50,4 +50,16 @@ export function exportConditions(exp: ServiceExportObject, f: ExportFacts, now: 
 /** Whether two condition lists say the same (times included). */
 export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b);
+}
+
+/** The export's conditions as this cluster's importer judges it now; undefined when they are what it already has. */
+export function changedConditions(
+  cluster: string,
+  exp: ServiceExportObject,
+  f: { service: ExportedService | undefined; imported: boolean; merged: MergedImport | undefined; nowMs: number },
+): Condition[] | undefined {
+  const judged = judgeExport(cluster, exp, f.service);
+  const now = new Date(f.nowMs).toISOString().replace(/\.\d+Z$/, "Z");
+  const conditions = exportConditions(exp, { judged, merged: f.merged, imported: f.imported, cluster }, now);
+  return sameConditions(exp.status?.conditions, conditions) ? undefined : conditions;
 }

@@ -1,8 +1,10 @@
-// What the MCS importer writes in the source: a cluster's EndpointSlice of an import, the ServiceImport and its derived Service,
-// each created or brought to what is wanted, and where a cluster's slice points.
+// What the MCS importer writes in the source: a cluster's EndpointSlice of an import (and a departed cluster's, deleted), the
+// ServiceImport, its derived Service and status.clusters, each created or brought to what is wanted, and where a cluster's slice points.
 import { isAlreadyExists, isConflict, isNotFound, resources, type KubeClient, type KubeObject, type Writer } from "../kube/index.ts";
-import { mcsResources, type McsPort, type ServiceImportObject } from "./api.ts";
-import type { DerivedServiceObject, EndpointSliceObject, SliceEndpoints } from "./desired.ts";
+import type { Logger } from "../log.ts";
+import { LABEL_SERVICE_NAME, LABEL_SOURCE_CLUSTER, mcsResources, type McsPort, type ServiceImportObject } from "./api.ts";
+import { desiredDerived, desiredImport, type DerivedServiceObject, type EndpointSliceObject, type SliceEndpoints } from "./desired.ts";
+import type { MergedImport } from "./merge.ts";
 
 type Obj = KubeObject;
 
@@ -171,4 +173,40 @@ export async function writeDerived(
     metadata: { ...c.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences },
     spec,
   } as unknown as Obj)) as unknown as DerivedServiceObject;
+}
+
+/**
+ * The import of a merge, then its derived Service (whose ClusterIP becomes the import's ips, in a second write of the import
+ * when it changed), then `status.clusters`: every exporting cluster.
+ */
+export async function writeMerged(
+  writer: Writer,
+  local: KubeClient,
+  namespace: string,
+  name: string,
+  merged: MergedImport,
+  current: ServiceImportObject | undefined,
+  derivedNow: (DerivedServiceObject & Obj) | undefined,
+): Promise<void> {
+  type Ips = { clusterIPs?: string[]; ipFamilies?: string[] } | undefined;
+  const imp = await writeImport(writer, local, namespace, name, desiredImport(namespace, name, merged, derivedNow?.spec as Ips), current);
+  const derived = await writeDerived(writer, local, desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""), derivedNow);
+  const withIps = desiredImport(namespace, name, merged, derived.spec as Ips);
+  const done =
+    JSON.stringify(withIps.spec) === JSON.stringify(imp.spec) ? imp : await writeImport(writer, local, namespace, name, withIps, imp);
+  const clusters = merged.clusters.map((c) => ({ cluster: c }));
+  if (JSON.stringify(done.status?.clusters ?? []) !== JSON.stringify(clusters))
+    await writer.patchStatus(mcsResources.serviceImport, namespace, name, { clusters });
+}
+
+/** A departed cluster's slice, deleted as seen (one written since, by a Link made again, stays). */
+export async function deleteDeparted(writer: Writer, log: Logger, s: Obj): Promise<void> {
+  try {
+    await writer.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name ?? "", { preconditions: { uid: s.metadata.uid } });
+    log.info(
+      `MCS import ${s.metadata.namespace}/${s.metadata.labels?.[LABEL_SERVICE_NAME]}: cluster ${s.metadata.labels?.[LABEL_SOURCE_CLUSTER]} left with its Link; its EndpointSlice is deleted`,
+    );
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
 }

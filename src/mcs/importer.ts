@@ -4,7 +4,6 @@ import {
   AccessTableError,
   createWriter,
   Informer,
-  isConflict,
   isNotFound,
   resources,
   type KubeClient,
@@ -25,16 +24,14 @@ import {
 } from "./api.ts";
 import {
   derivedServiceName,
-  desiredDerived,
-  desiredImport,
   desiredSlice,
   LABEL_MC_IMPORT,
   viewOfSlice,
   type DerivedServiceObject,
   type EndpointSliceObject,
 } from "./desired.ts";
-import { exportConditions, sameConditions } from "./export-status.ts";
-import { sliceEndpoints, writeDerived, writeImport, writeSlice, type SliceSource } from "./import-writes.ts";
+import { changedConditions } from "./export-status.ts";
+import { deleteDeparted, sliceEndpoints, writeMerged, writeSlice, type SliceSource } from "./import-writes.ts";
 import { judgeExport, mergeViews, type ExportedService, type ExportView, type MergedImport } from "./merge.ts";
 
 // The MCS importer for one exporting cluster (a Link's target, or with `mc serve --local` the
@@ -310,27 +307,18 @@ export class McsImporter {
 
   private async writeExportStatus(key: string, merged: MergedImport | undefined): Promise<void> {
     const inf = this.informers;
-    if (!inf) return;
     const { namespace, name } = splitKey(key);
-    const exp = inf.exports.cache.get(namespace, name);
-    if (!exp) return;
-    if (!this.targetsKnown) return;
-    const judged = judgeExport(this.o.cluster, exp, inf.services?.cache.get(namespace, name));
-    const imp = inf.imports.cache.get(namespace, name);
-    const imported = merged?.clusters.includes(this.o.cluster) === true && imp !== undefined;
-    const conditions = exportConditions(
-      exp,
-      { judged, merged, imported, cluster: this.o.cluster },
-      new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"),
-    );
-    if (sameConditions(exp.status?.conditions, conditions)) return;
-    await this.o.local.patch(
-      mcsResources.serviceExport,
-      namespace,
-      name,
-      { status: { conditions } },
-      { type: "merge", subresource: "status" },
-    );
+    const exp = inf?.exports.cache.get(namespace, name);
+    if (!inf || !exp || !this.targetsKnown) return;
+    const conditions = changedConditions(this.o.cluster, exp, {
+      service: inf.services?.cache.get(namespace, name),
+      imported: merged?.clusters.includes(this.o.cluster) === true && inf.imports.cache.get(namespace, name) !== undefined,
+      merged,
+      nowMs: this.clock.now(),
+    });
+    if (!conditions) return;
+    const status = { status: { conditions } };
+    await this.o.local.patch(mcsResources.serviceExport, namespace, name, status, { type: "merge", subresource: "status" });
   }
 
   /** The import of `key` brought to what the slices say; returns the merge (undefined: no import). */
@@ -350,7 +338,7 @@ export class McsImporter {
       const c = s.metadata.labels?.[LABEL_SOURCE_CLUSTER];
       return c !== undefined && c !== cluster && this.o.links?.isGone(c) === true;
     };
-    for (const s of all.filter(gone)) await this.deleteDeparted(s);
+    for (const s of all.filter(gone)) await deleteDeparted(this.writer, this.o.log, s);
     const slices = all.filter((s) => !gone(s));
     const mine = slices.find((s) => s.metadata.labels?.[LABEL_SOURCE_CLUSTER] === cluster);
 
@@ -383,49 +371,16 @@ export class McsImporter {
       await this.writer.delete(resources.service, namespace, derivedServiceName(name));
       return undefined;
     }
-    const derivedNow = inf.derived.cache.get(namespace, derivedServiceName(name));
-    const imp = await writeImport(
+    await writeMerged(
       this.writer,
       this.o.local,
       namespace,
       name,
-      desiredImport(namespace, name, merged, derivedNow?.spec as { clusterIPs?: string[]; ipFamilies?: string[] } | undefined),
+      merged,
       current,
+      inf.derived.cache.get(namespace, derivedServiceName(name)),
     );
-
-    // 3. The derived Service (its ClusterIP becomes the import's ips).
-    const derived = await writeDerived(
-      this.writer,
-      this.o.local,
-      desiredDerived(namespace, name, merged, imp.metadata.uid ?? ""),
-      derivedNow,
-    );
-    const withIps = desiredImport(namespace, name, merged, derived.spec as { clusterIPs?: string[]; ipFamilies?: string[] });
-    const done =
-      JSON.stringify(withIps.spec) === JSON.stringify(imp.spec)
-        ? imp
-        : await writeImport(this.writer, this.o.local, namespace, name, withIps, imp);
-
-    // 4. status.clusters: every exporting cluster.
-    const clusters = merged.clusters.map((c) => ({ cluster: c }));
-    if (JSON.stringify(done.status?.clusters ?? []) !== JSON.stringify(clusters)) {
-      await this.writer.patchStatus(mcsResources.serviceImport, namespace, name, { clusters });
-    }
     return merged;
-  }
-
-  /** A departed cluster's slice, deleted as seen (one written since, by a Link made again, stays). */
-  private async deleteDeparted(s: Obj): Promise<void> {
-    try {
-      await this.writer.delete(resources.endpointSlice, s.metadata.namespace, s.metadata.name ?? "", {
-        preconditions: { uid: s.metadata.uid },
-      });
-      this.o.log.info(
-        `MCS import ${s.metadata.namespace}/${s.metadata.labels?.[LABEL_SERVICE_NAME]}: cluster ${s.metadata.labels?.[LABEL_SOURCE_CLUSTER]} left with its Link; its EndpointSlice is deleted`,
-      );
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
   }
 
   /** Whether the namespace exists here and takes new objects (not being deleted). */

@@ -4,7 +4,7 @@
 import type { Api } from "../api.ts";
 import { inflightFault, latencyFault, requestFault, Throttled } from "../faults.ts";
 import { openapiDocument, openapiIndex } from "../openapi/v3.ts";
-import { serveOpenapiV2 } from "../openapi/v2.ts";
+import { serveOpenapiV2 } from "../openapi/v2-serve.ts";
 import { authenticate, type Authenticator } from "../auth/tokens.ts";
 import { authorizePath, authorizeResource } from "../auth/authorize.ts";
 import { SelectorError } from "../selector.ts";

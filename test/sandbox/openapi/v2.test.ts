@@ -6,14 +6,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 import { startSandbox, type Sandbox } from "../../../src/sandbox/index.ts";
-import {
-  crdSchemaV2,
-  OPENAPI_V2_PROTOBUF,
-  openapiV2Document,
-  openapiV2Protobuf,
-  serveOpenapiV2,
-  type Schema,
-} from "../../../src/sandbox/openapi/v2.ts";
+import { crdSchemaV2, OPENAPI_V2_PROTOBUF, openapiV2Document, type Schema } from "../../../src/sandbox/openapi/v2.ts";
+import { openapiV2Protobuf, serveOpenapiV2 } from "../../../src/sandbox/openapi/v2-serve.ts";
 import { Registry } from "../../../src/sandbox/resources.ts";
 import type { KubeObject } from "../../../src/sandbox/types.ts";
 import { hasKubectl, needsKubectl, kubectlFor, type Kubectl } from "../../helpers/kubectl.ts";
