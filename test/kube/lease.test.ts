@@ -18,9 +18,9 @@ const timings = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 10
 
 interface Candidate {
   elector: LeaderElector;
-  /** Resolves (with Date.now()) the nth time it starts leading (1-based). */
+  /** Resolves (with performance.now(): sub-millisecond, so a start right after a stop still orders after it) the nth time it starts leading (1-based). */
   leading(n?: number): Promise<number>;
-  /** Resolves (with Date.now()) the first time it stops leading. */
+  /** Resolves (with performance.now()) the first time it stops leading. */
   stoppedLeading: Promise<number>;
   /** Resolves after n more acquire/renew attempts: a wait on its own activity, not on the clock. */
   moreAttempts(n: number): Promise<void>;
@@ -41,10 +41,10 @@ function candidate(identity: string, namespace: string, extra: Partial<LeaderEle
     log: recordingLog(),
     ...timings,
     onStartedLeading: () => {
-      starts.push(Date.now());
+      starts.push(performance.now());
       for (const w of startWaiters.splice(0)) w();
     },
-    onStoppedLeading: () => onStop(Date.now()),
+    onStoppedLeading: () => onStop(performance.now()),
     onAttempt: () => {
       attempts++;
       for (const w of attemptWaiters.filter((w) => w.at <= attempts)) w.resolve();
@@ -97,7 +97,7 @@ describe("LeaderElector", () => {
     await b.moreAttempts(2);
     expect(b.elector.isLeader).toBe(false);
     await a.elector.stop({ release: false }); // a crash: the lease is left as it was
-    const crashedAt = Date.now();
+    const crashedAt = performance.now();
     try {
       const tookOver = await b.leading();
       const after = tookOver - crashedAt;
@@ -120,7 +120,7 @@ describe("LeaderElector", () => {
     const b = candidate("b", ns, slow);
     b.elector.start();
     await b.moreAttempts(2);
-    const stoppedAt = Date.now();
+    const stoppedAt = performance.now();
     await a.elector.stop();
     expect(await a.stoppedLeading).toBeGreaterThanOrEqual(stoppedAt);
     expect(a.elector.isLeader).toBe(false);
