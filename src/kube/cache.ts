@@ -1,7 +1,14 @@
-// The informer's cache: objects by key (`ns/name`), frozen so no reader can mutate what others
-// see. Readers get the read-only view; only the informer replaces or changes entries.
+// The informer's cache: objects by key (`ns/name`), frozen so no reader can mutate what others see — deeply under tests
+// (FREEZE_CACHE), only the top level otherwise (docs/decisions.md#d172). Readers get the read-only view; only the informer changes entries.
 import { matchesLabels, parseLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { objectKey, type KubeObject } from "./types.ts";
+
+/**
+ * Deep-freeze what is cached: under `bun test` (NODE_ENV=test, processes it spawns included) and with
+ * MC_FREEZE_CACHE=1. Otherwise only each object's top level is frozen — the mark of a cached object the
+ * reconciler's memos key on — and the rest is read-only by contract, which the tests, run deep-frozen, hold.
+ */
+export const FREEZE_CACHE = process.env.NODE_ENV === "test" || process.env.MC_FREEZE_CACHE === "1";
 
 export interface ReadonlyCache<T extends KubeObject> {
   get(namespace: string | undefined, name: string): T | undefined;
@@ -43,7 +50,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   put(obj: T): T | undefined {
     const key = objectKey(obj);
     const old = this.items.get(key);
-    this.items.set(key, deepFreeze(obj));
+    this.items.set(key, freeze(obj));
     return old;
   }
 
@@ -56,13 +63,15 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   /** Swaps in a whole new set of objects (a relist); the old map is dropped, not cleared in place. */
   replace(objects: Map<string, T>): Map<string, T> {
     const old = this.items;
-    for (const obj of objects.values()) deepFreeze(obj);
+    for (const obj of objects.values()) freeze(obj);
     this.items = objects;
     return old;
   }
 }
 
-function deepFreeze<T>(value: T): T {
+const freeze: <T>(value: T) => T = FREEZE_CACHE ? deepFreeze : Object.freeze;
+
+export function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   Object.freeze(value);
   if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);

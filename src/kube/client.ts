@@ -51,7 +51,7 @@ export interface DeleteOptions extends CallOptions {
   gracePeriodSeconds?: number;
 }
 
-export interface WatchOptions {
+export interface WatchOptions<T = KubeObject> {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
@@ -62,6 +62,11 @@ export interface WatchOptions {
   /** How long to wait for the response headers. */
   connectTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The event of a line the caller already holds (its own write's echo, the very text the write was
+   * answered with), taken instead of parsing the line; undefined: the line is parsed.
+   */
+  known?: (line: string) => WatchEvent<T> | undefined;
 }
 
 export interface WatchStream<T> {
@@ -163,7 +168,8 @@ export class KubeClient {
   create<T extends KubeObject>(res: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
     const namespace = this.ns(res, obj.metadata.namespace);
     const body = res.namespaced ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
-    return this.call<T>("create", "POST", res, namespace, undefined, { ...opts, body, query: writeQuery(opts) }, obj.metadata.name);
+    const call = { ...opts, body, query: writeQuery(opts), keepText: true };
+    return this.call<T>("create", "POST", res, namespace, undefined, call, obj.metadata.name);
   }
 
   /** PUT: replaces the object (or its status); `metadata.resourceVersion` makes it conditional. */
@@ -173,6 +179,7 @@ export class KubeClient {
       ...opts,
       body: obj,
       query: writeQuery(opts),
+      keepText: true,
     });
   }
 
@@ -212,7 +219,7 @@ export class KubeClient {
   }
 
   /** Opens one watch stream; the informer supervises it. Events are parsed lines of the stream. */
-  async watch<T = KubeObject>(res: ResourceType, opts: WatchOptions = {}): Promise<WatchStream<T>> {
+  async watch<T = KubeObject>(res: ResourceType, opts: WatchOptions<T> = {}): Promise<WatchStream<T>> {
     const namespace = res.namespaced ? opts.namespace : undefined;
     const target = describeTarget({ plural: res.plural, cluster: this.cluster, namespace });
     this.checkAccess("watch", res, res.plural, undefined, target);
@@ -234,7 +241,7 @@ export class KubeClient {
     });
     let cancelled = false;
     return {
-      events: parseWatchLines<T>(stream.chunks, target, () => cancelled),
+      events: parseWatchLines<T>(stream.chunks, target, () => cancelled, opts.known),
       cancel: () => {
         cancelled = true;
         stream.cancel();
@@ -271,7 +278,7 @@ export class KubeClient {
     res: ResourceType,
     namespace: string | undefined,
     name: string | undefined,
-    opts: CallOptions & { query?: Query; body?: unknown; contentType?: string; subresource?: string },
+    opts: CallOptions & { query?: Query; body?: unknown; contentType?: string; subresource?: string; keepText?: boolean },
     targetName = name,
   ): Promise<T> {
     const sub = opts.subresource ? `/${opts.subresource}` : "";
@@ -292,6 +299,7 @@ export class KubeClient {
       contentType: opts.contentType,
       timeoutMs: opts.timeoutMs ?? this.timeoutMs,
       signal: opts.signal,
+      keepText: opts.keepText,
     });
   }
 }
@@ -319,11 +327,15 @@ function requireName(obj: KubeObject, verb: KubeVerb, res: ResourceType, cluster
   });
 }
 
-/** Splits a watch body into JSON lines; blank lines (keep-alives) are skipped, a garbled line ends the stream with an error. */
+/**
+ * Splits a watch body into JSON lines; blank lines (keep-alives) are skipped, a garbled line ends the stream with an error. A line
+ * `known` answers is not parsed.
+ */
 async function* parseWatchLines<T>(
   chunks: AsyncIterable<Uint8Array | string>,
   target: string,
   cancelled: () => boolean,
+  known?: (line: string) => WatchEvent<T> | undefined,
 ): AsyncGenerator<WatchEvent<T>> {
   const decoder = new TextDecoder();
   let buffered = "";
@@ -343,7 +355,11 @@ async function* parseWatchLines<T>(
       const line = buffered.slice(start, newline).trim();
       start = newline + 1;
       if (!line) continue;
-      let event: WatchEvent<T>;
+      let event = known?.(line);
+      if (event) {
+        yield event;
+        continue;
+      }
       try {
         event = JSON.parse(line) as WatchEvent<T>;
       } catch {

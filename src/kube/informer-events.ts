@@ -29,6 +29,8 @@ export interface InformerCounters {
   failures: number;
   /** Add, update and delete events received on watches. */
   events: number;
+  /** Of those, the echoes of this process's own writes taken from the write's answer, not parsed. */
+  echoes: number;
 }
 
 export class Fanout<E> {

@@ -1,13 +1,24 @@
 // Informer: list, then watch from the list's resourceVersion, forever.
 import { logger, type Logger } from "../log.ts";
 import { backoffDelay, type BackoffOptions } from "../runtime/backoff.ts";
-import { ObjectCache, type ReadonlyCache } from "./cache.ts";
-import { AccessTableError, type KubeClient, type WatchStream } from "./client.ts";
+import type { ReadonlyCache } from "./cache.ts";
+import { AccessTableError, type WatchStream } from "./client.ts";
 import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
-import { describeTarget, KubeError, kubeError, parseStatus, toKubeError, type KubeReason } from "./kube-error.ts";
+import { InformerFeed } from "./informer-feed.ts";
+import {
+  DEFAULT_BACKOFF,
+  DEFAULT_RELIST_MS,
+  isOlder,
+  isPermanent,
+  isTooLargeResourceVersion,
+  readErrorEvent,
+  type InformerOptions,
+  type WatchOutcome,
+} from "./informer-options.ts";
+import { describeTarget, KubeError, kubeError, toKubeError } from "./kube-error.ts";
 import { MAX_RETRY_AFTER_MS } from "./throttle.ts";
-import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
+import type { KubeObject } from "./types.ts";
 
 // A supervisor of its own (client-node 1.4.0's ListWatch stops for good on connection errors and has
 // no inactivity timeout or backoff): on 410 Gone it relists and emits the differences; on any other
@@ -26,41 +37,12 @@ import { objectKey, type KubeObject, type ResourceType } from "./types.ts";
 // handler is logged, never fatal.
 
 export type { InformerCounters, InformerEvent, InformerStatus } from "./informer-events.ts";
-
-export interface InformerOptions<T extends KubeObject> {
-  client: KubeClient;
-  resource: ResourceType;
-  /** Omit to watch all namespaces. */
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** A watch with no event (bookmarks included) for this long is re-opened. Default 5 min. */
-  inactivityTimeoutMs?: number;
-  /** Server-side end of each watch; default a random 5–10 min, as client-go. */
-  watchTimeoutSeconds?: number;
-  /** Re-watch delays after failures. Default 500 ms doubling to 30 s, 20% jitter. */
-  backoff?: Partial<BackoffOptions>;
-  clock?: Clock;
-  log?: Logger;
-  /** Applied to each object before caching; default drops metadata.managedFields. */
-  transform?: (obj: T) => T;
-  /**
-   * A fresh list this often even while the watch is healthy, emitting whatever the watch missed
-   * (a server whose history was lost or went backwards, as after an etcd restore). Default 30 min;
-   * 0 turns it off.
-   */
-  relistIntervalMs?: number;
-}
-
-const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.2 };
-type WatchOutcome = "gone" | "ended" | "idle" | "stopped" | "relist";
-const DEFAULT_RELIST_MS = 30 * 60_000;
+export type { InformerOptions } from "./informer-options.ts";
 
 export class Informer<T extends KubeObject = KubeObject> {
   readonly synced: Promise<void>;
-  readonly counters: InformerCounters = { lists: 0, watches: 0, gone: 0, failures: 0, events: 0 };
-  private readonly store = new ObjectCache<T>();
-  private readonly events: Fanout<InformerEvent<T>>;
+  readonly counters: InformerCounters = { lists: 0, watches: 0, gone: 0, failures: 0, events: 0, echoes: 0 };
+  private readonly feed: InformerFeed<T>;
   private readonly statuses: Fanout<InformerStatus>;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -70,7 +52,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   private readonly stopper = new AbortController();
   private resolveSynced!: () => void;
   private rejectSynced!: (err: Error) => void;
-  private rv = "";
   private isSynced = false;
   private cancelWatch: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -89,7 +70,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.what = describeTarget({ plural: opts.resource.plural, cluster: opts.client.cluster, namespace: opts.namespace });
     this.log = opts.log ?? logger(`informer:${opts.client.cluster}`);
-    this.events = new Fanout((m) => this.log.error(`handler for ${this.what} failed: ${m}`));
+    this.feed = new InformerFeed(this.counters, (m) => this.log.error(`handler for ${this.what} failed: ${m}`), opts.transform);
     this.statuses = new Fanout((m) => this.log.error(`status handler for ${this.what} failed: ${m}`));
     this.synced = new Promise<void>((resolve, reject) => {
       this.resolveSynced = resolve;
@@ -99,7 +80,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   get cache(): ReadonlyCache<T> {
-    return this.store;
+    return this.feed.store;
   }
   get hasSynced(): boolean {
     return this.isSynced;
@@ -108,14 +89,27 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.rv;
   }
 
+  /**
+   * `answer` is what this process's create or update of a watched object returned: its watch event,
+   * when it comes as the answer's very text, is taken from it instead of parsed (echoes.ts).
+   */
+  expectEcho(answer: T): void {
+    this.feed.expectEcho(answer);
+  }
+
+  /** How many of our writes' echoes are expected still (each goes when it comes, is passed, or on a relist). */
+  get echoesExpected(): number {
+    return this.feed.echoesExpected;
+  }
+
   /** Subscribes to add/update/delete events (called synchronously; must not block); returns the unsubscribe function. */
   on(handler: (event: InformerEvent<T>) => void | Promise<void>): () => void {
-    return this.events.add(handler);
+    return this.feed.events.add(handler);
   }
 
   /** Subscribes to the keys (`ns/name`) of changed objects — what a work queue wants. */
   onKey(handler: (key: string) => void): () => void {
-    return this.events.add((e) => handler(e.key));
+    return this.feed.events.add((e) => handler(e.key));
   }
 
   /** Subscribes to state changes (listing, watching, backoff, stopped). */
@@ -132,8 +126,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.stopper.abort();
     this.cancelWatch?.();
     await this.loop;
+    this.feed.clear();
     if (!this.isSynced) this.rejectSynced(new Error(`informer for ${this.what} stopped before it synced`));
     this.setStatus({ state: "stopped" });
+  }
+
+  /** The resourceVersion reached (the feed's). */
+  private get rv(): string {
+    return this.feed.rv;
   }
 
   private get stopped(): boolean {
@@ -275,11 +275,6 @@ export class Informer<T extends KubeObject = KubeObject> {
     const { client, resource, namespace, labelSelector, fieldSelector } = this.opts;
     const list = await client.list<T>(resource, { namespace, labelSelector, fieldSelector, signal: this.stopper.signal });
     this.counters.lists++;
-    const next = new Map<string, T>();
-    for (const item of list.items) {
-      const obj = this.prepare(item);
-      next.set(objectKey(obj), obj);
-    }
     const wentBack = this.rv !== "" && (this.historyReset || isOlder(list.resourceVersion, this.rv));
     if (this.rv && isOlder(list.resourceVersion, this.rv) && !this.historyReset) {
       this.log.warn(
@@ -288,21 +283,13 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     this.historyReset = false;
     this.resuming = false;
-    const old = this.store.replace(next);
     const before = this.rv;
-    this.rv = list.resourceVersion;
+    const size = this.feed.listed(list.items, list.resourceVersion);
     this.relistAt = this.relistIntervalMs > 0 ? this.clock.now() + this.relistIntervalMs : Number.POSITIVE_INFINITY;
-    for (const [key, obj] of next) {
-      const before = old.get(key);
-      if (!before) this.emit({ type: "added", key, object: obj });
-      else if (before.metadata.resourceVersion !== obj.metadata.resourceVersion)
-        this.emit({ type: "updated", key, object: obj, old: before });
-    }
-    for (const [key, gone] of old) if (!next.has(key)) this.emit({ type: "deleted", key, object: gone });
     if (wentBack) this.setStatus({ state: "reset", before, resourceVersion: this.rv });
     if (!this.isSynced) {
       this.isSynced = true;
-      this.log.debug(`synced ${next.size} ${this.what}`);
+      this.log.debug(`synced ${size} ${this.what}`);
       this.resolveSynced();
     }
   }
@@ -331,6 +318,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           allowWatchBookmarks: true,
           timeoutSeconds,
           signal: abort.signal,
+          known: this.feed.known,
         });
       } catch (err) {
         if (err instanceof KubeError && err.isGone) return done("gone"); // 410 as the response itself
@@ -363,24 +351,12 @@ export class Informer<T extends KubeObject = KubeObject> {
             this.recovered();
           }
           if (event.type === "ERROR") {
-            const status = parseStatus(event.object);
-            if (status?.code === 410) return { ...done("gone"), events: events - 1 };
-            // A retry hint inside the event (details.retryAfterSeconds) is honoured as a response's
-            // Retry-After is: the error goes to the backoff, which waits at least that (capped).
-            const retryAfterMs = status?.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000;
-            if (status && isTooLargeStatus(status) && retryAfterMs === undefined) {
-              this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
-              this.historyReset = true;
-              return done("relist");
-            }
-            throw kubeError({
-              verb: "watch",
-              target: this.what,
-              code: status?.code ?? 500,
-              reason: (status?.reason ?? "InternalError") as KubeReason,
-              detail: status?.message,
-              ...(retryAfterMs !== undefined && { retryAfterMs }),
-            });
+            const read = readErrorEvent(event.object, this.what);
+            if (read === "gone") return { ...done("gone"), events: events - 1 };
+            if (read instanceof KubeError) throw read;
+            this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
+            this.historyReset = true;
+            return done("relist");
           }
           const rv = event.object?.metadata?.resourceVersion;
           if (rv && this.rv && isOlder(rv, this.rv)) {
@@ -391,7 +367,7 @@ export class Informer<T extends KubeObject = KubeObject> {
             wentBack = true;
             break;
           }
-          this.apply(event.type, event.object);
+          this.feed.apply(event.type, event.object);
         }
       } catch (err) {
         if (this.stopped) return done("stopped");
@@ -411,64 +387,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
-  private apply(type: string, raw: T): void {
-    const rv = raw?.metadata?.resourceVersion;
-    if (type === "BOOKMARK") {
-      if (rv) this.rv = rv;
-      return;
-    }
-    this.counters.events++;
-    const obj = this.prepare(raw);
-    const key = objectKey(obj);
-    if (type === "DELETED") {
-      const old = this.store.remove(key);
-      if (old) this.emit({ type: "deleted", key, object: obj });
-    } else if (type === "ADDED" || type === "MODIFIED") {
-      const old = this.store.getByKey(key);
-      if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return; // replayed on resume
-      this.store.put(obj);
-      this.emit(old ? { type: "updated", key, object: obj, old } : { type: "added", key, object: obj });
-    }
-    if (rv) this.rv = rv;
-  }
-
-  private prepare(obj: T): T {
-    if (this.opts.transform) return this.opts.transform(obj);
-    if (obj.metadata?.managedFields) {
-      const { managedFields: _drop, ...metadata } = obj.metadata;
-      return { ...obj, metadata };
-    }
-    return obj;
-  }
-
-  private emit(event: InformerEvent<T>): void {
-    this.events.emit(event);
-  }
-
   private setStatus(status: InformerStatus): void {
     this.statuses.emit(status);
   }
-}
-
-/**
- * resourceVersions are opaque to clients by contract, but every server we know (etcd's revision,
- * the sandbox's counter) issues increasing integers; only those are compared.
- */
-function isOlder(rv: string, than: string): boolean {
-  if (!/^\d+$/.test(rv) || !/^\d+$/.test(than)) return false;
-  return BigInt(rv) < BigInt(than);
-}
-
-/** kube-apiserver's answer to a resume point it has not reached: 504 Timeout "Too large resource version". */
-function isTooLargeStatus(status: { code?: number; reason?: string; message?: string }): boolean {
-  return /too large resource version/i.test(status.message ?? "");
-}
-
-/** 400 BadRequest and 422 Invalid: the request as made is wrong, now and on every retry. */
-function isPermanent(err: KubeError): boolean {
-  return err.code === 400 || err.code === 422;
-}
-
-function isTooLargeResourceVersion(err: KubeError): boolean {
-  return /too large resource version/i.test(err.detail ?? "");
 }

@@ -34,6 +34,8 @@ export interface RawRequest {
   /** Whole request for plain calls; until the response headers for streams. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Keep the answer's text for `answerText` (a write's answer: its watch event is the same text). */
+  keepText?: boolean;
 }
 
 export interface StreamResponse {
@@ -45,6 +47,12 @@ export interface StreamResponse {
 /** Each connection's window of requests in flight (throttle.ts), made on its first request. */
 const windows = new WeakMap<Transport, InflightWindow>();
 const windowOf = (t: Transport): InflightWindow => windows.get(t) ?? windows.set(t, inflightWindow()).get(t)!;
+
+/** The answers' texts kept (keepText), by the object parsed from each: an answer's own, gone with it. */
+const texts = new WeakMap<object, string>();
+
+/** The text an answer (`requestJson` with keepText) was parsed from, without surrounding whitespace. */
+export const answerText = (answer: object): string | undefined => texts.get(answer);
 
 /**
  * Sends a request and returns the parsed JSON body of a 2xx response; anything else throws
@@ -70,7 +78,9 @@ export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> 
       } else {
         if (!text) return undefined as T;
         try {
-          return JSON.parse(text) as T;
+          const parsed = JSON.parse(text) as T;
+          if (req.keepText && typeof parsed === "object" && parsed !== null) texts.set(parsed, text.trim());
+          return parsed;
         } catch {
           throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });
         }

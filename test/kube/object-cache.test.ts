@@ -1,6 +1,6 @@
 // The informer's cache: list() answers objects sorted by key whatever the order they came in, only those a selector matches.
 import { describe, expect, test } from "bun:test";
-import { ObjectCache } from "../../src/kube/cache.ts";
+import { FREEZE_CACHE, ObjectCache } from "../../src/kube/cache.ts";
 import type { KubeObject } from "../../src/kube/index.ts";
 
 const obj = (namespace: string, name: string, labels?: Record<string, string>): KubeObject =>
@@ -31,5 +31,22 @@ describe("ObjectCache.list", () => {
     ).toEqual(["a/web-federated"]);
     cache.remove("a/web");
     expect(names(cache.list("tier=web"))).toEqual(["b/web"]);
+  });
+});
+
+describe("ObjectCache freezing", () => {
+  test("under tests (FREEZE_CACHE) what is put or swapped in is frozen all the way down", () => {
+    expect(FREEZE_CACHE).toBe(true);
+    const cache = new ObjectCache<KubeObject>();
+    cache.put(obj("a", "web", { tier: "web" }));
+    cache.replace(new Map([["a/api", obj("a", "api", { tier: "api" })]]));
+    const put = obj("b", "web", { tier: "web" });
+    cache.put(put);
+    for (const o of [put, cache.get("a", "api")!]) {
+      expect(() => {
+        (o.metadata.labels as Record<string, string>).tier = "changed";
+      }).toThrow();
+      expect(o.metadata.labels?.tier).not.toBe("changed");
+    }
   });
 });
