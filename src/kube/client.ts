@@ -32,6 +32,8 @@ export interface WriteOptions extends CallOptions {
   dryRun?: boolean;
   /** Write the status subresource instead of the object. */
   subresource?: "status";
+  /** A create or update whose object a watch of ours will carry back: its event is then taken from the answer, not parsed (echoes.ts). */
+  echo?: boolean;
 }
 
 /** merge = RFC 7386 JSON merge patch; json = RFC 6902; strategic = Kubernetes strategic merge; apply = server-side apply. */
@@ -168,7 +170,7 @@ export class KubeClient {
   create<T extends KubeObject>(res: ResourceType, obj: T, opts: WriteOptions = {}): Promise<T> {
     const namespace = this.ns(res, obj.metadata.namespace);
     const body = res.namespaced ? { ...obj, metadata: { ...obj.metadata, namespace } } : obj;
-    const call = { ...opts, body, query: writeQuery(opts), keepText: true };
+    const call = { ...opts, body, query: writeQuery(opts), expectEcho: opts.echo };
     return this.call<T>("create", "POST", res, namespace, undefined, call, obj.metadata.name);
   }
 
@@ -179,7 +181,7 @@ export class KubeClient {
       ...opts,
       body: obj,
       query: writeQuery(opts),
-      keepText: true,
+      expectEcho: opts.echo,
     });
   }
 
@@ -278,7 +280,7 @@ export class KubeClient {
     res: ResourceType,
     namespace: string | undefined,
     name: string | undefined,
-    opts: CallOptions & { query?: Query; body?: unknown; contentType?: string; subresource?: string; keepText?: boolean },
+    opts: CallOptions & { query?: Query; body?: unknown; contentType?: string; subresource?: string; expectEcho?: boolean },
     targetName = name,
   ): Promise<T> {
     const sub = opts.subresource ? `/${opts.subresource}` : "";
@@ -299,7 +301,7 @@ export class KubeClient {
       contentType: opts.contentType,
       timeoutMs: opts.timeoutMs ?? this.timeoutMs,
       signal: opts.signal,
-      keepText: opts.keepText,
+      expectEcho: opts.expectEcho,
     });
   }
 }

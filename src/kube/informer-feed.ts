@@ -1,7 +1,7 @@
-// What a list and each watch event do to an informer: its cache, the resourceVersion it has reached, the echoes of our own writes it
-// expects, and the events its subscribers are told. When to list and watch is the informer's (informer.ts).
+// What a list and each watch event do to an informer: its cache, the resourceVersion it has reached, the echoes of our own writes taken
+// unparsed (echoes.ts), and the events its subscribers are told. When to list and watch is the informer's (informer.ts).
 import { ObjectCache } from "./cache.ts";
-import { ExpectedEchoes } from "./echoes.ts";
+import type { EchoBook } from "./echoes.ts";
 import { Fanout, type InformerCounters, type InformerEvent } from "./informer-events.ts";
 import { objectKey, type KubeObject, type WatchEvent } from "./types.ts";
 
@@ -10,10 +10,11 @@ export class InformerFeed<T extends KubeObject> {
   readonly events: Fanout<InformerEvent<T>>;
   /** The resourceVersion reached: the last list's, or the last watch event's (bookmarks included). */
   rv = "";
-  private readonly echoes = new ExpectedEchoes<T>();
 
   constructor(
     private readonly counters: InformerCounters,
+    /** The server's answers to our writes, whose echoes are taken from them. */
+    private readonly echoes: EchoBook,
     onHandlerError: (message: string) => void,
     /** Applied to each object before caching; default drops metadata.managedFields. */
     private readonly transform?: (obj: T) => T,
@@ -21,18 +22,9 @@ export class InformerFeed<T extends KubeObject> {
     this.events = new Fanout(onHandlerError);
   }
 
-  /** A write's answer: its watch event, when it is the answer's very text, is taken from it (echoes.ts). */
-  expectEcho(answer: T): void {
-    this.echoes.expect(answer, this.rv);
-  }
-
-  get echoesExpected(): number {
-    return this.echoes.size;
-  }
-
   /** The event of a watch line when it is an expected echo (not parsed then); else undefined. */
   readonly known = (line: string): WatchEvent<T> | undefined => {
-    const echo = this.echoes.take(line);
+    const echo = this.echoes.take<T>(line);
     if (echo) this.counters.echoes++;
     return echo;
   };
@@ -44,7 +36,7 @@ export class InformerFeed<T extends KubeObject> {
       const obj = this.prepare(item);
       next.set(objectKey(obj), obj);
     }
-    this.echoes.clear(); // the list holds our writes so far; an echo after it is parsed, as any line
+    this.echoes.clear(); // the list holds our writes so far: an echo still to come is parsed, as any line
     const old = this.store.replace(next);
     this.rv = resourceVersion;
     for (const [key, obj] of next) {
@@ -61,10 +53,7 @@ export class InformerFeed<T extends KubeObject> {
   apply(type: string, raw: T): void {
     const rv = raw?.metadata?.resourceVersion;
     if (type === "BOOKMARK") {
-      if (rv) {
-        this.rv = rv;
-        this.echoes.passed(rv);
-      }
+      if (rv) this.rv = rv;
       return;
     }
     this.counters.events++;
@@ -80,10 +69,6 @@ export class InformerFeed<T extends KubeObject> {
       this.events.emit(old ? { type: "updated", key, object: obj, old } : { type: "added", key, object: obj });
     }
     if (rv) this.rv = rv;
-  }
-
-  clear(): void {
-    this.echoes.clear();
   }
 
   private prepare(obj: T): T {

@@ -5,6 +5,7 @@ import type { ReadonlyCache } from "./cache.ts";
 import { AccessTableError, type WatchStream } from "./client.ts";
 import { sleep, systemClock, type Clock } from "../runtime/clock.ts";
 import { Fanout, type InformerCounters, type InformerEvent, type InformerStatus } from "./informer-events.ts";
+import { echoBook } from "./echoes.ts";
 import { InformerFeed } from "./informer-feed.ts";
 import {
   DEFAULT_BACKOFF,
@@ -70,7 +71,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.what = describeTarget({ plural: opts.resource.plural, cluster: opts.client.cluster, namespace: opts.namespace });
     this.log = opts.log ?? logger(`informer:${opts.client.cluster}`);
-    this.feed = new InformerFeed(this.counters, (m) => this.log.error(`handler for ${this.what} failed: ${m}`), opts.transform);
+    this.feed = new InformerFeed(
+      this.counters,
+      echoBook(opts.client.server),
+      (m) => this.log.error(`handler for ${this.what} failed: ${m}`),
+      opts.transform,
+    );
     this.statuses = new Fanout((m) => this.log.error(`status handler for ${this.what} failed: ${m}`));
     this.synced = new Promise<void>((resolve, reject) => {
       this.resolveSynced = resolve;
@@ -87,19 +93,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
   get resourceVersion(): string {
     return this.rv;
-  }
-
-  /**
-   * `answer` is what this process's create or update of a watched object returned: its watch event,
-   * when it comes as the answer's very text, is taken from it instead of parsed (echoes.ts).
-   */
-  expectEcho(answer: T): void {
-    this.feed.expectEcho(answer);
-  }
-
-  /** How many of our writes' echoes are expected still (each goes when it comes, is passed, or on a relist). */
-  get echoesExpected(): number {
-    return this.feed.echoesExpected;
   }
 
   /** Subscribes to add/update/delete events (called synchronously; must not block); returns the unsubscribe function. */
@@ -126,7 +119,6 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.stopper.abort();
     this.cancelWatch?.();
     await this.loop;
-    this.feed.clear();
     if (!this.isSynced) this.rejectSynced(new Error(`informer for ${this.what} stopped before it synced`));
     this.setStatus({ state: "stopped" });
   }

@@ -3,6 +3,7 @@
 // native fetch) — plus client-node's auth headers (token, token file, exec plugin).
 import fetch from "node-fetch";
 import { setLongTimer } from "../runtime/clock.ts";
+import { echoBook } from "./echoes.ts";
 import { KubeError, kubeError, kubeErrorFromResponse, toKubeError, type KubeVerb } from "./kube-error.ts";
 import { inflightWindow, RETRY_AFTER_ATTEMPTS, retryAfterMs, sleep, type InflightWindow, type RequestLimiter } from "./throttle.ts";
 
@@ -34,8 +35,8 @@ export interface RawRequest {
   /** Whole request for plain calls; until the response headers for streams. */
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Keep the answer's text for `answerText` (a write's answer: its watch event is the same text). */
-  keepText?: boolean;
+  /** A write whose answer a watch of ours will carry back: the answer goes into the server's echo book (echoes.ts). */
+  expectEcho?: boolean;
 }
 
 export interface StreamResponse {
@@ -47,12 +48,6 @@ export interface StreamResponse {
 /** Each connection's window of requests in flight (throttle.ts), made on its first request. */
 const windows = new WeakMap<Transport, InflightWindow>();
 const windowOf = (t: Transport): InflightWindow => windows.get(t) ?? windows.set(t, inflightWindow()).get(t)!;
-
-/** The answers' texts kept (keepText), by the object parsed from each: an answer's own, gone with it. */
-const texts = new WeakMap<object, string>();
-
-/** The text an answer (`requestJson` with keepText) was parsed from, without surrounding whitespace. */
-export const answerText = (answer: object): string | undefined => texts.get(answer);
 
 /**
  * Sends a request and returns the parsed JSON body of a 2xx response; anything else throws
@@ -79,7 +74,7 @@ export async function requestJson<T>(t: Transport, req: RawRequest): Promise<T> 
         if (!text) return undefined as T;
         try {
           const parsed = JSON.parse(text) as T;
-          if (req.keepText && typeof parsed === "object" && parsed !== null) texts.set(parsed, text.trim());
+          if (req.expectEcho && typeof parsed === "object" && parsed !== null) echoBook(t.server).expect(text.trim(), parsed);
           return parsed;
         } catch {
           throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });

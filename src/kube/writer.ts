@@ -11,6 +11,8 @@ export interface WriterOptions {
   fieldManager?: string;
   /** Send every write with dryRun=All: the server validates, nothing is stored. */
   dryRun?: boolean;
+  /** Creates and updates of what a watch of ours carries back (mirror objects): their echoes are taken from the answers (echoes.ts). */
+  echoes?: boolean;
   log?: Logger;
 }
 
@@ -40,16 +42,17 @@ export function createWriter(client: KubeClient, opts: WriterOptions = {}): Writ
       name,
     });
   const write = { fieldManager, dryRun };
+  const echoed = { ...write, echo: (opts.echoes ?? false) && !dryRun };
 
   return {
     fieldManager,
     async create(res, obj) {
-      const out = await client.create(res, obj, write);
+      const out = await client.create(res, obj, echoed);
       if (log.debugging !== false) log.debug(`created ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },
     async update(res, obj) {
-      const out = await client.update(res, obj, write);
+      const out = await client.update(res, obj, echoed);
       if (log.debugging !== false) log.debug(`updated ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },

@@ -138,7 +138,7 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
   const metrics = opts.metrics ?? createMetrics();
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? logger(`mirror:${c}`);
-  const writer = createWriter(opts.local, { log: logger(`write:${opts.local.cluster}`) });
+  const writer = createWriter(opts.local, { echoes: true, log: logger(`write:${opts.local.cluster}`) });
   // The Link's one status writer: the supervisor's (shared with its conditions, outliving this
   // controller), else the controller's own. Its retry rule is the mirror queue's.
   const status =

@@ -1,7 +1,7 @@
 // The echo of our own write, taken from the write's answer instead of parsed: only a watch line that is the answer's very text, for an
-// add or an update; anything else is parsed as before, and what is expected goes when its echo comes, when the watch passes it, on a relist.
+// add or an update; anything else is parsed as before, and what is expected goes when its echo comes, on a relist, with age or past a cap.
 import { afterEach, describe, expect, test } from "bun:test";
-import { ExpectedEchoes } from "../../src/kube/echoes.ts";
+import { EchoBook, echoBook } from "../../src/kube/echoes.ts";
 import { Informer } from "../../src/kube/informer.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
@@ -64,11 +64,15 @@ current-context: t
     nextWatch: () => within(new Promise<void>((resolve) => opened.push(resolve)), "a watch"),
     push: (text: string) => watches.at(-1)!.enqueue(encoder.encode(`${text}\n`)),
     setListRv: (rv: string) => void (listRv = rv),
-    /** Our write of `name`, answered with `text`: the answer, as the writer gets it. */
-    write: async (text: string, verb: "create" | "update" = "create") => {
+    /** Our write answered with `text` (its echo expected unless `echo` is false): the answer, as the writer gets it. */
+    write: async (text: string, verb: "create" | "update" = "create", echo = true) => {
       answer = text;
       const obj = JSON.parse(text) as KubeObject;
-      return verb === "create" ? rig.client.create(resources.service, obj) : rig.client.update(resources.service, obj);
+      return verb === "create" ? rig.client.create(resources.service, obj, { echo }) : rig.client.update(resources.service, obj, { echo });
+    },
+    /** The server's book of expected echoes. */
+    get book() {
+      return echoBook(client.server);
     },
     /** Pushes `text` and resolves with the informer's event for it. */
     deliver: async (text: string) => {
@@ -98,8 +102,7 @@ describe("the echo of our own write", () => {
     const r = await standIn();
     const text = serviceText("web", 6);
     const answer = await r.write(text);
-    r.inf.expectEcho(answer);
-    expect(r.inf.echoesExpected).toBe(1);
+    expect(r.book.size).toBe(1);
     const event = await r.deliver(line("ADDED", text));
     expect(r.inf.counters).toMatchObject({ events: 1, echoes: 1 });
     expect(event.type).toBe("added");
@@ -107,24 +110,22 @@ describe("the echo of our own write", () => {
     const { managedFields: _, ...metadata } = (JSON.parse(text) as KubeObject).metadata;
     expect(event.object).toEqual({ ...(JSON.parse(text) as KubeObject), metadata });
     expect(r.inf.cache.get("shop", "web")).toBe(event.object);
-    expect(r.inf.echoesExpected).toBe(0);
-    // Under tests the cache is frozen deeply, the answer's parts with it.
+    expect(r.book.size).toBe(0);
+    // Under tests an answer whose echo is expected is frozen: changing it before its echo would throw.
     expect(() => {
       (answer.spec as { ports: unknown[] }).ports.push({ port: 1 });
     }).toThrow();
 
     const updated = await r.write(serviceText("web", 7, 81), "update");
-    r.inf.expectEcho(updated);
     const modified = await r.deliver(line("MODIFIED", serviceText("web", 7, 81)));
     expect(modified.type === "updated" && modified.old).toBe(event.object);
     expect(modified.object.spec).toBe(updated.spec);
     expect(r.inf.counters).toMatchObject({ events: 2, echoes: 2 });
   });
 
-  test("the same object at another resourceVersion, or not byte for byte the answer, or a deletion, is parsed", async () => {
+  test("the same object at another resourceVersion, or not byte for byte the answer, or a deletion, or a write not marked, is parsed", async () => {
     const r = await standIn();
-    const answer = await r.write(serviceText("web", 6));
-    r.inf.expectEcho(answer);
+    await r.write(serviceText("web", 6));
     // Someone else's change of the same Service, arriving while ours is expected: parsed and told.
     const other = await r.deliver(line("MODIFIED", serviceText("web", 8, 90)));
     expect(other.object.spec).toEqual({ ports: [{ port: 90 }] });
@@ -132,69 +133,60 @@ describe("the echo of our own write", () => {
     // Our resourceVersion in another encoding (keys in another order): equal data, yet parsed.
     const reordered = serviceText("web", 9).replace('"apiVersion":"v1","kind":"Service"', '"kind":"Service","apiVersion":"v1"');
     const answer9 = await r.write(serviceText("web", 9), "update");
-    r.inf.expectEcho(answer9);
     const parsed = await r.deliver(line("MODIFIED", reordered));
     expect(parsed.object.spec).not.toBe(answer9.spec);
     expect(parsed.object.spec).toEqual(answer9.spec as object);
     // A deletion carrying our answer's very text is a deletion, parsed.
     const answer10 = await r.write(serviceText("web", 10), "update");
-    r.inf.expectEcho(answer10);
     const deleted = await r.deliver(line("DELETED", serviceText("web", 10)));
     expect(deleted.type).toBe("deleted");
     expect(deleted.object.spec).not.toBe(answer10.spec);
-    expect(r.inf.counters).toMatchObject({ events: 3, echoes: 0 });
-    // What was expected and passed goes at the next bookmark.
-    expect(r.inf.echoesExpected).toBe(3);
-    r.push(line("BOOKMARK", '{"kind":"Service","apiVersion":"v1","metadata":{"resourceVersion":"12"}}'));
-    await r.deliver(line("ADDED", serviceText("api", 13)));
-    expect(r.inf.echoesExpected).toBe(0);
+    expect(r.book.size).toBe(3);
+    // A write not marked as echoed is not expected.
+    const plain = await r.write(serviceText("api", 11), "create", false);
+    expect(r.book.size).toBe(3);
+    const added = await r.deliver(line("ADDED", serviceText("api", 11)));
+    expect(added.object.spec).not.toBe(plain.spec);
+    expect(r.inf.counters).toMatchObject({ events: 4, echoes: 0 });
   });
 
-  test("an answer whose event has come already is not expected; a relist drops what was", async () => {
+  test("a relist empties the book: an echo after it is parsed", async () => {
     const r = await standIn();
-    await r.deliver(line("ADDED", serviceText("web", 6)));
-    r.inf.expectEcho(await r.write(serviceText("web", 6)));
-    expect(r.inf.echoesExpected).toBe(0);
-
     const answer = await r.write(serviceText("api", 20));
-    r.inf.expectEcho(answer);
-    expect(r.inf.echoesExpected).toBe(1);
+    expect(r.book.size).toBe(1);
     const rewatch = r.nextWatch();
     r.setListRv("19");
     r.push(line("ERROR", '{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410}'));
     await rewatch;
     expect(r.inf.counters.lists).toBe(2);
-    expect(r.inf.echoesExpected).toBe(0);
+    expect(r.book.size).toBe(0);
     const after = await r.deliver(line("ADDED", serviceText("api", 20)));
     expect(after.object.spec).not.toBe(answer.spec);
     expect(r.inf.counters.echoes).toBe(0);
   });
 });
 
-describe("ExpectedEchoes", () => {
+describe("EchoBook", () => {
   const obj = (rv: number): KubeObject => JSON.parse(serviceText(`s${rv}`, rv)) as KubeObject;
 
-  test("never holds more than 10,000: the oldest go first", () => {
-    const book = new ExpectedEchoes<KubeObject>();
-    for (let rv = 1; rv <= 10_050; rv++) book.expect(obj(rv), "", serviceText(`s${rv}`, rv));
-    expect(book.size).toBe(10_000);
+  test("never holds more than its cap: the oldest go first", () => {
+    const book = new EchoBook(Date.now, 100);
+    for (let rv = 1; rv <= 150; rv++) book.expect(serviceText(`s${rv}`, rv), obj(rv));
+    expect(book.size).toBe(100);
     expect(book.take(line("ADDED", serviceText("s50", 50)))).toBeUndefined();
-    expect(book.take(line("ADDED", serviceText("s51", 51)))?.object.metadata.name).toBe("s51");
+    expect(book.take<KubeObject>(line("ADDED", serviceText("s51", 51)))?.object.metadata.name).toBe("s51");
   });
 
-  test("those the watch has passed are swept as more are expected, so a book whose echoes never come stays small", () => {
-    const book = new ExpectedEchoes<KubeObject>();
-    // Each write expected while the watch is 100 behind it (a selector that drops every one of them).
-    for (let rv = 101; rv <= 5000; rv++) book.expect(obj(rv), String(rv - 100), serviceText(`s${rv}`, rv));
-    expect(book.size).toBeLessThanOrEqual(2 * 100 + 64);
-    book.passed("5000");
-    expect(book.size).toBe(0);
-  });
-
-  test("a resourceVersion that is not an integer is never expected", () => {
-    const book = new ExpectedEchoes<KubeObject>();
-    const odd = { ...obj(1), metadata: { ...obj(1).metadata, resourceVersion: "a1" } };
-    book.expect(odd, "", JSON.stringify(odd));
-    expect(book.size).toBe(0);
+  test("an answer whose echo has not come in a minute goes (its event filtered out, or covered by a list)", () => {
+    let now = 0;
+    const book = new EchoBook(() => now);
+    book.expect(serviceText("s1", 1), obj(1));
+    now = 30_000;
+    book.expect(serviceText("s2", 2), obj(2));
+    now = 61_000;
+    book.expect(serviceText("s3", 3), obj(3));
+    expect(book.size).toBe(2);
+    expect(book.take(line("MODIFIED", serviceText("s1", 1)))).toBeUndefined();
+    expect(book.take(line("MODIFIED", serviceText("s2", 2)))?.type).toBe("MODIFIED");
   });
 });

@@ -23,9 +23,6 @@ interface Written<T> {
 
 export type IndexKey<T> = (obj: T) => string | undefined;
 
-/** What the view reads: an informer's events and cache, and (the real one) its expected echoes of our writes. */
-type Source<T extends KubeObject> = Pick<Informer<T>, "on" | "cache"> & Partial<Pick<Informer<T>, "expectEcho">>;
-
 const NONE: ReadonlySet<string> = new Set();
 
 /** Our writes not yet in the cache, those that carry an index key also found by it (no scan of them all per lookup). */
@@ -84,7 +81,7 @@ export class LocalView<T extends KubeObject> {
   private gen = 0;
 
   constructor(
-    private readonly informer: Source<T>,
+    private readonly informer: Informer<T>,
     indexKey?: IndexKey<T>,
   ) {
     this.written = Overlay.of(indexKey);
@@ -200,7 +197,6 @@ export class LocalView<T extends KubeObject> {
     if (held.some(isEcho)) return void this.written.delete(k);
     const cached = this.informer.cache.get(obj.metadata.namespace, obj.metadata.name ?? "");
     if (cached && cached.metadata.resourceVersion === rv) return void this.written.delete(k);
-    this.informer.expectEcho?.(obj); // its event, still to come, is then taken from this answer rather than parsed
     this.written.set(k, { object: obj, before, gen: this.gen });
   }
 
