@@ -64,11 +64,15 @@ export interface WatchOptions<T = KubeObject> {
   /** How long to wait for the response headers. */
   connectTimeoutMs?: number;
   signal?: AbortSignal;
-  /**
-   * The event of a line the caller already holds (its own write's echo, the very text the write was
-   * answered with), taken instead of parsing the line; undefined: the line is parsed.
-   */
-  known?: (line: string) => WatchEvent<T> | undefined;
+  /** Our own writes' echoes: taken from their answers instead of parsed, or parsed first and kept for the answer (echoes.ts). */
+  echoes?: WatchEchoes<T>;
+}
+
+export interface WatchEchoes<T> {
+  /** The event of `line` when it is the echo of an answer already parsed; undefined: the line is parsed. */
+  take(line: string): WatchEvent<T> | undefined;
+  /** `line` was parsed into `event`. */
+  parsed(line: string, event: WatchEvent<T>): void;
 }
 
 export interface WatchStream<T> {
@@ -243,7 +247,7 @@ export class KubeClient {
     });
     let cancelled = false;
     return {
-      events: parseWatchLines<T>(stream.chunks, target, () => cancelled, opts.known),
+      events: parseWatchLines<T>(stream.chunks, target, () => cancelled, opts.echoes),
       cancel: () => {
         cancelled = true;
         stream.cancel();
@@ -331,13 +335,13 @@ function requireName(obj: KubeObject, verb: KubeVerb, res: ResourceType, cluster
 
 /**
  * Splits a watch body into JSON lines; blank lines (keep-alives) are skipped, a garbled line ends the stream with an error. A line
- * `known` answers is not parsed.
+ * `echoes` takes is not parsed.
  */
 async function* parseWatchLines<T>(
   chunks: AsyncIterable<Uint8Array | string>,
   target: string,
   cancelled: () => boolean,
-  known?: (line: string) => WatchEvent<T> | undefined,
+  echoes?: WatchEchoes<T>,
 ): AsyncGenerator<WatchEvent<T>> {
   const decoder = new TextDecoder();
   let buffered = "";
@@ -357,7 +361,7 @@ async function* parseWatchLines<T>(
       const line = buffered.slice(start, newline).trim();
       start = newline + 1;
       if (!line) continue;
-      let event = known?.(line);
+      let event = echoes?.take(line);
       if (event) {
         yield event;
         continue;
@@ -367,6 +371,7 @@ async function* parseWatchLines<T>(
       } catch {
         throw kubeError({ verb: "watch", target, code: 200, reason: "Unknown", detail: "garbled watch event" });
       }
+      echoes?.parsed(line, event);
       yield event;
     }
     buffered = buffered.slice(start);

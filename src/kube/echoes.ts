@@ -1,72 +1,124 @@
-// The echoes of this process's own writes: a write's answer is the object its watch event carries, in the same text (both are the
-// server's one serialization of the stored object), so that event is taken from the answer instead of parsed again.
+// The echoes of this process's own writes: a write's answer and its watch event carry the object in the same text (both are the server's
+// one serialization of the stored object), so whichever comes second is not parsed again — the echo is taken from the answer, or the
+// answer from the echo.
 import { FREEZE_CACHE, deepFreeze } from "./cache.ts";
 import type { WatchEvent } from "./types.ts";
 
-// Only a line that is `{"type":"ADDED"|"MODIFIED","object":` + an answer's text + `}`, byte for byte, is
-// taken: JSON.parse of it would give that answer again. Any other line — another resourceVersion, another
-// encoding, a DELETED, BOOKMARK or ERROR — is parsed as before. A book per API server, filled as each
-// answer is parsed (before its caller resumes, so no echo can slip in between); an answer goes when its
-// echo is taken, after MAX_AGE_MS (its event filtered out, or covered by a list), when the book passes CAP
-// (the oldest first), or on a relist of an informer of that server. A write that failed has no answer.
+// Only a line that is `{"type":"ADDED"|"MODIFIED","object":` + an answer's text + `}`, byte for byte,
+// pairs with it: JSON.parse of either gives the other's object. Any other line — another resourceVersion,
+// another encoding, a DELETED, BOOKMARK or ERROR — and any other answer are parsed as before. A book per API
+// server: an answer goes in as it is parsed (before its caller resumes); a line goes in as it is parsed
+// while a write marked echo is in flight there (the lines go when none is). Either goes when its pair
+// comes, after MAX_AGE_MS (an event filtered out, or covered by a list), past CAP (the oldest first), or on
+// a relist of an informer of that server. A write that failed has no answer.
 
 const ADDED = '{"type":"ADDED","object":';
 const MODIFIED = '{"type":"MODIFIED","object":';
-/** Past this many waiting, the oldest go: their events are parsed, which is only slower. */
+/** Past this many waiting on either side, the oldest go: their pairs are parsed, which is only slower. */
 const CAP = 4096;
-/** An echo comes within milliseconds of its answer; one not come in this long will not be taken. */
+/** An echo comes within milliseconds of its answer; one not come in this long will not. */
 const MAX_AGE_MS = 60_000;
 
-interface Expected {
-  object: object;
+interface Kept {
+  object: unknown;
   at: number;
 }
 
 export class EchoBook {
-  private readonly byText = new Map<string, Expected>();
+  /** Answers whose echo has not come, by text. */
+  private readonly answers = new Map<string, Kept>();
+  /** Lines parsed while a write was in flight, by the object's text: an answer still to come may be one. */
+  private readonly lines = new Map<string, Kept>();
+  private writing = 0;
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly cap = CAP,
   ) {}
 
+  /** Answers waiting for their echo. */
   get size(): number {
-    return this.byText.size;
+    return this.answers.size;
+  }
+
+  /** Lines kept for an answer still to come. */
+  get linesKept(): number {
+    return this.lines.size;
+  }
+
+  /** A write marked echo is sent: lines parsed until it is answered are kept. */
+  sending(): void {
+    this.writing++;
+  }
+
+  /** …and answered, or failed. */
+  sent(): void {
+    if (--this.writing === 0) this.lines.clear();
+  }
+
+  /** The object of a line already parsed whose text is the answer `text`, taken (the answer needs no parse); else undefined. */
+  answered(text: string): unknown {
+    const hit = this.lines.get(text);
+    if (!hit) return undefined;
+    this.lines.delete(text);
+    return hit.object;
   }
 
   /** `answer` was parsed from `text`, a write's answer whose echo a watch of ours will carry. */
   expect(text: string, answer: object): void {
-    // Under tests the answer is frozen from here: a caller changing it before its echo (which would make
-    // the taken event differ from the line) throws instead.
+    // Under tests what is kept is frozen from here: changing it before its pair comes (which would make
+    // the pair differ from its text) throws instead.
     if (FREEZE_CACHE) deepFreeze(answer);
-    const now = this.now();
-    this.byText.set(text, { object: answer, at: now });
-    for (const [oldest, e] of this.byText) {
-      if (this.byText.size <= this.cap && now - e.at < MAX_AGE_MS) break;
-      this.byText.delete(oldest);
-    }
+    this.keep(this.answers, text, answer);
   }
 
   /** The event `line` carries when it is an expected echo, exactly (no longer expected then); else undefined. */
   take<T>(line: string): WatchEvent<T> | undefined {
-    if (this.byText.size === 0 || line.charCodeAt(line.length - 1) !== 0x7d /* } */) return undefined;
-    const type = line.startsWith(ADDED) ? "ADDED" : line.startsWith(MODIFIED) ? "MODIFIED" : undefined;
+    if (this.answers.size === 0) return undefined;
+    const type = typeOf(line);
     if (type === undefined) return undefined;
-    const text = line.slice(type === "ADDED" ? ADDED.length : MODIFIED.length, -1);
-    const hit = this.byText.get(text);
+    const text = objectText(line, type);
+    const hit = this.answers.get(text);
     if (!hit) return undefined;
-    this.byText.delete(text);
+    this.answers.delete(text);
     return { type, object: hit.object as T };
   }
 
+  /** `line` was parsed into `object`: kept while a write is in flight, whose answer it may be. */
+  parsed(line: string, object: unknown): void {
+    if (this.writing === 0 || typeof object !== "object" || object === null) return;
+    const type = typeOf(line);
+    if (type === undefined) return;
+    if (FREEZE_CACHE) deepFreeze(object);
+    this.keep(this.lines, objectText(line, type), object);
+  }
+
   clear(): void {
-    this.byText.clear();
+    this.answers.clear();
+    this.lines.clear();
+  }
+
+  private keep(into: Map<string, Kept>, text: string, object: unknown): void {
+    const now = this.now();
+    into.set(text, { object, at: now });
+    for (const [oldest, e] of into) {
+      if (into.size <= this.cap && now - e.at < MAX_AGE_MS) break;
+      into.delete(oldest);
+    }
   }
 }
 
+/** ADDED or MODIFIED when `line` is such an event as kube-apiserver and the sandbox write it; else undefined. */
+function typeOf(line: string): "ADDED" | "MODIFIED" | undefined {
+  if (line.charCodeAt(line.length - 1) !== 0x7d /* } */) return undefined;
+  return line.startsWith(ADDED) ? "ADDED" : line.startsWith(MODIFIED) ? "MODIFIED" : undefined;
+}
+
+const objectText = (line: string, type: "ADDED" | "MODIFIED") => line.slice(type === "ADDED" ? ADDED.length : MODIFIED.length, -1);
+
 const books = new Map<string, EchoBook>();
 
-/** The book of an API server (by URL): its answers expected back on its watches. */
+/** The book of an API server (by URL): its answers expected back on its watches, and lines kept for answers to come. */
 export function echoBook(server: string): EchoBook {
   let book = books.get(server);
   if (!book) books.set(server, (book = new EchoBook()));

@@ -3,6 +3,7 @@
 import { ObjectCache } from "./cache.ts";
 import type { EchoBook } from "./echoes.ts";
 import { Fanout, type InformerCounters, type InformerEvent } from "./informer-events.ts";
+import type { WatchEchoes } from "./client.ts";
 import { objectKey, type KubeObject, type WatchEvent } from "./types.ts";
 
 export class InformerFeed<T extends KubeObject> {
@@ -22,11 +23,16 @@ export class InformerFeed<T extends KubeObject> {
     this.events = new Fanout(onHandlerError);
   }
 
-  /** The event of a watch line when it is an expected echo (not parsed then); else undefined. */
-  readonly known = (line: string): WatchEvent<T> | undefined => {
-    const echo = this.echoes.take<T>(line);
-    if (echo) this.counters.echoes++;
-    return echo;
+  /** What the watch asks of the server's echo book (a custom transform may change what it is given: no line is kept for an answer then). */
+  readonly watchEchoes: WatchEchoes<T> = {
+    take: (line: string): WatchEvent<T> | undefined => {
+      const echo = this.echoes.take<T>(line);
+      if (echo) this.counters.echoes++;
+      return echo;
+    },
+    parsed: (line, event) => {
+      if (!this.transform) this.echoes.parsed(line, event.object);
+    },
   };
 
   /** A list at `resourceVersion`: swaps the cache and tells what changed since the last state (everything, the first time). */

@@ -310,7 +310,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           allowWatchBookmarks: true,
           timeoutSeconds,
           signal: abort.signal,
-          known: this.feed.known,
+          echoes: this.feed.watchEchoes,
         });
       } catch (err) {
         if (err instanceof KubeError && err.isGone) return done("gone"); // 410 as the response itself

@@ -19,14 +19,22 @@ const line = (type: string, object: string) => `{"type":"${type}","object":${obj
 async function standIn() {
   let listRv = "5";
   let answer = "";
+  /** While set, a write's answer waits for it; `received` is told when the write arrives. */
+  let gate: Promise<void> | undefined;
+  let received: (() => void) | undefined;
   const watches: ReadableStreamDefaultController<Uint8Array>[] = [];
   const opened: Array<() => void> = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch(req) {
+    async fetch(req) {
       const url = new URL(req.url);
-      if (req.method !== "GET") return new Response(answer, { status: req.method === "POST" ? 201 : 200 });
+      if (req.method !== "GET") {
+        const text = answer;
+        received?.();
+        await gate;
+        return new Response(text, { status: req.method === "POST" ? 201 : 200 });
+      }
       if (url.searchParams.get("watch")) {
         const body = new ReadableStream<Uint8Array>({
           start: (c) => {
@@ -69,6 +77,23 @@ current-context: t
       answer = text;
       const obj = JSON.parse(text) as KubeObject;
       return verb === "create" ? rig.client.create(resources.service, obj, { echo }) : rig.client.update(resources.service, obj, { echo });
+    },
+    /** Our create answered with `text` only once `release` is called: resolves when the server has it. */
+    heldWrite: async (text: string) => {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      const arrived = new Promise<void>((resolve) => (received = resolve));
+      answer = text;
+      const written = rig.client.create(resources.service, JSON.parse(text) as KubeObject, { echo: true });
+      await within(arrived, "the write at the server");
+      return {
+        release: () => {
+          gate = undefined;
+          received = undefined;
+          release();
+          return written;
+        },
+      };
     },
     /** The server's book of expected echoes. */
     get book() {
@@ -148,6 +173,22 @@ describe("the echo of our own write", () => {
     const added = await r.deliver(line("ADDED", serviceText("api", 11)));
     expect(added.object.spec).not.toBe(plain.spec);
     expect(r.inf.counters).toMatchObject({ events: 4, echoes: 0 });
+  });
+
+  test("an echo before its answer is parsed, and the answer is taken from it; a line parsed while no write is in flight is not kept", async () => {
+    const r = await standIn();
+    await r.deliver(line("ADDED", serviceText("other", 5)));
+    expect(r.book.linesKept).toBe(0);
+    const text = serviceText("web", 6);
+    const held = await r.heldWrite(text);
+    const event = await r.deliver(line("ADDED", text));
+    expect(r.inf.counters.echoes).toBe(0);
+    expect(r.book.linesKept).toBe(1);
+    const answer = await held.release();
+    expect(answer.spec).toBe(event.object.spec); // the line's object: the answer was not parsed
+    expect(answer).toEqual(JSON.parse(text) as KubeObject);
+    expect(r.book.linesKept).toBe(0);
+    expect(r.book.size).toBe(0);
   });
 
   test("a relist empties the book: an echo after it is parsed", async () => {

@@ -24,10 +24,13 @@ async function replay(res: ResourceType, namespace: string, from: string, until:
   const stream = await client.watch<KubeObject>(res, {
     namespace,
     resourceVersion: from,
-    known: (line) => {
-      const e = book.take<KubeObject>(line);
-      if (e) taken++;
-      return e;
+    echoes: {
+      take: (line) => {
+        const e = book.take<KubeObject>(line);
+        if (e) taken++;
+        return e;
+      },
+      parsed: () => {},
     },
   });
   try {
