@@ -1,5 +1,5 @@
 // The informer's cache: objects by key (`ns/name`), frozen so no reader can mutate what others see — deeply under tests
-// (FREEZE_CACHE), only the top level otherwise (docs/decisions.md#d172). Readers get the read-only view; only the informer changes entries.
+// (FREEZE_CACHE), only the top level otherwise (docs/decisions.md#d173). Readers get the read-only view; only the informer changes entries.
 import { matchesLabels, parseLabelSelector, type LabelSelector } from "../model/selector.ts";
 import { objectKey, type KubeObject } from "./types.ts";
 

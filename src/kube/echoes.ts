@@ -9,15 +9,21 @@ import type { WatchEvent } from "./types.ts";
 // another encoding, a DELETED, BOOKMARK or ERROR — and any other answer are parsed as before. A book per API
 // server: an answer goes in as it is parsed (before its caller resumes); a line goes in as it is parsed
 // while a write marked echo is in flight there (the lines go when none is). Either goes when its pair
-// comes, after MAX_AGE_MS (an event filtered out, or covered by a list), past CAP (the oldest first), or on
-// a relist of an informer of that server. A write that failed has no answer.
+// comes, with age (an event filtered out, or covered by a list), past a cap (the oldest first), or on a
+// relist of an informer of that server. A write that failed has no answer.
 
 const ADDED = '{"type":"ADDED","object":';
 const MODIFIED = '{"type":"MODIFIED","object":';
-/** Past this many waiting on either side, the oldest go: their pairs are parsed, which is only slower. */
+/** Past this many answers waiting, the oldest go: their echoes are parsed, which is only slower. */
 const CAP = 4096;
 /** An echo comes within milliseconds of its answer; one not come in this long will not. */
 const MAX_AGE_MS = 60_000;
+/**
+ * Lines kept for answers to come: fewer, and not as long (a kept line's text is a slice of the chunk it
+ * came in, which it keeps alive; most are taken within milliseconds, the rest are someone else's changes).
+ */
+const LINES_CAP = 256;
+const LINES_MAX_AGE_MS = 10_000;
 
 interface Kept {
   object: unknown;
@@ -69,7 +75,7 @@ export class EchoBook {
     // Under tests what is kept is frozen from here: changing it before its pair comes (which would make
     // the pair differ from its text) throws instead.
     if (FREEZE_CACHE) deepFreeze(answer);
-    this.keep(this.answers, text, answer);
+    this.keep(this.answers, text, answer, this.cap, MAX_AGE_MS);
   }
 
   /** The event `line` carries when it is an expected echo, exactly (no longer expected then); else undefined. */
@@ -90,7 +96,7 @@ export class EchoBook {
     const type = typeOf(line);
     if (type === undefined) return;
     if (FREEZE_CACHE) deepFreeze(object);
-    this.keep(this.lines, objectText(line, type), object);
+    this.keep(this.lines, objectText(line, type), object, Math.min(this.cap, LINES_CAP), LINES_MAX_AGE_MS);
   }
 
   clear(): void {
@@ -98,11 +104,11 @@ export class EchoBook {
     this.lines.clear();
   }
 
-  private keep(into: Map<string, Kept>, text: string, object: unknown): void {
+  private keep(into: Map<string, Kept>, text: string, object: unknown, cap: number, maxAgeMs: number): void {
     const now = this.now();
     into.set(text, { object, at: now });
     for (const [oldest, e] of into) {
-      if (into.size <= this.cap && now - e.at < MAX_AGE_MS) break;
+      if (into.size <= cap && now - e.at < maxAgeMs) break;
       into.delete(oldest);
     }
   }
