@@ -9,8 +9,9 @@ import type { WatchEvent } from "./types.ts";
 // another encoding, a DELETED, BOOKMARK or ERROR — and any other answer are parsed as before. A book per API
 // server: an answer goes in as it is parsed (before its caller resumes); a line goes in as it is parsed
 // while a write marked echo is in flight there (the lines go when none is). Either goes when its pair
-// comes, with age (an event filtered out, or covered by a list), past a cap (the oldest first), or on a
-// relist of an informer of that server. A write that failed has no answer.
+// comes, with age (an event filtered out, or covered by a list), or past a cap (the oldest first); a
+// write that failed has no answer. Not on a relist: every informer of the server shares the book, and
+// whether a pair is exact never depends on an informer's state (docs/decisions.md#d172).
 
 const ADDED = '{"type":"ADDED","object":';
 const MODIFIED = '{"type":"MODIFIED","object":';
@@ -36,6 +37,8 @@ export class EchoBook {
   /** Lines parsed while a write was in flight, by the object's text: an answer still to come may be one. */
   private readonly lines = new Map<string, Kept>();
   private writing = 0;
+  /** Pairs found: echoes taken from answers, answers taken from echoes. */
+  readonly taken = { echoes: 0, answers: 0 };
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -67,6 +70,7 @@ export class EchoBook {
     const hit = this.lines.get(text);
     if (!hit) return undefined;
     this.lines.delete(text);
+    this.taken.answers++;
     return hit.object;
   }
 
@@ -87,6 +91,7 @@ export class EchoBook {
     const hit = this.answers.get(text);
     if (!hit) return undefined;
     this.answers.delete(text);
+    this.taken.echoes++;
     return { type, object: hit.object as T };
   }
 

@@ -42,7 +42,6 @@ export class InformerFeed<T extends KubeObject> {
       const obj = this.prepare(item);
       next.set(objectKey(obj), obj);
     }
-    this.echoes.clear(); // the list holds our writes so far: an echo still to come is parsed, as any line
     const old = this.store.replace(next);
     this.rv = resourceVersion;
     for (const [key, obj] of next) {
