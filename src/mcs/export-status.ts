@@ -48,7 +48,7 @@ export function exportConditions(exp: ServiceExportObject, f: ExportFacts, now: 
 }
 
 /** Whether two condition lists say the same (times included). */
-export function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
+function sameConditions(a: readonly Condition[] | undefined, b: readonly Condition[]): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b);
 }
 

@@ -85,7 +85,7 @@ export async function writeSlice(
 }
 
 /** Creates or updates the import (spec, labels, annotations), re-read live on a conflict. */
-export async function writeImport(
+async function writeImport(
   writer: Writer,
   local: KubeClient,
   namespace: string,
@@ -123,7 +123,7 @@ export async function writeImport(
 }
 
 /** Creates or updates the derived Service; a change of headlessness recreates it (clusterIP is immutable). */
-export async function writeDerived(
+async function writeDerived(
   writer: Writer,
   local: KubeClient,
   want: DerivedServiceObject,
