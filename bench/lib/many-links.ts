@@ -8,6 +8,7 @@ import {
   credentialsSecretName,
   DEFAULT_NAMESPACE,
   LINK_API_VERSION,
+  CONTROLLER_ENV,
   MAX_HTTP_REQUESTS,
   MAX_HTTP_REQUESTS_ENV,
 } from "../../src/model/names.ts";
@@ -19,7 +20,8 @@ export const MANY_LINKS_NAMESPACES = 10;
 
 /**
  * `mc serve --all` against west as its own process, probing every gateway at 127.0.0.1:`probePort`, with the raised request cap
- * mc install --shared-controller gives it (many Links' watches exceed Bun's default 256 concurrent requests); resolves once it
+ * mc install --shared-controller gives it (many Links' watches exceed Bun's default 256 concurrent requests) and every controller's
+ * runtime environment (CONTROLLER_ENV, as its Deployment sets it); resolves once it
  * listens. `prof`: with BENCH_CPU_PROF=<dir>, it writes a CPU profile (markdown) there when it stops.
  */
 export function spawnServeAll(westKubeconfig: string, probePort: number, prof = false): Promise<Until> {
@@ -40,7 +42,7 @@ export function spawnServeAll(westKubeconfig: string, probePort: number, prof = 
       `--probe-address=127.0.0.1:${probePort}`,
     ],
     /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
-    { env: { ...process.env, NO_COLOR: "1", [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
+    { env: { ...process.env, NO_COLOR: "1", ...CONTROLLER_ENV, [MAX_HTTP_REQUESTS_ENV]: String(MAX_HTTP_REQUESTS) } },
   );
 }
 

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resources, type KubeClient, type KubeObject } from "../../src/kube/index.ts";
 import * as L from "../../src/model/labels.ts";
+import { CONTROLLER_ENV } from "../../src/model/names.ts";
 import {
   metric,
   settled,
@@ -117,7 +118,9 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
   };
   const jobFile = join(c.dir, `limit-${mode}.job.json`);
   writeFileSync(jobFile, JSON.stringify(job));
+  // In the controller's runtime environment too: the limit is never measured with less than mc serve runs with.
   const proc = Bun.spawn(["bun", join(import.meta.dir, "..", "lib", "blackbox", "limit-client.ts"), jobFile], {
+    env: { ...process.env, ...CONTROLLER_ENV },
     stdout: "pipe",
     stderr: "pipe",
   });

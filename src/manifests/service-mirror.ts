@@ -5,6 +5,7 @@ import * as L from "../model/labels.ts";
 import {
   ADMIN_PORT,
   ADMIN_PORT_NAME,
+  CONTROLLER_ENV,
   credentialsSecretName,
   LINK_GROUP,
   leaseName,
@@ -233,7 +234,7 @@ export function controllerWorkload(o: {
                 name: "service-mirror",
                 image: ctl.image,
                 args: o.args,
-                ...(o.env && { env: o.env }),
+                env: [...Object.entries(CONTROLLER_ENV).map(([name, value]) => ({ name, value })), ...(o.env ?? [])],
                 ports: [{ containerPort: ADMIN_PORT, name: o.portName }],
                 readinessProbe: { httpGet: { path: "/ready", port: o.portName } },
                 livenessProbe: { httpGet: { path: "/live", port: o.portName }, periodSeconds: 10, failureThreshold: 3 },

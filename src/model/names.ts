@@ -95,6 +95,12 @@ export const SHARED_CONTROLLER_LINKS_NAME = "mc-shared-controller-read-links";
  */
 export const MAX_HTTP_REQUESTS_ENV = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 export const MAX_HTTP_REQUESTS = 65535;
+/**
+ * The runtime environment of every controller (its Deployment's `env`, and `mc serve` as the benchmarks start it): JavaScriptCore's
+ * top JIT tier off. A sync or resync burst made its compiler threads take ~0.7 s of CPU per process start (0.15 s without it),
+ * counted against the container's CPU limit, for no measured gain of the tier below it (docs/decisions.md#d175).
+ */
+export const CONTROLLER_ENV: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0" };
 /** `<gw>.<ns>.serviceaccount.identity.<linkerdNs>.<trustDomain>`: the gateway proxy's mTLS identity. */
 export const gatewayIdentity = (o: { gateway: string; namespace: string; linkerdNamespace: string; trustDomain: string }): string =>
   `${o.gateway}.${o.namespace}.serviceaccount.identity.${o.linkerdNamespace}.${o.trustDomain}`;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type KubeClient } from "../../../src/kube/index.ts";
+import { CONTROLLER_ENV } from "../../../src/model/names.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
 import { spawnLogged } from "./spawn-logged.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
@@ -184,7 +185,10 @@ export async function startClusters(backend: BackendName, namespaces: number, la
 /** How many mc serve processes this bench started (each one's log is its own file). */
 let serves = 0;
 
-/** `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway, its log in a file; resolves once it listens. */
+/**
+ * `mc serve east` as its own process against west (the admin's kubeconfig), probing the gateway, in a controller's runtime environment
+ * (CONTROLLER_ENV, as its Deployment sets it), its log in a file; resolves once it listens.
+ */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
   // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops.
   const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -205,6 +209,7 @@ export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<U
     ],
     /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
     join(c.dir, `serve-${serves}.log`),
+    { ...CONTROLLER_ENV },
   );
 }
 

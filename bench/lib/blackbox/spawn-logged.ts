@@ -4,9 +4,14 @@
 import { readFileSync } from "node:fs";
 import type { Until } from "../../../test/helpers/mc.ts";
 
-/** Starts `cmd` with stderr appended to `logPath`; resolves once the log so far matches `ready` (read every 25 ms). */
-export async function spawnLogged(cmd: string[], ready: RegExp, logPath: string): Promise<Until> {
-  const proc = Bun.spawn(cmd, { env: { ...process.env, NO_COLOR: "1" }, stdin: "ignore", stdout: "ignore", stderr: Bun.file(logPath) });
+/** Starts `cmd` (`env` added to this process's) with stderr appended to `logPath`; resolves once the log so far matches `ready` (read every 25 ms). */
+export async function spawnLogged(cmd: string[], ready: RegExp, logPath: string, env: Record<string, string> = {}): Promise<Until> {
+  const proc = Bun.spawn(cmd, {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: Bun.file(logPath),
+  });
   const log = () => {
     try {
       return readFileSync(logPath, "utf8");
