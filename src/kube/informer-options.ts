@@ -46,9 +46,7 @@ export function isOlder(rv: string, than: string): boolean {
 }
 
 /** kube-apiserver's answer to a resume point it has not reached: 504 Timeout "Too large resource version". */
-function isTooLargeStatus(status: { code?: number; reason?: string; message?: string }): boolean {
-  return /too large resource version/i.test(status.message ?? "");
-}
+const TOO_LARGE_RESOURCE_VERSION = /too large resource version/i;
 
 /** 400 BadRequest and 422 Invalid: the request as made is wrong, now and on every retry. */
 export function isPermanent(err: KubeError): boolean {
@@ -56,7 +54,7 @@ export function isPermanent(err: KubeError): boolean {
 }
 
 export function isTooLargeResourceVersion(err: KubeError): boolean {
-  return /too large resource version/i.test(err.detail ?? "");
+  return TOO_LARGE_RESOURCE_VERSION.test(err.detail ?? "");
 }
 
 /**
@@ -68,7 +66,7 @@ export function readErrorEvent(object: unknown, target: string): "gone" | "too-l
   const status = parseStatus(object);
   if (status?.code === 410) return "gone";
   const retryAfterMs = status?.retryAfterSeconds === undefined ? undefined : status.retryAfterSeconds * 1000;
-  if (status && isTooLargeStatus(status) && retryAfterMs === undefined) return "too-large";
+  if (status && TOO_LARGE_RESOURCE_VERSION.test(status.message ?? "") && retryAfterMs === undefined) return "too-large";
   return kubeError({
     verb: "watch",
     target,

@@ -83,12 +83,12 @@ async function attempts<T>(t: Transport, req: RawRequest, book: EchoBook | undef
         if (wait === undefined) throw kubeErrorFromResponse(req.verb, req.target, res.status, text, res.headers.get("retry-after"));
       } else {
         if (!text) return undefined as T;
-        const trimmed = book && text.trim();
-        const echoed = trimmed && book?.answered(trimmed);
+        const trimmed = book ? text.trim() : "";
+        const echoed = book && trimmed && book.answered(trimmed);
         if (echoed) return echoed as T; // its echo came first: the same text, parsed already
         try {
           const parsed = JSON.parse(text) as T;
-          if (trimmed && typeof parsed === "object" && parsed !== null) book?.expect(trimmed, parsed);
+          if (book && trimmed && typeof parsed === "object" && parsed !== null) book.expect(trimmed, parsed);
           return parsed;
         } catch {
           throw kubeError({ verb: req.verb, target: req.target, code: res.status, reason: "Unknown", detail: "response is not JSON" });

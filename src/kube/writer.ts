@@ -41,6 +41,10 @@ export function createWriter(client: KubeClient, opts: WriterOptions = {}): Writ
       namespace: res.namespaced ? (namespace ?? client.namespace) : undefined,
       name,
     });
+  /** A debug line, its message built only when debug lines are kept (every write passes here). */
+  const debug = (message: () => string) => {
+    if (log.debugging !== false) log.debug(message());
+  };
   const write = { fieldManager, dryRun };
   const echoed = { ...write, echo: (opts.echoes ?? false) && !dryRun };
 
@@ -48,28 +52,28 @@ export function createWriter(client: KubeClient, opts: WriterOptions = {}): Writ
     fieldManager,
     async create(res, obj) {
       const out = await client.create(res, obj, echoed);
-      if (log.debugging !== false) log.debug(`created ${named(res, out.metadata.namespace, out.metadata.name)}`);
+      debug(() => `created ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },
     async update(res, obj) {
       const out = await client.update(res, obj, echoed);
-      if (log.debugging !== false) log.debug(`updated ${named(res, out.metadata.namespace, out.metadata.name)}`);
+      debug(() => `updated ${named(res, out.metadata.namespace, out.metadata.name)}`);
       return out;
     },
     async patch(res, namespace, name, patch) {
       const out = await client.patch<never>(res, namespace, name, patch, { ...write, type: "merge" });
-      if (log.debugging !== false) log.debug(`patched ${named(res, namespace, name)}`);
+      debug(() => `patched ${named(res, namespace, name)}`);
       return out;
     },
     async patchStatus(res, namespace, name, status) {
       const out = await client.patch<never>(res, namespace, name, { status }, { ...write, type: "merge", subresource: "status" });
-      if (log.debugging !== false) log.debug(`patched status of ${named(res, namespace, name)}`);
+      debug(() => `patched status of ${named(res, namespace, name)}`);
       return out;
     },
     async delete(res, namespace, name, deleteOpts) {
       try {
         await client.delete(res, namespace, name, { dryRun, ...deleteOpts });
-        if (log.debugging !== false) log.debug(`deleted ${named(res, namespace, name)}`);
+        debug(() => `deleted ${named(res, namespace, name)}`);
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;
