@@ -58,7 +58,22 @@ async function tlsReady(url: string, pki: ClusterPki): Promise<boolean> {
   return res.ok;
 }
 
+/**
+ * Starts the cluster, again on new ports (its directory emptied) when a component found one of its free ports taken: a port
+ * is free when picked and bound only later, and any connection's ephemeral local port can take it meanwhile.
+ */
 export async function startCluster(o: ClusterOptions): Promise<RealCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startClusterOnce(o);
+    } catch (err) {
+      if (attempt >= 3 || !String((err as Error)?.message).includes("address already in use")) throw err;
+      rmSync(join(o.root, o.name), { recursive: true, force: true });
+    }
+  }
+}
+
+async function startClusterOnce(o: ClusterOptions): Promise<RealCluster> {
   const bin = kubeBinDir();
   const dir = join(o.root, o.name);
   mkdirSync(dir, { recursive: true });
