@@ -56,8 +56,10 @@ test("a server restarted empty, then written to: the informer relists (the resum
   });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
+    const watching = nextStatus(inf, (s) => s.state === "watching", "the first watch"); // the restart below breaks a watch: see the next test
     inf.start();
     await inf.synced;
+    await watching;
     expect(inf.cache.size).toBe(5);
     const seenRv = Number(inf.resourceVersion);
     await sb.stop();
@@ -94,8 +96,12 @@ test("with nothing written on the restored server (its watch from the old resour
   });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
+    // Stop the server only once the watch is open: a restore between the list and the first watch is
+    // another case (that watch is not a resume, so nothing confirms it; client-go's list-then-watch has it too).
+    const watching = nextStatus(inf, (s) => s.state === "watching", "the first watch");
     inf.start();
     await inf.synced;
+    await watching;
     const seenRv = inf.resourceVersion;
     const deletions = collectEvents(
       inf,
