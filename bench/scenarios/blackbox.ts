@@ -7,18 +7,22 @@ import * as L from "../../src/model/labels.ts";
 import { CONTROLLER_ENV } from "../../src/model/names.ts";
 import {
   metric,
+  pinWestServers,
   settled,
   startClusters,
   startServe,
   whyNoReal,
   type BackendName,
   type BlackBoxClusters,
+  useBinary,
 } from "../lib/blackbox/clusters.ts";
+import { allowedCpus, pin, planPinning } from "../lib/blackbox/pin.ts";
+import { ensureBinary } from "../lib/binary.ts";
 import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
-import { number, numbers, say, size, type Scenario, type Table, type Target } from "../lib/scenario.ts";
+import { number, numbers, say, size, type Scenario, type ScenarioResult, type Table, type Target } from "../lib/scenario.ts";
 import { mb, median, ms, quantile, ratio } from "../lib/stats.ts";
 import type { Until } from "../../test/helpers/mc.ts";
 
@@ -150,7 +154,22 @@ interface SyncFigures {
   writesPerMirror: number;
 }
 
+/**
+ * West warmed as the limit client's search warms its west before the limit's timed run: as many Service creates (16 in flight),
+ * untimed. A fresh sandbox is JavaScript its JIT has not compiled yet; without this mc's run alone paid for that.
+ */
+async function warmWest(c: BlackBoxClusters): Promise<void> {
+  await pool(LIMIT_SAMPLE * CANDIDATES.length, 16, async (i) => {
+    const o = eastService(i, NAMESPACES);
+    await c.west.client.create(resources.service, {
+      ...o,
+      metadata: { ...o.metadata, name: `warm-${o.metadata.name}`, labels: { app: "warm" } },
+    });
+  });
+}
+
 async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<SyncFigures> {
+  await warmWest(c);
   const before = sampleAll(c.pids);
   const t0 = performance.now();
   const serving = await startServe(c);
@@ -427,6 +446,11 @@ export const blackbox: Scenario = {
       description:
         "sync: runs of mc serve and of the limit, each on a fresh pair, alternating; the ratio is of their medians (default 3 on sandboxes, 1 on real servers)",
     },
+    pin: {
+      default: "west",
+      description:
+        "west: west's API server processes on a core of their own, every other process on the rest (a cluster's topology: the controller never takes the server's CPU); none: all share every core",
+    },
     rates: { default: "10,100,325", description: "churn: changes per second" },
     "duration-ms": { default: "5000", description: "churn: how long each rate runs" },
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
@@ -434,6 +458,28 @@ export const blackbox: Scenario = {
   resultName: (flags) =>
     flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox",
   async run(flags) {
+    if (flags.pin !== "west" && flags.pin !== "none") throw new Error(`--pin: west or none, got ${JSON.stringify(flags.pin)}`);
+    const pinning = flags.pin === "west" ? planPinning() : "--pin=none";
+    const where =
+      typeof pinning === "string"
+        ? `every process on every core (${pinning})`
+        : `west's server processes on CPU ${pinning.west}, every other process (east, this bench, mc serve, the limit client) on CPU ${pinning.others}`;
+    const mine = allowedCpus(process.pid);
+    if (typeof pinning !== "string") pin(process.pid, pinning.others); // mc serve and the limit client, started from here, inherit it
+    pinWestServers(typeof pinning === "string" ? undefined : pinning);
+    say(`${where}; this process may run on ${allowedCpus(process.pid)}`);
+    try {
+      useBinary(await ensureBinary(true));
+      return await measure(flags, where);
+    } finally {
+      pinWestServers(undefined);
+      if (typeof pinning !== "string") pin(process.pid, mine); // the scenarios after this one run as before it
+    }
+  },
+};
+
+async function measure(flags: Record<string, string>, where: string): Promise<ScenarioResult> {
+  {
     const backend = flags.backend as BackendName;
     if (backend !== "sandbox" && backend !== "real") throw new Error(`--backend: sandbox or real, got ${JSON.stringify(flags.backend)}`);
     if (backend === "real") {
@@ -682,6 +728,8 @@ export const blackbox: Scenario = {
     );
     notes.push(
       "Every API server, `mc serve` and the limit client ran as separate processes; each process's CPU and RSS are read from /proc. The bench process seeds east, drives churn and watches west.",
+      `Cores: ${where}. mc serve ran as dist/mc, the compiled binary of the controller image, built for this run.`,
+      `Before mc serve's sync, west took ${LIMIT_SAMPLE * CANDIDATES.length} Service creates, untimed, as the limit's west takes its search's before the limit's timed run.`,
       `The limit client searched ${CANDIDATES.join(", ")} requests in flight on ${LIMIT_SAMPLE} objects each, with the controller stopped. A target's verdict is given at 10k mirrors only.`,
       "The sync's limit ran last, alone, on a fresh pair started as the first (its west holding none of mc's objects, as west did when mc's sync began); the flip's raw updates run on the first pair, beside mc's mirrors.",
       ...(syncRuns > 1
@@ -691,5 +739,5 @@ export const blackbox: Scenario = {
         : []),
     );
     return { tables, targets, figures, notes };
-  },
-};
+  }
+}

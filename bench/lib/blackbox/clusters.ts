@@ -8,6 +8,7 @@ import { connect, type KubeClient } from "../../../src/kube/index.ts";
 import { CONTROLLER_ENV } from "../../../src/model/names.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
 import { spawnLogged } from "./spawn-logged.ts";
+import { pin, type Pinning } from "./pin.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import type { Backend, TestCluster } from "../../../test/real/backend.ts";
 import { KUBE_VERSION, kubeBinariesReady } from "../../../test/real/build.ts";
@@ -70,6 +71,8 @@ async function sandboxes(dir: string, latency: string): Promise<Omit<BlackBoxClu
     const p = await spawnUntil(
       [
         "bun",
+        // BENCH_WEST_PROF=<dir>: each west sandbox writes a CPU profile (markdown) there when it stops (its whole life, setup included).
+        ...(process.env.BENCH_WEST_PROF && name === "west" ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_WEST_PROF}`] : []),
         MC,
         "sandbox",
         "--name",
@@ -148,6 +151,12 @@ async function real(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "di
   };
 }
 
+/** Set by the scenario: west's server processes of every pair started from then on go to `pinning.west` (pin.ts). */
+let pinning: Pinning | undefined;
+export function pinWestServers(p: Pinning | undefined): void {
+  pinning = p;
+}
+
 /**
  * Starts both clusters, installs mc on both and links east to west (probe every 1 s, dead at the
  * first failure). `latency`: the sandboxes' added latency per response (`mc sandbox --latency`).
@@ -161,6 +170,7 @@ export async function startClusters(backend: BackendName, namespaces: number, la
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  if (pinning) for (const pid of Object.values(started.westPids)) pin(pid, pinning.west);
   const c: BlackBoxClusters = {
     backend,
     dir,
@@ -182,6 +192,16 @@ export async function startClusters(backend: BackendName, namespaces: number, la
   return c;
 }
 
+/** dist/mc as the scenario built it (useBinary), the binary mc serve runs as. */
+let binary: string | undefined;
+export function useBinary(path: string): void {
+  binary = path;
+}
+function mcBinary(): string {
+  if (!binary) throw new Error("the black-box bench runs mc serve from dist/mc: call useBinary first");
+  return binary;
+}
+
 /** How many mc serve processes this bench started (each one's log is its own file). */
 let serves = 0;
 
@@ -190,23 +210,13 @@ let serves = 0;
  * (CONTROLLER_ENV, as its Deployment sets it), its log in a file; resolves once it listens.
  */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
-  // BENCH_CPU_PROF=<dir>: each mc serve writes a CPU profile (markdown) there when it stops.
-  const prof = process.env.BENCH_CPU_PROF ? ["--cpu-prof-md", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // The compiled binary, as the controller image runs it (Dockerfile); BENCH_CPU_PROF=<dir>: the source under bun, each mc serve
+  // writing a CPU profile (markdown) there when it stops.
+  const prof = process.env.BENCH_CPU_PROF;
+  const mc = prof ? ["bun", "--cpu-prof-md", `--cpu-prof-dir=${prof}`, MC] : [mcBinary()];
   serves += 1;
   return spawnLogged(
-    [
-      "bun",
-      ...prof,
-      MC,
-      "--kubeconfig",
-      c.west.kubeconfigPath,
-      "serve",
-      "east",
-      ...c.east.gateway.probeFlags,
-      "--admin-addr",
-      "127.0.0.1:0",
-      ...extra,
-    ],
+    [...mc, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra],
     /admin server listening on (http:\/\/127\.0\.0\.1:\d+)/,
     join(c.dir, `serve-${serves}.log`),
     { ...CONTROLLER_ENV },
