@@ -444,7 +444,7 @@ export const blackbox: Scenario = {
     "sync-runs": {
       default: "",
       description:
-        "sync: runs of mc serve and of the limit, each on a fresh pair, alternating; the ratio is of their medians (default 3 on sandboxes, 1 on real servers)",
+        "sync: runs of mc serve and of the limit, each on a fresh pair, alternating; the ratio is of their medians (default 5 on sandboxes, 1 on real servers)",
     },
     pin: {
       default: "west",
@@ -494,7 +494,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
     const rates = numbers("rates", flags.rates!);
     const durationMs = number("duration-ms", flags["duration-ms"]!);
     const rounds = number("rounds", flags.rounds!);
-    const syncRuns = flags["sync-runs"] ? number("sync-runs", flags["sync-runs"]) : backend === "real" ? 1 : 3;
+    const syncRuns = flags["sync-runs"] ? number("sync-runs", flags["sync-runs"]) : backend === "real" ? 1 : 5;
     if (syncRuns < 1) throw new Error(`--sync-runs: 1 or more, got ${flags["sync-runs"]}`);
     const load = loadNow();
     say(
