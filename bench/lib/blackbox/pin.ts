@@ -1,9 +1,10 @@
-// Where the black-box processes run: west's API server processes on a core of their own, everything else (east, the bench process,
-// mc serve, the limit client) on the other cores — as in a cluster, where kube-apiserver runs on control-plane nodes and a controller
-// on a worker, and never takes CPU from the server it writes to. On a 2-core machine sharing the cores, mc serve's CPU came out of
-// west's: the ratio then measured the controller's CPU cost as much as whether it fills the pipe (docs/decisions.md D177).
+// Where the black-box processes run: west's API server processes on a core of their own, every other process on the other cores.
+// As in a cluster (kube-apiserver on control-plane nodes, a controller on a worker), the controller never takes the server's CPU.
 import { availableParallelism } from "node:os";
 import { readFileSync } from "node:fs";
+
+// On a 2-core machine sharing the cores, mc serve's CPU came out of west's: the ratio then measured the controller's CPU cost as
+// much as whether it fills the pipe (docs/decisions.md D177).
 
 export interface Pinning {
   /** CPU list (taskset -c) for west's server processes. */
