@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { connect, type KubeClient } from "../../../src/kube/index.ts";
 import { CONTROLLER_ENV } from "../../../src/model/names.ts";
 import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
+import { BINARY } from "../binary.ts";
 import { spawnLogged } from "./spawn-logged.ts";
 import { pin, type Pinning } from "./pin.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
@@ -192,16 +193,6 @@ export async function startClusters(backend: BackendName, namespaces: number, la
   return c;
 }
 
-/** dist/mc as the scenario built it (useBinary), the binary mc serve runs as. */
-let binary: string | undefined;
-export function useBinary(path: string): void {
-  binary = path;
-}
-function mcBinary(): string {
-  if (!binary) throw new Error("the black-box bench runs mc serve from dist/mc: call useBinary first");
-  return binary;
-}
-
 /** How many mc serve processes this bench started (each one's log is its own file). */
 let serves = 0;
 
@@ -210,10 +201,10 @@ let serves = 0;
  * (CONTROLLER_ENV, as its Deployment sets it), its log in a file; resolves once it listens.
  */
 export function startServe(c: BlackBoxClusters, extra: string[] = []): Promise<Until> {
-  // The compiled binary, as the controller image runs it (Dockerfile); BENCH_CPU_PROF=<dir>: the source under bun, each mc serve
+  // The compiled binary, as the controller image runs it (Dockerfile; the scenario builds it first); BENCH_CPU_PROF=<dir>: the source under bun, each mc serve
   // writing a CPU profile (markdown) there when it stops.
   const prof = process.env.BENCH_CPU_PROF;
-  const mc = prof ? ["bun", "--cpu-prof-md", `--cpu-prof-dir=${prof}`, MC] : [mcBinary()];
+  const mc = prof ? ["bun", "--cpu-prof-md", `--cpu-prof-dir=${prof}`, MC] : [BINARY];
   serves += 1;
   return spawnLogged(
     [...mc, "--kubeconfig", c.west.kubeconfigPath, "serve", "east", ...c.east.gateway.probeFlags, "--admin-addr", "127.0.0.1:0", ...extra],
