@@ -53,6 +53,19 @@ export function isPermanent(err: KubeError): boolean {
   return err.code === 400 || err.code === 422;
 }
 
+/** How the informer names a watch the server ended early (and answered again right after): the server stayed up. */
+export const STREAM_CLOSED = "stream closed by the server";
+
+/**
+ * No answer at all (refused, reset, timed out): the server, or the way to it, went away. It may come
+ * back on another history (an etcd restore whose revision has already passed the one we saw), which
+ * no resume check can tell, so the informer lists afresh rather than resume (D178).
+ */
+export function isConnectionLost(err: KubeError): boolean {
+  if (err.code !== 0) return false;
+  return err.reason === "Timeout" || (err.reason === "Unreachable" && err.detail !== STREAM_CLOSED);
+}
+
 export function isTooLargeResourceVersion(err: KubeError): boolean {
   return TOO_LARGE_RESOURCE_VERSION.test(err.detail ?? "");
 }

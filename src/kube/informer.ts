@@ -10,10 +10,12 @@ import { InformerFeed } from "./informer-feed.ts";
 import {
   DEFAULT_BACKOFF,
   DEFAULT_RELIST_MS,
+  isConnectionLost,
   isOlder,
   isPermanent,
   isTooLargeResourceVersion,
   readErrorEvent,
+  STREAM_CLOSED,
   type InformerOptions,
   type WatchOutcome,
 } from "./informer-options.ts";
@@ -22,8 +24,9 @@ import { MAX_RETRY_AFTER_MS } from "./throttle.ts";
 import type { KubeObject } from "./types.ts";
 
 // A supervisor of its own (client-node 1.4.0's ListWatch stops for good on connection errors and has
-// no inactivity timeout or backoff): on 410 Gone it relists and emits the differences; on any other
-// drop or error it re-watches from the last resourceVersion after a capped, jittered exponential
+// no inactivity timeout or backoff): on 410 Gone, or once the connection was lost (refused, reset,
+// timed out: the server may come back restored, D178), it relists and emits the differences; on any
+// other drop or error it re-watches from the last resourceVersion after a capped, jittered exponential
 // backoff, first confirming that the server has reached that resourceVersion (a one-item list with
 // resourceVersionMatch=NotOlderThan): kube-apiserver accepts a watch from a resourceVersion it has not
 // reached and stays silent, so a server restored from an older etcd copy is only seen by the list's
@@ -174,7 +177,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           this.recovered();
           continue;
         }
-        throw kubeError({ verb: "watch", target: this.what, code: 0, reason: "Unreachable", detail: "stream closed by the server" });
+        throw kubeError({ verb: "watch", target: this.what, code: 0, reason: "Unreachable", detail: STREAM_CLOSED });
       } catch (err) {
         if (this.stopped) break;
         if (err instanceof AccessTableError) {
@@ -197,6 +200,10 @@ export class Informer<T extends KubeObject = KubeObject> {
           // The server is behind what we saw: it restarted or was restored. Our resume point means nothing there.
           this.log.warn(`${this.what}: the server has no resourceVersion ${this.rv} (its history went backwards); relisting`);
           this.historyReset = true;
+          needList = true;
+        } else if (isConnectionLost(error) && !needList) {
+          // The server went away: it may come back restored, its revision already past ours (D178).
+          this.log.debug(`${this.what}: connection lost; the next attempt lists afresh instead of resuming`);
           needList = true;
         }
         // 410s right after relists back off by their own streak, which a successful list does not

@@ -2,6 +2,7 @@
 // restore): the informer must notice and relist, not keep objects that no longer exist.
 import { expect, test } from "bun:test";
 import { Informer } from "../../src/kube/informer.ts";
+import { ManualClock } from "../../src/runtime/clock.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
 import { startSandbox } from "../../src/sandbox/index.ts";
@@ -82,7 +83,7 @@ test("a server restarted empty, then written to: the informer relists (the resum
   }
 }, 20_000);
 
-test("with nothing written on the restored server (its watch from the old resourceVersion is silent, as kube's), the informer confirms the resume point, relists, drops what is gone and reports a reset", async () => {
+test("a server that went away and came back restored, nothing written on it (its watch from the old resourceVersion is silent, as kube's): the informer relists, drops what is gone and reports a reset", async () => {
   const { sb, client, ns } = await busyEast(3);
   const log = recordingLog();
   // No periodic list: only the confirmation of the resume point can notice.
@@ -109,14 +110,63 @@ test("with nothing written on the restored server (its watch from the old resour
       "deletions after the confirmation failed",
     );
     const reset = nextStatus(inf, (s) => s.state === "reset", "the reset status");
+    const refused = nextStatus(inf, (s) => s.state === "backoff" && /refused/.test(s.error.message), "a refused attempt");
     await sb.stop();
+    await refused; // the server is gone for a while, as a restore takes (a resume straight after is the stand-in's case below)
     restarted = await startSandbox({ name: "east", port: sb.port, tooLargeWaitMs: 100 });
     expect(summary(await deletions).sort()).toEqual([0, 1, 2].map((i) => `deleted ${ns}/svc-${i}`));
     expect(await reset).toEqual({ state: "reset", before: seenRv, resourceVersion: restarted.store.resourceVersion });
     expect(inf.cache.size).toBe(0);
     expect(log.at("warn")).toContain(
-      `services in ${ns} on east: the server has not reached resourceVersion ${seenRv}, the last one seen (its history went backwards, as after an etcd restore); relisting`,
+      `services in ${ns} on east: listed at resourceVersion ${restarted.store.resourceVersion}, older than ${seenRv} already seen (the server's history went backwards); taking the list as the truth`,
     );
+  } finally {
+    await inf.stop();
+    await restarted?.stop();
+  }
+}, 20_000);
+
+test("a server that went away and came back restored, its resourceVersion already past the one last seen (no resume check can tell): the informer lists afresh and drops what only the lost history had", async () => {
+  const { sb, client, ns } = await busyEast(3);
+  const clock = new ManualClock();
+  const log = recordingLog();
+  const inf = new Informer<KubeObject>({
+    client,
+    resource: resources.service,
+    namespace: ns,
+    clock,
+    log,
+    backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 },
+    relistIntervalMs: 0,
+  });
+  let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  try {
+    const watching = nextStatus(inf, (s) => s.state === "watching", "the first watch");
+    inf.start();
+    await watching;
+    const seenRv = Number(inf.resourceVersion);
+    const ended = nextStatus(inf, (s) => s.state === "backoff", "the backoff after the stop");
+    await sb.stop();
+    await ended;
+    const refused = nextStatus(inf, (s) => s.state === "backoff" && /refused/.test(s.error.message), "a refused attempt");
+    clock.advance(1_000);
+    await refused;
+    // Restored (here: empty) and written to past the old resourceVersion while the informer waits.
+    restarted = await startSandbox({ name: "east", port: sb.port });
+    await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+    await client.create(resources.service, service("fresh", ns));
+    for (let i = 0; Number(restarted.store.resourceVersion) <= seenRv + 5; i++) {
+      await client.create(resources.configMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `after-${i}`, namespace: ns } });
+    }
+    const events = collectEvents(
+      inf,
+      (e) => e.filter((x) => x.type === "deleted").length === 3 && e.some((x) => x.type === "added"),
+      "the relist's differences",
+    );
+    clock.advance(1_000);
+    expect(summary(await events).sort()).toEqual([...[0, 1, 2].map((i) => `deleted ${ns}/svc-${i}`), `added ${ns}/fresh`].sort());
+    expect([...inf.cache.keys()]).toEqual([`${ns}/fresh`]);
+    expect(inf.counters.lists).toBe(2);
   } finally {
     await inf.stop();
     await restarted?.stop();

@@ -19,7 +19,7 @@ import {
 } from "./helpers.ts";
 
 describe("Informer recovery", () => {
-  test("recovers after the sandbox is stopped and restarted on the same port with its state", async () => {
+  test("recovers after the sandbox is stopped and restarted on the same port with its state: it lists afresh (a server that went away may come back restored) and emits only what changed", async () => {
     const { sb, client } = await sandboxWithClient();
     const ns = await freshNamespace(client);
     await client.create(resources.service, service("a", ns));
@@ -36,6 +36,10 @@ describe("Informer recovery", () => {
       const watching = nextStatus(inf, (s) => s.state === "watching");
       inf.start();
       await watching;
+      const seen: string[] = [];
+      inf.on((e) => {
+        seen.push(`${e.type} ${e.key}`);
+      });
       const failingTwice = nextStatus(inf, (s) => s.state === "backoff" && s.attempt >= 3, "repeated failures while down");
       await sb.stop();
       await failingTwice;
@@ -46,7 +50,8 @@ describe("Informer recovery", () => {
       await client.create(resources.service, service("b", ns));
       expect(summary(await added)).toEqual([`added ${ns}/b`]);
       expect(inf.cache.keys()).toEqual([`${ns}/a`, `${ns}/b`]);
-      expect(inf.counters.lists).toBe(1); // resumed from its resourceVersion: the store kept its history
+      expect(inf.counters.lists).toBe(2); // the connection was lost: listed afresh, not resumed (D178)
+      expect(seen).toEqual([`added ${ns}/b`]); // the relist emitted nothing for what did not change
       expect(inf.counters.failures).toBeGreaterThanOrEqual(3);
       // One line when it broke, one when it came back, however many attempts in between.
       expect(log.at("warn").length).toBe(1);
