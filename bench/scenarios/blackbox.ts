@@ -19,6 +19,7 @@ import { allowedCpus, pin, planPinning } from "../lib/blackbox/pin.ts";
 import { ensureBinary } from "../lib/binary.ts";
 import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
+import { serverWrites, totalWrites, writesBetween, type WriteCounts } from "../lib/blackbox/server-writes.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
 import { number, numbers, say, size, type Scenario, type ScenarioResult, type Table, type Target } from "../lib/scenario.ts";
@@ -118,6 +119,7 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
     sample: LIMIT_SAMPLE,
     candidates: CANDIDATES,
     pids: c.westPids,
+    serverWrites: c.backend === "real",
   };
   const jobFile = join(c.dir, `limit-${mode}.job.json`);
   writeFileSync(jobFile, JSON.stringify(job));
@@ -151,6 +153,8 @@ interface SyncFigures {
   procs: Record<string, ProcSample>;
   /** mc serve's own count of writes to west (mc_api_writes_total, the gateway mirror and Link status included) per mirror. */
   writesPerMirror: number;
+  /** What west's API server wrote from mc serve's start to all mirrored, by resource (real backend: from its /metrics). */
+  serverWrites?: WriteCounts;
 }
 
 /**
@@ -167,8 +171,27 @@ async function warmWest(c: BlackBoxClusters): Promise<void> {
   });
 }
 
+/** West's writes in each timed window by resource, and per second: what the server did besides the objects both write. */
+function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number): Table {
+  const mc = s.serverWrites ?? {};
+  const lim = limit.serverWrites ?? {};
+  const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
+  const mcTotal = totalWrites(mc);
+  const limTotal = totalWrites(lim);
+  return {
+    title: `sync: writes west's API server executed in each timed window, by resource (its apiserver_request_total)${syncRuns > 1 ? ", the runs nearest the medians" : ""}`,
+    headers: ["resource", "mc serve's run", "limit's run"],
+    rows: [
+      ...keys.map((k) => [k, String(mc[k] ?? 0), String(lim[k] ?? 0)]),
+      ["all", String(mcTotal), String(limTotal)],
+      ["all, per second", (mcTotal / (s.mirrorMs / 1000)).toFixed(1), (limTotal / (limit.ms / 1000)).toFixed(1)],
+    ],
+  };
+}
+
 async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<SyncFigures> {
   await warmWest(c);
+  const writesBefore = c.backend === "real" ? await serverWrites(c.west.kubeconfigPath) : undefined;
   const before = sampleAll(c.pids);
   const t0 = performance.now();
   const serving = await startServe(c);
@@ -180,6 +203,7 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<Syn
   }
   const mirrorMs = performance.now() - t0;
   const procs = { "mc serve": sample(serving.proc.pid), ...since(before, c.pids) };
+  const written = writesBefore && writesBetween(writesBefore, await serverWrites(c.west.kubeconfigPath));
   let writes = Number.NaN;
   try {
     await settled(serving, 60_000);
@@ -190,7 +214,7 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<Syn
   say(
     `sync ${size(n)}: mc serve mirrored in ${ms(mirrorMs)}, ${ms(procs["mc serve"]!.cpuMs)} CPU, peak RSS ${mb(procs["mc serve"]!.peakRssBytes)}, ${(writes / n).toFixed(2)} writes/mirror`,
   );
-  return { n, mirrorMs, procs, writesPerMirror: writes / n };
+  return { n, mirrorMs, procs, writesPerMirror: writes / n, ...(written && { serverWrites: written }) };
 }
 
 /**
@@ -703,6 +727,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
       headers: ["process", "CPU", "RSS", "peak RSS"],
       rows: procRows(limit.procs),
     },
+    ...(s.serverWrites && limit.serverWrites ? [serverWritesTable(s, limit, syncRuns)] : []),
   );
   targets.unshift(
     {

@@ -3,6 +3,7 @@
 // prints one JSON line (LimitResult) on stdout.
 import { connect, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import { sampleAll, since, type ProcSample } from "../proc.ts";
+import { serverWrites, writesBetween, type WriteCounts } from "./server-writes.ts";
 
 // Modes: `create` writes the objects (the mirrors a sync wrote, under new names); `toggle` creates the
 // Endpoints first (untimed), then moves every one's addresses between ready and not ready once (what a
@@ -18,6 +19,8 @@ export interface LimitJob {
   candidates: number[];
   /** Processes whose CPU is read over the timed run (the API servers). */
   pids: Record<string, number>;
+  /** Read the server's writes by resource from its /metrics around the timed run (a real kube-apiserver). */
+  serverWrites?: boolean;
 }
 
 export interface LimitResult {
@@ -28,6 +31,8 @@ export interface LimitResult {
   ms: number;
   /** Over the timed run: this process ("limit") and every pid of the job. */
   procs: Record<string, ProcSample>;
+  /** What west's API server wrote during the timed run, by resource (with `serverWrites`). */
+  serverWrites?: WriteCounts;
 }
 
 type Obj = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[]; ports?: unknown[] }> };
@@ -96,9 +101,12 @@ async function main(job: LimitJob): Promise<LimitResult> {
   // The timed run starts where the search left off (toggle: every object moves once more).
   const pids = { limit: process.pid, ...job.pids };
   Bun.gc(true);
+  const writesBefore = job.serverWrites ? await serverWrites(job.kubeconfig) : undefined;
   const before = sampleAll(pids);
   const ms = await writeAll(count, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));
-  return { concurrency, search, count, ms, procs: since(before, pids) };
+  const procs = since(before, pids);
+  const written = writesBefore && writesBetween(writesBefore, await serverWrites(job.kubeconfig));
+  return { concurrency, search, count, ms, procs, ...(written && { serverWrites: written }) };
 }
 
 if (import.meta.main) {
