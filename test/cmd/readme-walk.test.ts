@@ -8,9 +8,11 @@ import { join } from "node:path";
 import { connect, resources, waitForObject, type KubeObject } from "../../src/kube/index.ts";
 import { hasKubectl, needsKubectl } from "../helpers/kubectl.ts";
 import { MC, spawnUntil, type Until } from "../helpers/mc.ts";
+import { holdProbePort } from "../helpers/probe-port.ts";
 import { commands, readmeWalk, section, shellBlocks, withKubeconfigs, type Step } from "./readme-walk.ts";
 
 const README = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+const releaseProbePort = await holdProbePort();
 
 /** Every sandbox's stand-in gateway answers on 127.0.0.1 at the probe port, so east's needs 127.0.0.1:4191 free. */
 function probePortFree(): boolean {
@@ -139,6 +141,7 @@ afterAll(async () => {
     b.run.proc.kill("SIGTERM");
     await b.run.proc.exited;
   }
+  releaseProbePort();
 });
 
 function readyLine(step: Step): RegExp {

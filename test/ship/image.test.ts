@@ -14,6 +14,7 @@ import { applyObjects } from "../helpers/apply.ts";
 import { hasKubectl, kubectlFor, needsKubectl } from "../helpers/kubectl.ts";
 import { installMc } from "../helpers/linkerd.ts";
 import { spawnUntil } from "../helpers/mc.ts";
+import { holdProbePort } from "../helpers/probe-port.ts";
 import { copyArgs, parseDockerfile, runStage } from "./dockerfile.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -59,9 +60,11 @@ beforeAll(async () => {
   entrypoint = [join(image, exec[0]!), ...exec.slice(1)];
 }, 120_000);
 
+let releaseProbePort = () => {};
 afterAll(async () => {
   for (const p of procs) p.kill();
-  await Promise.all(sandboxes.map((s) => s.stop()));
+  await Promise.all([...sandboxes.map((s) => s.stop()), ...procs.map((p) => p.exited)]);
+  releaseProbePort();
 });
 
 describe("the image's binary, run with nothing of the checkout beside it", () => {
@@ -128,6 +131,7 @@ describe("the image's binary, run with nothing of the checkout beside it", () =>
     needsKubectl("sandbox serves kubectl, which applies what install prints (but Linkerd's policy kinds)"),
     async () => {
       const kubeconfig = join(work, "sandbox.kubeconfig");
+      releaseProbePort = await holdProbePort(); // its gateway's stand-in answers at 127.0.0.1:4191 once install is applied
       const sandbox = await spawnUntil(
         [...entrypoint, "sandbox", "--name", "s", "--port", "0", "--kubeconfig", kubeconfig],
         /sandbox s ready at/,
@@ -144,6 +148,7 @@ describe("the image's binary, run with nothing of the checkout beside it", () =>
       expect((await kubectl(["get", "links", "-A"])).code).toBe(0);
       sandbox.proc.kill("SIGTERM");
       expect(await sandbox.proc.exited).toBe(0);
+      releaseProbePort();
     },
   );
 });
