@@ -34,6 +34,7 @@ import { sweepRenamed } from "./renamed.ts";
 import { sweepSlices } from "./slices-sweep.ts";
 import { GATEWAY_KEY, RENAMED_KEY, SLICES_KEY, type ResolvedGateway, type SpecialKey } from "./types.ts";
 import { LocalView } from "./reconcile/view.ts";
+import { linkStands } from "./link-stands.ts";
 import { CleanKeys, type LivenessDeps } from "./reconcile/liveness.ts";
 import { McsImporter } from "../mcs/importer.ts";
 
@@ -226,7 +227,13 @@ export function wireController(opts: MirrorControllerOptions, hooks: ControllerH
       slices: slices ?? null,
     },
     writer: {
-      execute: createExecutor({ writer, views: viewOf, metrics, cluster: c }),
+      execute: createExecutor({
+        writer,
+        views: viewOf,
+        metrics,
+        cluster: c,
+        ...(link.targetClusterName !== "" && { linkStands: linkStands(opts.local, link, log) }),
+      }),
       remoteEvent: eventRecorder(createWriter(remote, { log: logger(`write:${c}`) }), serviceMirrorName(c), clock, log),
       localEvent: eventRecorder(writer, serviceMirrorName(c), clock, log),
     },

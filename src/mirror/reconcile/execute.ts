@@ -23,6 +23,12 @@ export interface ExecutorDeps {
   views: { readonly [K in OwnedKind]: K extends "EndpointSlice" ? LocalView<KubeObject> | undefined : LocalView<KubeObject> };
   metrics: Metrics;
   cluster: string;
+  /**
+   * Whether the Link still stands (asked of the server), before a mirror someone else deleted is made
+   * again: `mc unlink | kubectl delete -f -` deletes the Link, then the mirrors, and a controller not yet
+   * told of the first must not undo the second (D181). Absent: never asked (the local mirror has no Link).
+   */
+  linkStands?: () => Promise<boolean>;
 }
 
 const isOwned = (kind: OutputKind): kind is OwnedKind => OUTPUT_KINDS[kind].owned;
@@ -69,6 +75,7 @@ export function createExecutor(d: ExecutorDeps): Execute {
   async function attempt(op: MirrorOp): Promise<{ ok: true; result?: OpResult } | { ok: false; err: unknown }> {
     const v = view(op.kind);
     const { namespace, name = "" } = op.verb === "delete" ? { namespace: op.namespace, name: op.name } : op.object.metadata;
+    if (op.verb === "create" && d.linkStands && v?.removedByOthers(namespace, name) && !(await d.linkStands())) return { ok: true };
     v?.writing(namespace, name);
     try {
       return { ok: true, result: await run(op, v) };

@@ -79,6 +79,8 @@ export class LocalView<T extends KubeObject> {
   private readonly inflight = new Map<string, Array<InformerEvent<T>>>();
   private missed: (event: InformerEvent<T>) => void = () => {};
   private gen = 0;
+  /** Keys whose object someone else deleted (a deletion that was not ours), until it exists again. */
+  private readonly removed = new Set<string>();
 
   constructor(
     private readonly informer: Informer<T>,
@@ -95,6 +97,8 @@ export class LocalView<T extends KubeObject> {
           else this.index.set(now, (this.index.get(now) ?? new Set()).add(event.key));
         }
       }
+      if (event.type !== "deleted") this.removed.delete(event.key);
+      else if (this.written.get(event.key)?.object !== null && !this.inflight.has(event.key)) this.removed.add(event.key);
       this.echo = undefined;
       const held = this.inflight.get(event.key);
       if (held) {
@@ -119,8 +123,14 @@ export class LocalView<T extends KubeObject> {
     return this.echo !== undefined && this.echo === (event as unknown);
   }
 
+  /** Whether someone else deleted `namespace/name` (not this controller), and it has not been made again since. */
+  removedByOthers(namespace: string | undefined, name: string): boolean {
+    return this.removed.has(key(namespace, name));
+  }
+
   close(): void {
     this.unsubscribe();
+    this.removed.clear();
     this.written.clear();
     this.inflight.clear();
     this.index.clear();
@@ -202,6 +212,7 @@ export class LocalView<T extends KubeObject> {
 
   deleted(namespace: string, name: string, before = ""): void {
     const k = key(namespace, name);
+    this.removed.delete(k); // ours
     const held = this.release(k, (e) => e.type === "deleted" || (before !== "" && e.object.metadata.resourceVersion === before));
     // Its event came first: the cache is past our deletion (a re-creation since is the truth).
     if (held.some((e) => e.type === "deleted") || !this.informer.cache.get(namespace, name)) {
