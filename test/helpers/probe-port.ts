@@ -3,17 +3,9 @@
 import { openSync, readFileSync, unlinkSync, watch, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { alive } from "./pid.ts";
 
 const LOCK = join(tmpdir(), "mc-test-probe-port-4191.lock");
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function tryTake(lock: string): boolean {
   try {

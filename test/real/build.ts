@@ -4,6 +4,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { alive } from "../helpers/pid.ts";
 
 // A build whose stamp (the module's go.mod and go.sum, the flags) matches is reused; otherwise it is
 // rebuilt into a temporary directory and renamed into place, under a lock, so parallel callers wait
@@ -75,15 +76,6 @@ async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     rmSync(path, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { alive } from "../helpers/pid.ts";
 
 // A real API server refuses loopback addresses in Endpoints, so a test cluster's gateway lives here:
 // the load-balancer stand-in gives the gateway Service this address, and `gateway-host.ts` runs inside
@@ -36,15 +37,6 @@ async function ip(args: string[], allowFail = false): Promise<void> {
 }
 
 const names = (block: number) => ({ netns: `mc-test-gw-${block}`, outer: `mcgw${block}o`, inner: `mcgw${block}i` });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Deletes the namespace and veth of a block (whatever is left of them). */
 async function removeBlock(block: number): Promise<void> {

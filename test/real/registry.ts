@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { alive } from "../helpers/pid.ts";
 
 function dir(): string {
   for (const d of ["/run/mc-test-kube", join(tmpdir(), "mc-test-kube")]) {
@@ -13,15 +14,6 @@ function dir(): string {
     } catch {}
   }
   throw new Error("no directory for the real-cluster process registry");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function recordPid(pid: number, binary: string): void {

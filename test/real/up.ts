@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { startRealClusters } from "./clusters.ts";
 import { reapStaleHosts } from "./netns.ts";
 import { reapOrphans } from "./registry.ts";
+import { alive } from "../helpers/pid.ts";
 
 //   kube:up [--dir D] [--foreground]   starts east and west (default D: .scratch/kube), writes
 //                                      D/east.kubeconfig and D/west.kubeconfig, and returns; a
@@ -27,15 +28,6 @@ interface State {
   pid: number;
   east: string;
   west: string;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function readState(): State | undefined {
