@@ -7,6 +7,7 @@ import { resources, type KubeClient, type KubeObject } from "../../src/kube/inde
 import { startBackend, type TestCluster } from "../../test/real/backend.ts";
 import { counting } from "../../test/real/bulk.ts";
 import * as T from "../../test/real/tier.ts";
+import { serverWrites } from "../lib/blackbox/server-writes.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { bestConcurrency, writeAll } from "../lib/limit.ts";
 import { say, size } from "../lib/scenario.ts";
@@ -37,15 +38,8 @@ export interface RealSyncFigures {
 
 /** Mutating requests on Services and Endpoints west's API server has answered, from its /metrics. */
 async function serviceWrites(c: TestCluster): Promise<number> {
-  const text = await c.kubectl(["get", "--raw", "/metrics"]);
-  let total = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("apiserver_request_total{")) continue;
-    if (!/resource="(services|endpoints)"/.test(line) || !/subresource=""/.test(line)) continue;
-    if (!/verb="(POST|PUT|PATCH|APPLY|DELETE)"/.test(line)) continue;
-    total += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return total;
+  const w = await serverWrites(c.kubeconfigPath);
+  return (w.services ?? 0) + (w.endpoints ?? 0);
 }
 
 async function pool<T>(items: readonly T[], n: number, fn: (t: T) => Promise<unknown>): Promise<void> {

@@ -1,7 +1,8 @@
 // A server whose history went backwards (restarted empty on the same address, as after an etcd
 // restore): the informer must notice and relist, not keep objects that no longer exist.
 import { expect, test } from "bun:test";
-import { Informer } from "../../src/kube/informer.ts";
+import type { KubeClient } from "../../src/kube/client.ts";
+import { Informer, type InformerOptions } from "../../src/kube/informer.ts";
 import { ManualClock } from "../../src/runtime/clock.ts";
 import { resources } from "../../src/kube/resources.ts";
 import type { KubeObject } from "../../src/kube/types.ts";
@@ -18,6 +19,19 @@ async function busyEast(n: number) {
     await client.create(resources.configMap, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `c${i}`, namespace: other } });
   }
   return { sb, client, ns };
+}
+
+/** An informer of the services in `ns` with no periodic list (only what the test does can make it relist), fast retries unless told. */
+function servicesIn(client: KubeClient, ns: string, log: ReturnType<typeof recordingLog>, more: Partial<InformerOptions<KubeObject>> = {}) {
+  return new Informer<KubeObject>({
+    client,
+    resource: resources.service,
+    namespace: ns,
+    log,
+    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
+    relistIntervalMs: 0,
+    ...more,
+  });
 }
 
 /** A stand-in API server answering with `fetch`, and an informer of its services (named east; no periodic relist, fast retries). */
@@ -47,14 +61,7 @@ current-context: t
 test("a server restarted empty, then written to: the informer relists (the resume point is not reached, or an event is older than the last seen) and drops what is gone", async () => {
   const { sb, client, ns } = await busyEast(5);
   const log = recordingLog();
-  const inf = new Informer<KubeObject>({
-    client,
-    resource: resources.service,
-    namespace: ns,
-    log,
-    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
-    relistIntervalMs: 0,
-  });
+  const inf = servicesIn(client, ns, log);
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     const watching = nextStatus(inf, (s) => s.state === "watching", "the first watch"); // the restart below breaks a watch: see the next test
@@ -86,15 +93,8 @@ test("a server restarted empty, then written to: the informer relists (the resum
 test("a server that went away and came back restored, nothing written on it (its watch from the old resourceVersion is silent, as kube's): the informer relists, drops what is gone and reports a reset", async () => {
   const { sb, client, ns } = await busyEast(3);
   const log = recordingLog();
-  // No periodic list: only the confirmation of the resume point can notice.
-  const inf = new Informer<KubeObject>({
-    client,
-    resource: resources.service,
-    namespace: ns,
-    log,
-    backoff: { initialMs: 1, maxMs: 5, jitter: 0 },
-    relistIntervalMs: 0,
-  });
+  // No periodic list: only the relist after the lost connection can notice (D178).
+  const inf = servicesIn(client, ns, log);
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     // Stop the server only once the watch is open: a restore between the list and the first watch is
@@ -130,15 +130,7 @@ test("a server that went away and came back restored, its resourceVersion alread
   const { sb, client, ns } = await busyEast(3);
   const clock = new ManualClock();
   const log = recordingLog();
-  const inf = new Informer<KubeObject>({
-    client,
-    resource: resources.service,
-    namespace: ns,
-    clock,
-    log,
-    backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 },
-    relistIntervalMs: 0,
-  });
+  const inf = servicesIn(client, ns, log, { clock, backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 } });
   let restarted: Awaited<ReturnType<typeof startSandbox>> | undefined;
   try {
     const watching = nextStatus(inf, (s) => s.state === "watching", "the first watch");

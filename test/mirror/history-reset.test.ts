@@ -12,8 +12,8 @@ import { within } from "../helpers/clusters.ts";
 
 // East restored from an older copy (an etcd restore: its resourceVersions fall, what was deleted
 // since comes back, what was created since is gone). kube-apiserver accepts a watch from the old
-// resume point and stays silent, so only the informers' confirmation of the resume point notices:
-// the controller relists, the mirrors follow the restored east, and the Link gets a Warning Event
+// resume point and stays silent, so only the informers notice: their relist after the lost
+// connection (D178), or their confirmation of the resume point. The controller relists, the mirrors follow the restored east, and the Link gets a Warning Event
 // TargetHistoryReset saying what happened.
 
 let pair: Pair | undefined;
