@@ -1,61 +1,56 @@
 // A real kube-apiserver's CPU per write as the objects it stores grow: `bun bench/real-write-cost.ts [rounds]` starts one real
 // cluster (test/real), pins its processes to the last CPU, writes mirrors (a Service, then its Endpoints) over 50 namespaces in
 // batches of 1,000 at 4, 16 and 32 in flight, and prints each batch's time and the CPU each server process spent (diagnostic).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, resources, type KubeObject } from "../src/kube/index.ts";
 import { startCluster } from "../test/real/cluster.ts";
+import { planPinning, pin } from "./lib/blackbox/pin.ts";
+import { writeAll } from "./lib/limit.ts";
+import { sampleAll, since } from "./lib/proc.ts";
 
 const NAMESPACES = 50;
 const BATCH = 1000;
 const CONCURRENCY = [4, 16, 32];
 const rounds = Number(process.argv[2] ?? 3);
 
-/** User + system CPU of a process in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 const root = mkdtempSync(join(tmpdir(), "mc-write-cost-"));
 const c = await startCluster({ name: "cost", root });
 try {
   const pids = { apiserver: c.apiserver.pid!, etcd: c.etcd.pid!, "controller-manager": c.controllerManager.pid! };
-  const last = String(navigator.hardwareConcurrency - 1);
-  for (const pid of Object.values(pids)) Bun.spawnSync(["taskset", "-a", "-p", "-c", last, String(pid)]);
-  if (last !== "0") Bun.spawnSync(["taskset", "-p", "-c", "0", String(process.pid)]);
+  const pinning = planPinning();
+  if (typeof pinning === "string") console.error(`not pinned: ${pinning}`);
+  else {
+    for (const pid of Object.values(pids)) pin(pid, pinning.west);
+    pin(process.pid, pinning.others);
+  }
   const client = await connect({ kubeconfig: c.kubeconfigPath });
   for (let n = 0; n < NAMESPACES; n++)
     await client.create(resources.namespace, { apiVersion: "v1", kind: "Namespace", metadata: { name: `cost-${n}` } } as KubeObject);
   let stored = 0;
   const batch = async (inFlight: number) => {
-    const before = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p)]));
-    const t = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < BATCH) {
-          next++;
-          const i = stored++;
-          const metadata = { name: `m-${i}`, namespace: `cost-${i % NAMESPACES}`, labels: { bench: "cost" } };
-          const service = { apiVersion: "v1", kind: "Service", metadata, spec: { ports: [{ name: "http", port: 80 }] } };
-          const endpoints = {
-            apiVersion: "v1",
-            kind: "Endpoints",
-            metadata,
-            subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ name: "http", port: 4143 }] }],
-          };
-          await client.create(resources.service, service as KubeObject);
-          await client.create(resources.endpoints, endpoints as KubeObject);
-        }
-      }),
-    );
-    const s = (performance.now() - t) / 1000;
-    const spent = Object.fromEntries(Object.entries(pids).map(([k, p]) => [k, cpuMs(p) - before[k]!]));
+    const before = sampleAll(pids);
+    const first = stored;
+    const ms = await writeAll(BATCH, inFlight, async (k) => {
+      const i = first + k;
+      const metadata = { name: `m-${i}`, namespace: `cost-${i % NAMESPACES}`, labels: { bench: "cost" } };
+      const service = { apiVersion: "v1", kind: "Service", metadata, spec: { ports: [{ name: "http", port: 80 }] } };
+      const endpoints = {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata,
+        subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ name: "http", port: 4143 }] }],
+      };
+      await client.create(resources.service, service as KubeObject);
+      await client.create(resources.endpoints, endpoints as KubeObject);
+    });
+    stored += BATCH;
+    const s = ms / 1000;
+    const spent = since(before, pids);
     console.log(
       `${String(stored).padStart(6)} mirrors stored, ${String(inFlight).padStart(2)} in flight: ${BATCH} in ${s.toFixed(1)} s; ` +
-        `kube-apiserver ${(spent.apiserver! / (2 * BATCH)).toFixed(2)} ms per write, etcd ${spent.etcd} ms, kube-controller-manager ${spent["controller-manager"]} ms`,
+        `kube-apiserver ${(spent.apiserver!.cpuMs / (2 * BATCH)).toFixed(2)} ms per write, etcd ${spent.etcd!.cpuMs} ms, kube-controller-manager ${spent["controller-manager"]!.cpuMs} ms`,
     );
   };
   for (let r = 0; r < rounds; r++) for (const inFlight of CONCURRENCY) await batch(inFlight);

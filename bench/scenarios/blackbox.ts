@@ -712,6 +712,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   };
   figures.sync = s;
   const each = (xs: number[]) => (xs.length > 1 ? ` (runs: ${xs.map(ms).join(", ")})` : "");
+  const firsts = syncs.map((x) => x.firstMirrorMs);
   tables.unshift(
     {
       title: `sync, ${backend}${syncRuns > 1 ? ` (medians of ${syncRuns} runs of each, every run on a fresh pair)` : ""}`,
@@ -759,7 +760,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   );
   notes.push(
     "Every API server, `mc serve` and the limit client ran as separate processes; each process's CPU and RSS are read from /proc. The bench process seeds east, drives churn and watches west.",
-    `mc serve's start (the process, its Lease, its lists of east and west) before west saw the first mirror: ${ms(median(syncs.map((x) => x.firstMirrorMs)))}, median${each(syncs.map((x) => x.firstMirrorMs))}; west has nothing of mc's to do meanwhile.`,
+    `mc serve's start (the process, its Lease, its lists of east and west) before west saw the first mirror: ${ms(median(firsts))}, median${each(firsts)}; west has nothing of mc's to do meanwhile.`,
     `Cores: ${where}. mc serve ran as dist/mc, the compiled binary of the controller image, built for this run.`,
     `Before mc serve's sync, west took ${LIMIT_SAMPLE * CANDIDATES.length} Service creates, untimed, as the limit's west takes its search's before the limit's timed run.`,
     `The limit client searched ${CANDIDATES.join(", ")} requests in flight on ${LIMIT_SAMPLE} objects each, with the controller stopped. A target's verdict is given at 10k mirrors only.`,
