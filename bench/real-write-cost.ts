@@ -1,7 +1,8 @@
 // A real kube-apiserver's CPU per write as the objects it stores grow: `bun bench/real-write-cost.ts [rounds]` starts one real
 // cluster (test/real), pins its processes to the last CPU, writes mirrors (a Service, then its Endpoints) over 50 namespaces in
-// batches of 1,000 at 4, 16 and 32 in flight, and prints each batch's time and the CPU each server process spent (diagnostic).
-import { mkdtempSync, rmSync } from "node:fs";
+// batches of 1,000 at 4, 16 and 32 in flight, and prints each batch's time and the CPU each server process spent (diagnostic);
+// `--profile DIR` also saves the apiserver's CPU profile of each 16-in-flight batch there (`go tool pprof -top FILE`).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, resources, type KubeObject } from "../src/kube/index.ts";
@@ -13,10 +14,27 @@ import { sampleAll, since } from "./lib/proc.ts";
 const NAMESPACES = 50;
 const BATCH = 1000;
 const CONCURRENCY = [4, 16, 32];
-const rounds = Number(process.argv[2] ?? 3);
+const args = process.argv.slice(2);
+const profileAt = args.indexOf("--profile");
+const profileDir = profileAt >= 0 ? args.splice(profileAt, 2)[1] : undefined;
+if (profileAt >= 0 && !profileDir) throw new Error("--profile needs a directory: --profile /tmp/profiles");
+const rounds = Number(args[0] ?? 3);
 
 const root = mkdtempSync(join(tmpdir(), "mc-write-cost-"));
-const c = await startCluster({ name: "cost", root });
+const c = await startCluster({ name: "cost", root, profiling: profileDir !== undefined });
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+
+/** A CPU profile over the next `seconds`: the apiserver's (as the admin) or kube-controller-manager's. */
+async function profile(of: "apiserver" | "controller-manager", seconds: number): Promise<Uint8Array> {
+  const tls =
+    of === "apiserver"
+      ? { ca: Bun.file(c.pki.caCert), cert: Bun.file(c.pki.adminCert), key: Bun.file(c.pki.adminKey) }
+      : { rejectUnauthorized: false };
+  const base = of === "apiserver" ? c.server : c.controllerManagerDebug;
+  const res = await fetch(`${base}/debug/pprof/profile?seconds=${seconds}`, { tls });
+  if (!res.ok) throw new Error(`pprof of ${of}: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
 try {
   const pids = { apiserver: c.apiserver.pid!, etcd: c.etcd.pid!, "controller-manager": c.controllerManager.pid! };
   const pinning = planPinning();
@@ -32,6 +50,8 @@ try {
   const batch = async (inFlight: number) => {
     const before = sampleAll(pids);
     const first = stored;
+    const profiled =
+      profileDir && inFlight === 16 ? (["apiserver", "controller-manager"] as const).map((of) => [of, profile(of, 4)] as const) : [];
     const ms = await writeAll(BATCH, inFlight, async (k) => {
       const i = first + k;
       const metadata = { name: `m-${i}`, namespace: `cost-${i % NAMESPACES}`, labels: { bench: "cost" } };
@@ -46,6 +66,11 @@ try {
       await client.create(resources.endpoints, endpoints as KubeObject);
     });
     stored += BATCH;
+    for (const [of, p] of profiled) {
+      const file = join(profileDir!, `${of}-${stored}.pprof`);
+      writeFileSync(file, await p);
+      console.log(`CPU profile of the ${of} over the batch's first 4 s: ${file}`);
+    }
     const s = ms / 1000;
     const spent = since(before, pids);
     console.log(

@@ -42,8 +42,11 @@ import type { Until } from "../../test/helpers/mc.ts";
 // - flip: east's gateway stops answering its probe (and then again); from the first to the last
 //   mirror Endpoints written not ready (ready), against the limit client moving N copies of those
 //   Endpoints once, at its best concurrency (controller stopped). Target: each flip ≤ 1.25 × raw.
+// `--form=slices`: the sync alone with `mc serve --mirror-endpoint-slices` (each mirror a Service and
+// its EndpointSlice, kube mirroring nothing), the limit writing copies of those.
 
 const NAMESPACES = 50;
+const SLICES_FLAG = "--mirror-endpoint-slices";
 const LIMIT_SAMPLE = 200;
 const CANDIDATES = [4, 16, 64];
 
@@ -69,10 +72,13 @@ async function seed(east: KubeClient, n: number): Promise<void> {
  * Endpoints keeps its Service's name, as a mirror's does: the server's work per object is then the same as for mc's (an Endpoints
  * named for a selectorless Service is mirrored into an EndpointSlice; one named for no Service is not).
  */
-async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoints">): Promise<KubeObject[]> {
+type CopiedKind = "Service" | "Endpoints" | "EndpointSlice";
+const COPIED = { Service: resources.service, Endpoints: resources.endpoints, EndpointSlice: resources.endpointSlice } as const;
+
+async function mirrorCopies(west: KubeClient, kinds: CopiedKind[]): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
   for (const kind of kinds) {
-    const list = await west.list(kind === "Service" ? resources.service : resources.endpoints, { labelSelector: `${L.CLUSTER_NAME}=east` });
+    const list = await west.list(COPIED[kind], { labelSelector: `${L.CLUSTER_NAME}=east` });
     for (const o of list.items) {
       if (!o.metadata.namespace?.startsWith("ns-")) continue;
       const metadata = {
@@ -84,6 +90,10 @@ async function mirrorCopies(west: KubeClient, kinds: Array<"Service" | "Endpoint
       if (kind === "Service") {
         const { clusterIP: _c, clusterIPs: _cs, ...spec } = (o as KubeObject & { spec: Record<string, unknown> }).spec;
         out.push({ apiVersion: "v1", kind, metadata, spec } as KubeObject);
+      } else if (kind === "EndpointSlice") {
+        // Its kubernetes.io/service-name and mc's managed-by label kept: kube's controllers leave it alone, as they do mc's.
+        const { addressType, endpoints, ports } = o as KubeObject & Record<string, unknown>;
+        out.push({ apiVersion: "discovery.k8s.io/v1", kind, metadata, addressType, endpoints, ports } as KubeObject);
       } else
         out.push({
           apiVersion: "v1",
@@ -191,7 +201,7 @@ function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number)
   };
 }
 
-async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<SyncFigures> {
+async function sync(c: BlackBoxClusters, view: WestView, n: number, serveArgs: string[]): Promise<SyncFigures> {
   await warmWest(c);
   const writesBefore = c.backend === "real" ? await serverWrites(c.west.kubeconfigPath) : undefined;
   const before = sampleAll(c.pids);
@@ -200,9 +210,9 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number): Promise<Syn
     if (Number.isNaN(firstAt)) firstAt = at;
   });
   const t0 = performance.now();
-  const serving = await startServe(c);
+  const serving = await startServe(c, serveArgs);
   try {
-    await view.until(() => view.mirrors.size >= n && view.ready.size >= n, `${n} mirrors with ready Endpoints`, 120_000 + n * 60);
+    await view.until(() => view.mirrors.size >= n && view.ready.size >= n, `${n} mirrors with ready endpoints`, 120_000 + n * 60);
   } catch (err) {
     await stopServe(serving);
     throw err;
@@ -241,13 +251,13 @@ async function syncLimit(backend: BackendName, latency: string, objects: KubeObj
 }
 
 /** One more sync of mc serve on a fresh pair seeded as the first (`--sync-runs`): its start → all mirrored, and its processes' CPU. */
-async function freshSync(backend: BackendName, latency: string, n: number): Promise<SyncFigures> {
+async function freshSync(backend: BackendName, latency: string, n: number, slices: boolean): Promise<SyncFigures> {
   const fresh = await startClusters(backend, NAMESPACES, latency);
   try {
     await seed(fresh.east.client, n);
-    const view = await watchWest(fresh.west.client);
+    const view = await watchWest(fresh.west.client, "east", { slices });
     try {
-      return await sync(fresh, view, n);
+      return await sync(fresh, view, n, slices ? [SLICES_FLAG] : []);
     } finally {
       await view.stop();
     }
@@ -473,6 +483,10 @@ export const blackbox: Scenario = {
         "sandbox: latency added to every answer (`mc sandbox --latency`), standing for a real server's; kept apart from the README's results",
     },
     parts: { default: "sync,restart,churn,flip", description: "which of sync, restart, churn and flip to run (sync always seeds)" },
+    form: {
+      default: "endpoints",
+      description: `endpoints (Linkerd's mirrors, the default) or slices (mc serve ${SLICES_FLAG}: the sync only, kept apart from the README's results)`,
+    },
     "sync-runs": {
       default: "",
       description:
@@ -488,7 +502,8 @@ export const blackbox: Scenario = {
     rounds: { default: "3", description: "flip: rounds of (down, up); medians reported" },
   },
   resultName: (flags) =>
-    flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox",
+    (flags.backend === "real" ? "blackbox-real" : flags.latency && flags.latency !== "0" ? "blackbox-latency" : "blackbox") +
+    (flags.form === "slices" ? "-slices" : ""),
   async run(flags) {
     if (flags.pin !== "west" && flags.pin !== "none") throw new Error(`--pin: west or none, got ${JSON.stringify(flags.pin)}`);
     const plan = flags.pin === "west" ? planPinning() : "--pin=none";
@@ -522,6 +537,11 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   for (const p of parts)
     if (!["sync", "restart", "churn", "flip"].includes(p))
       throw new Error(`--parts: one or more of sync, restart, churn, flip, got ${JSON.stringify(p)}`);
+  if (flags.form !== "endpoints" && flags.form !== "slices")
+    throw new Error(`--form: endpoints or slices, got ${JSON.stringify(flags.form)}`);
+  const slices = flags.form === "slices";
+  if (slices && [...parts].some((p) => p !== "sync")) throw new Error("--form=slices: with --parts=sync only");
+  const serveArgs = slices ? [SLICES_FLAG] : [];
   const rates = numbers("rates", flags.rates!);
   const durationMs = number("duration-ms", flags["duration-ms"]!);
   const rounds = number("rounds", flags.rounds!);
@@ -529,24 +549,24 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   if (syncRuns < 1) throw new Error(`--sync-runs: 1 or more, got ${flags["sync-runs"]}`);
   const load = loadNow();
   say(
-    `load at start ${load}; backend ${backend}, ${size(n)} mirrors${flags.latency !== "0" ? `, ${flags.latency} added to every answer` : ""}`,
+    `load at start ${load}; backend ${backend}, ${size(n)} mirrors${slices ? ` (${SLICES_FLAG})` : ""}${flags.latency !== "0" ? `, ${flags.latency} added to every answer` : ""}`,
   );
   if (backend === "real" && flags.latency !== "0") throw new Error("--latency: for the sandbox backend only");
   const c = await startClusters(backend, NAMESPACES, flags.latency);
   const tables: Table[] = [];
   const targets: Target[] = [];
-  const figures: Record<string, unknown> = { backend, mirrors: n, loadAtStart: load, latency: flags.latency };
+  const figures: Record<string, unknown> = { backend, form: flags.form, mirrors: n, loadAtStart: load, latency: flags.latency };
   const notes = [`Load average at start: ${load} (1, 5, 15 min). Figures measured on a loaded machine are not results.`];
   let synced: SyncFigures | undefined;
   let copies: KubeObject[] = [];
   try {
     await seed(c.east.client, n);
     say(`${size(n)} exported Services seeded in east`);
-    const view = await watchWest(c.west.client);
+    const view = await watchWest(c.west.client, "east", { slices });
     try {
       // Sync runs first in any case: churn and flip need the mirrors. Its limit runs last, on a fresh pair (syncLimit).
-      synced = await sync(c, view, n);
-      copies = await mirrorCopies(c.west.client, ["Service", "Endpoints"]);
+      synced = await sync(c, view, n, serveArgs);
+      copies = await mirrorCopies(c.west.client, ["Service", slices ? "EndpointSlice" : "Endpoints"]);
 
       if (parts.has("restart")) {
         const r = await restart(c, view, n);
@@ -695,7 +715,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   const syncs = [synced!];
   const limits = [await syncLimit(backend, flags.latency!, copies)];
   for (let r = 1; r < syncRuns; r++) {
-    syncs.push(await freshSync(backend, flags.latency!, n));
+    syncs.push(await freshSync(backend, flags.latency!, n, slices));
     limits.push(await syncLimit(backend, flags.latency!, copies));
   }
   const mcMs = median(syncs.map((x) => x.mirrorMs));
@@ -715,7 +735,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   const firsts = syncs.map((x) => x.firstMirrorMs);
   tables.unshift(
     {
-      title: `sync, ${backend}${syncRuns > 1 ? ` (medians of ${syncRuns} runs of each, every run on a fresh pair)` : ""}`,
+      title: `sync, ${backend}${slices ? `, mc serve ${SLICES_FLAG}` : ""}${syncRuns > 1 ? ` (medians of ${syncRuns} runs of each, every run on a fresh pair)` : ""}`,
       headers: ["mirrors", "mc serve: start → all mirrored", "writes/mirror", "limit: same objects (plain client)", "controller / limit"],
       rows: [
         [
@@ -741,19 +761,19 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   );
   targets.unshift(
     {
-      name: `black box: controller / limit at ${size(n)} (${backend})`,
+      name: `black box: controller / limit at ${size(n)} (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
       want: "≥ 0.8",
       got: ratio(s.ratio),
       met: n >= 10_000 ? s.ratio >= 0.8 : undefined,
     },
     {
-      name: `black box: writes per mirror, mc serve's count (${backend})`,
+      name: `black box: writes per mirror, mc serve's count (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
       want: "2",
       got: s.writesPerMirror.toFixed(2),
       met: Math.abs(s.writesPerMirror - 2) < 0.01,
     },
     {
-      name: `black box: mc serve CPU per mirror at ${size(n)} (${backend})`,
+      name: `black box: mc serve CPU per mirror at ${size(n)} (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
       want: "",
       got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs`,
     },

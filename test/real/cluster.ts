@@ -37,6 +37,8 @@ export interface RealCluster {
   /** Stops etcd, replaces its data with the copy at `from`, starts it again: history goes back. */
   restoreEtcd(from: string): Promise<void>;
   stop(): Promise<void>;
+  /** With `profiling`: kube-controller-manager's https://127.0.0.1:PORT (its own self-signed certificate; /debug/pprof/* open). */
+  controllerManagerDebug?: string;
   /** Synchronous last resort for an exit handler: SIGKILL every process. */
   killNow(): void;
 }
@@ -48,6 +50,11 @@ export interface ClusterOptions {
   /** The run's owner pid for the netns claim (default this process). */
   owner?: number;
   serviceCidr?: string;
+  /**
+   * Serve /debug/pprof: the kube-apiserver's to the admin, kube-controller-manager's on `controllerManagerDebug` to anyone
+   * (loopback) instead of running them with --profiling=false and no secure port.
+   */
+  profiling?: boolean;
 }
 
 async function tlsReady(url: string, pki: ClusterPki): Promise<boolean> {
@@ -78,7 +85,7 @@ async function startClusterOnce(o: ClusterOptions): Promise<RealCluster> {
   const dir = join(o.root, o.name);
   mkdirSync(dir, { recursive: true });
   const etcdData = join(dir, "etcd");
-  const [etcdPort, peerPort, apiPort] = freePorts(3) as [number, number, number];
+  const [etcdPort, peerPort, apiPort, kcmPort] = freePorts(4) as [number, number, number, number];
   const server = `https://127.0.0.1:${apiPort}`;
   const [pki, host] = await Promise.all([
     makePki(join(dir, "pki"), o.name),
@@ -125,7 +132,7 @@ async function startClusterOnce(o: ClusterOptions): Promise<RealCluster> {
       "--authorization-mode=Node,RBAC",
       `--service-cluster-ip-range=${o.serviceCidr ?? "10.96.0.0/16"}`,
       "--allow-privileged=true",
-      "--profiling=false",
+      ...(o.profiling ? [] : ["--profiling=false"]),
     ],
     ready: () => tlsReady(`${server}/readyz`, pki),
   });
@@ -135,7 +142,15 @@ async function startClusterOnce(o: ClusterOptions): Promise<RealCluster> {
     binary: join(bin, "kube-controller-manager"),
     logFile: logPath(dir, "kube-controller-manager"),
     args: [
-      ...common,
+      ...(o.profiling
+        ? [
+            ...common.filter((a) => !a.startsWith("--secure-port") && a !== "--profiling=false"),
+            `--secure-port=${kcmPort}`,
+            "--bind-address=127.0.0.1",
+            `--cert-dir=${join(dir, "kcm-pki")}`,
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/debug/pprof/*",
+          ]
+        : common),
       "--controllers=*,-node-lifecycle-controller",
       "--use-service-account-credentials=true",
       `--service-account-private-key-file=${pki.saKey}`,
@@ -181,6 +196,7 @@ async function startClusterOnce(o: ClusterOptions): Promise<RealCluster> {
       controllerManager,
       scheduler,
       standIn,
+      ...(o.profiling && { controllerManagerDebug: `https://127.0.0.1:${kcmPort}` }),
       async backupEtcd(to) {
         await etcd.stop();
         cpSync(etcdData, to, { recursive: true });

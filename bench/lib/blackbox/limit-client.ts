@@ -49,8 +49,9 @@ async function writeAll(count: number, concurrency: number, write: (i: number) =
 }
 
 const renamed = (o: Obj, prefix: string): Obj => ({ ...o, metadata: { ...o.metadata, name: `${prefix}${o.metadata.name}` } });
+const RESOURCE = { Service: resources.service, Endpoints: resources.endpoints, EndpointSlice: resources.endpointSlice } as const;
 const create = (client: KubeClient, o: Obj) =>
-  client.create(o.kind === "Service" ? resources.service : resources.endpoints, o, { fieldManager: "mc-bench-limit" });
+  client.create(RESOURCE[o.kind as keyof typeof RESOURCE], o, { fieldManager: "mc-bench-limit" });
 const flipped = (e: Obj): Obj => ({
   ...e,
   subsets: (e.subsets ?? []).map((s) => ({

@@ -1,12 +1,15 @@
 // What west holds of east's mirrors, as a user's watch sees it: informers in the bench process on west's Services and Endpoints labelled
 // with the cluster (the mirrors in ns-*, not the gateway mirror), following the mirrors, which have ready / only not-ready Endpoints, and
-// every churn label seen. A wait ends on the event that completes it.
+// every churn label seen (`slices`: readiness read from their EndpointSlices instead). A wait ends on the event that completes it.
 import { Informer, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import * as L from "../../../src/model/labels.ts";
 
 type Eps = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[] }> };
 const readyAddresses = (e: KubeObject) => ((e as Eps).subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
 const notReadyAddresses = (e: KubeObject) => ((e as Eps).subsets ?? []).reduce((n, s) => n + (s.notReadyAddresses?.length ?? 0), 0);
+type Slice = KubeObject & { endpoints?: Array<{ conditions?: { ready?: boolean } }> };
+const sliceReady = (e: KubeObject, ready: boolean) =>
+  ((e as Slice).endpoints ?? []).filter((x) => (x.conditions?.ready === true) === ready).length;
 
 export interface WestView {
   mirrors: Set<string>;
@@ -26,10 +29,21 @@ const inMirrorNamespace = (o: KubeObject) => o.metadata.namespace?.startsWith("n
  * `cluster`: the value of the cluster-name label followed (`east`: mc's mirrors; the limit client labels its copies `limit`; `*`: the
  * mirrors of every Link).
  */
-export async function watchWest(client: KubeClient, cluster = "east"): Promise<WestView> {
+export async function watchWest(client: KubeClient, cluster = "east", o: { slices?: boolean } = {}): Promise<WestView> {
   const selector = cluster === "*" ? L.CLUSTER_NAME : `${L.CLUSTER_NAME}=${cluster}`;
   const services = new Informer<KubeObject>({ client, resource: resources.service, labelSelector: selector, relistIntervalMs: 0 });
-  const endpoints = new Informer<KubeObject>({ client, resource: resources.endpoints, labelSelector: selector, relistIntervalMs: 0 });
+  // A mirror's endpoints: its Endpoints, or (`slices`) its EndpointSlice, keyed by the Service it names (one slice per mirror here).
+  const endpoints = new Informer<KubeObject>({
+    client,
+    resource: o.slices ? resources.endpointSlice : resources.endpoints,
+    labelSelector: selector,
+    relistIntervalMs: 0,
+  });
+  const keyOf = (e: { key: string; object: KubeObject }) =>
+    o.slices ? `${e.object.metadata.namespace}/${e.object.metadata.labels?.[L.SLICE_SERVICE_NAME] ?? ""}` : e.key;
+  const counts = o.slices
+    ? (e: KubeObject) => [sliceReady(e, true), sliceReady(e, false)] as const
+    : (e: KubeObject) => [readyAddresses(e), notReadyAddresses(e)] as const;
   const mirrors = new Set<string>();
   const ready = new Set<string>();
   const notReady = new Set<string>();
@@ -51,11 +65,13 @@ export async function watchWest(client: KubeClient, cluster = "east"): Promise<W
     if (!inMirrorNamespace(e.object)) return;
     const at = performance.now();
     const live = e.type !== "deleted";
-    const r = live && readyAddresses(e.object) > 0 && notReadyAddresses(e.object) === 0;
-    const n = live && notReadyAddresses(e.object) > 0 && readyAddresses(e.object) === 0;
-    r ? ready.add(e.key) : ready.delete(e.key);
-    n ? notReady.add(e.key) : notReady.delete(e.key);
-    for (const f of epFns) f(e.key, live ? e.object : undefined, at);
+    const [readyCount, notReadyCount] = counts(e.object);
+    const r = live && readyCount > 0 && notReadyCount === 0;
+    const n = live && notReadyCount > 0 && readyCount === 0;
+    const key = keyOf(e);
+    r ? ready.add(key) : ready.delete(key);
+    n ? notReady.add(key) : notReady.delete(key);
+    for (const f of epFns) f(key, live ? e.object : undefined, at);
     fire();
   });
   services.start();
