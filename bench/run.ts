@@ -101,7 +101,11 @@ for (const s of parsed.selected) {
 }
 if (
   await updateReadme(
-    await latestResults(SCENARIOS.flatMap((s) => (s.name === "blackbox" ? ["blackbox", "blackbox-real", "blackbox-slices", "blackbox-real-slices"] : [s.name]))),
+    await latestResults(
+      SCENARIOS.flatMap((s) =>
+        s.name === "blackbox" ? ["blackbox", "blackbox-real", "blackbox-slices", "blackbox-real-slices"] : [s.name],
+      ),
+    ),
     new Set(SCENARIOS.filter((s) => s.diagnostic).map((s) => s.name)),
   )
 )
