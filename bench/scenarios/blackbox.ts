@@ -142,12 +142,16 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`limit client (${mode}) exited ${code}: ${err.trim().split("\n").slice(-3).join(" ")}`);
   const r = JSON.parse(out.trim().split("\n").at(-1)!) as LimitResult;
+  // West is one process on sandboxes, three on a real server (west-apiserver, west-etcd, west-controller-manager).
+  const westCpuMs = Object.entries(r.procs)
+    .filter(([k]) => k === "west" || k.startsWith("west-"))
+    .reduce((sum, [, p]) => sum + p.cpuMs, 0);
   say(
     `limit client (${mode}): ${Object.entries(r.search)
       .map(([k, v]) => `${k} in flight ${v.toFixed(0)}/s`)
       .join(
         ", ",
-      )} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}; limit ${ms(r.procs.limit?.cpuMs ?? Number.NaN)} CPU, west ${ms(r.procs.west?.cpuMs ?? Number.NaN)}`,
+      )} → ${r.concurrency}; ${r.count} in ${ms(r.ms)}; limit ${ms(r.procs.limit?.cpuMs ?? Number.NaN)} CPU, west ${ms(westCpuMs)}`,
   );
   return r;
 }
