@@ -108,10 +108,11 @@ async function mirrorCopies(west: KubeClient, kinds: CopiedKind[]): Promise<Kube
 
 /**
  * The limit client's run, with a watch on west like the bench's own view of mc's mirrors open on the objects it writes (label
- * `limit`), so that the server serves the same observer in both runs.
+ * `limit`; on their EndpointSlices when it writes slices, as the view does in that form), so that the server serves the same
+ * observer in both runs.
  */
 async function runLimit(c: BlackBoxClusters, mode: LimitJob["mode"], objects: KubeObject[]): Promise<LimitResult> {
-  const observer = await watchWest(c.west.client, "limit");
+  const observer = await watchWest(c.west.client, "limit", { slices: objects.some((o) => o.kind === "EndpointSlice") });
   try {
     return await runLimitProcess(c, mode, objects);
   } finally {
