@@ -9,6 +9,7 @@ import { startCluster } from "../test/real/cluster.ts";
 import { planPinning, pin } from "./lib/blackbox/pin.ts";
 import { writeAll } from "./lib/limit.ts";
 import { sampleAll, since } from "./lib/proc.ts";
+import { say } from "./lib/scenario.ts";
 
 // `--profile DIR` also saves kube-apiserver's and kube-controller-manager's CPU profiles over the first 4 s of each 16-in-flight
 // batch there (`go tool pprof -top FILE`).
@@ -71,7 +72,7 @@ try {
     for (const [of, p] of profiled) {
       const file = join(profileDir!, `${of}-${stored}.pprof`);
       writeFileSync(file, await p);
-      console.log(`CPU profile of the ${of} over the batch's first 4 s: ${file}`);
+      say(`CPU profile of the ${of} over the batch's first 4 s: ${file}`);
     }
     const s = ms / 1000;
     const spent = since(before, pids);

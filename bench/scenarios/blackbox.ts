@@ -17,7 +17,7 @@ import {
 } from "../lib/blackbox/clusters.ts";
 import { allowedCpus, pin, planPinning } from "../lib/blackbox/pin.ts";
 import { ensureBinary } from "../lib/binary.ts";
-import type { LimitJob, LimitResult } from "../lib/blackbox/limit-client.ts";
+import { MIRROR_RESOURCES, type LimitJob, type LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
 import { serverWrites, totalWrites, writesBetween, type WriteCounts } from "../lib/blackbox/server-writes.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
@@ -72,13 +72,10 @@ async function seed(east: KubeClient, n: number): Promise<void> {
  * Endpoints keeps its Service's name, as a mirror's does: the server's work per object is then the same as for mc's (an Endpoints
  * named for a selectorless Service is mirrored into an EndpointSlice; one named for no Service is not).
  */
-type CopiedKind = "Service" | "Endpoints" | "EndpointSlice";
-const COPIED = { Service: resources.service, Endpoints: resources.endpoints, EndpointSlice: resources.endpointSlice } as const;
-
-async function mirrorCopies(west: KubeClient, kinds: CopiedKind[]): Promise<KubeObject[]> {
+async function mirrorCopies(west: KubeClient, kinds: Array<keyof typeof MIRROR_RESOURCES>): Promise<KubeObject[]> {
   const out: KubeObject[] = [];
   for (const kind of kinds) {
-    const list = await west.list(COPIED[kind], { labelSelector: `${L.CLUSTER_NAME}=east` });
+    const list = await west.list(MIRROR_RESOURCES[kind], { labelSelector: `${L.CLUSTER_NAME}=east` });
     for (const o of list.items) {
       if (!o.metadata.namespace?.startsWith("ns-")) continue;
       const metadata = {
@@ -206,7 +203,8 @@ function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number)
   };
 }
 
-async function sync(c: BlackBoxClusters, view: WestView, n: number, serveArgs: string[]): Promise<SyncFigures> {
+/** `slices`: mc serve runs with --mirror-endpoint-slices (the view then follows the slices). */
+async function sync(c: BlackBoxClusters, view: WestView, n: number, slices: boolean): Promise<SyncFigures> {
   await warmWest(c);
   const writesBefore = c.backend === "real" ? await serverWrites(c.west.kubeconfigPath) : undefined;
   const before = sampleAll(c.pids);
@@ -215,7 +213,7 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number, serveArgs: s
     if (Number.isNaN(firstAt)) firstAt = at;
   });
   const t0 = performance.now();
-  const serving = await startServe(c, serveArgs);
+  const serving = await startServe(c, slices ? [SLICES_FLAG] : []);
   try {
     await view.until(() => view.mirrors.size >= n && view.ready.size >= n, `${n} mirrors with ready endpoints`, 120_000 + n * 60);
   } catch (err) {
@@ -262,7 +260,7 @@ async function freshSync(backend: BackendName, latency: string, n: number, slice
     await seed(fresh.east.client, n);
     const view = await watchWest(fresh.west.client, "east", { slices });
     try {
-      return await sync(fresh, view, n, slices ? [SLICES_FLAG] : []);
+      return await sync(fresh, view, n, slices);
     } finally {
       await view.stop();
     }
@@ -546,7 +544,8 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
     throw new Error(`--form: endpoints or slices, got ${JSON.stringify(flags.form)}`);
   const slices = flags.form === "slices";
   if (slices && [...parts].some((p) => p !== "sync")) throw new Error("--form=slices: with --parts=sync only");
-  const serveArgs = slices ? [SLICES_FLAG] : [];
+  // The form, in the names of the targets and the sync's table.
+  const form = slices ? `, ${SLICES_FLAG}` : "";
   const rates = numbers("rates", flags.rates!);
   const durationMs = number("duration-ms", flags["duration-ms"]!);
   const rounds = number("rounds", flags.rounds!);
@@ -570,7 +569,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
     const view = await watchWest(c.west.client, "east", { slices });
     try {
       // Sync runs first in any case: churn and flip need the mirrors. Its limit runs last, on a fresh pair (syncLimit).
-      synced = await sync(c, view, n, serveArgs);
+      synced = await sync(c, view, n, slices);
       copies = await mirrorCopies(c.west.client, ["Service", slices ? "EndpointSlice" : "Endpoints"]);
 
       if (parts.has("restart")) {
@@ -766,19 +765,19 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
   );
   targets.unshift(
     {
-      name: `black box: controller / limit at ${size(n)} (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
+      name: `black box: controller / limit at ${size(n)} (${backend}${form})`,
       want: "≥ 0.8",
       got: ratio(s.ratio),
       met: n >= 10_000 ? s.ratio >= 0.8 : undefined,
     },
     {
-      name: `black box: writes per mirror, mc serve's count (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
+      name: `black box: writes per mirror, mc serve's count (${backend}${form})`,
       want: "2",
       got: s.writesPerMirror.toFixed(2),
       met: Math.abs(s.writesPerMirror - 2) < 0.01,
     },
     {
-      name: `black box: mc serve CPU per mirror at ${size(n)} (${backend}${slices ? `, ${SLICES_FLAG}` : ""})`,
+      name: `black box: mc serve CPU per mirror at ${size(n)} (${backend}${form})`,
       want: "",
       got: `${((s.procs["mc serve"]!.cpuMs / n) * 1000).toFixed(0)} µs`,
     },

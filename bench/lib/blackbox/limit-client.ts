@@ -49,9 +49,14 @@ async function writeAll(count: number, concurrency: number, write: (i: number) =
 }
 
 const renamed = (o: Obj, prefix: string): Obj => ({ ...o, metadata: { ...o.metadata, name: `${prefix}${o.metadata.name}` } });
-const RESOURCE = { Service: resources.service, Endpoints: resources.endpoints, EndpointSlice: resources.endpointSlice } as const;
+/** The kinds of mirror object the limit writes (and the bench copies from mc's mirrors), by kind. */
+export const MIRROR_RESOURCES = {
+  Service: resources.service,
+  Endpoints: resources.endpoints,
+  EndpointSlice: resources.endpointSlice,
+} as const;
 const create = (client: KubeClient, o: Obj) =>
-  client.create(RESOURCE[o.kind as keyof typeof RESOURCE], o, { fieldManager: "mc-bench-limit" });
+  client.create(MIRROR_RESOURCES[o.kind as keyof typeof MIRROR_RESOURCES], o, { fieldManager: "mc-bench-limit" });
 const flipped = (e: Obj): Obj => ({
   ...e,
   subsets: (e.subsets ?? []).map((s) => ({
