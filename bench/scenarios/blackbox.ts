@@ -19,7 +19,8 @@ import { allowedCpus, pin, planPinning } from "../lib/blackbox/pin.ts";
 import { ensureBinary } from "../lib/binary.ts";
 import { MIRROR_RESOURCES, type LimitJob, type LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
-import { serverWrites, totalWrites, writesBetween, type WriteCounts } from "../lib/blackbox/server-writes.ts";
+import { pprofDir, profileWindow } from "../lib/blackbox/pprof.ts";
+import { requestsBetween, serverRequests, totalWrites, type ServerRequests } from "../lib/blackbox/server-writes.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
 import { number, numbers, say, size, type Scenario, type ScenarioResult, type Table, type Target } from "../lib/scenario.ts";
@@ -129,6 +130,8 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
     pids: c.westPids,
     serverWrites: c.backend === "real",
   };
+  const pprof = pprofRun(c, `limit-${mode}`);
+  if (pprof) job.pprof = pprof;
   const jobFile = join(c.dir, `limit-${mode}.job.json`);
   writeFileSync(jobFile, JSON.stringify(job));
   // In the controller's runtime environment too: the limit is never measured with less than mc serve runs with.
@@ -165,8 +168,8 @@ interface SyncFigures {
   procs: Record<string, ProcSample>;
   /** mc serve's own count of writes to west (mc_api_writes_total, the gateway mirror and Link status included) per mirror. */
   writesPerMirror: number;
-  /** What west's API server wrote from mc serve's start to all mirrored, by resource (real backend: from its /metrics). */
-  serverWrites?: WriteCounts;
+  /** What west's API server executed from mc serve's start to all mirrored, by resource (real backend: from its /metrics). */
+  serverRequests?: ServerRequests;
   /** mc serve's start → the first mirror Service seen on west: its start, before west has anything of mc's to do. */
   firstMirrorMs: number;
 }
@@ -187,8 +190,8 @@ async function warmWest(c: BlackBoxClusters): Promise<void> {
 
 /** West's writes in each timed window by resource, and per second: what the server did besides the objects both write. */
 function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number): Table {
-  const mc = s.serverWrites ?? {};
-  const lim = limit.serverWrites ?? {};
+  const mc = s.serverRequests?.writes ?? {};
+  const lim = limit.serverRequests?.writes ?? {};
   const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
   const mcTotal = totalWrites(mc);
   const limTotal = totalWrites(lim);
@@ -203,15 +206,37 @@ function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number)
   };
 }
 
+/** `BENCH_WEST_PPROF=DIR` on a real west: where and under what name a timed window's profiles go (numbered per run). */
+let pprofRuns = 0;
+function pprofRun(c: BlackBoxClusters, what: string): { dir: string; label: string; controllerManager?: string } | undefined {
+  const dir = pprofDir();
+  if (!dir || c.backend !== "real") return undefined;
+  return { dir, label: `${what}-${++pprofRuns}`, controllerManager: c.westControllerManagerDebug };
+}
+
+/** West's other requests in each timed window (lists, gets, watches that ended), by verb and resource. */
+function serverReadsTable(s: SyncFigures, limit: LimitResult, syncRuns: number): Table {
+  const mc = s.serverRequests?.reads ?? {};
+  const lim = limit.serverRequests?.reads ?? {};
+  const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
+  return {
+    title: `sync: west's API server's other requests in each timed window, by verb and resource (a watch counted when it ends)${syncRuns > 1 ? ", the runs nearest the medians" : ""}`,
+    headers: ["request", "mc serve's run", "limit's run"],
+    rows: [...keys.map((k) => [k, String(mc[k] ?? 0), String(lim[k] ?? 0)]), ["all", String(totalWrites(mc)), String(totalWrites(lim))]],
+  };
+}
+
 /** `slices`: mc serve runs with --mirror-endpoint-slices (the view then follows the slices). */
 async function sync(c: BlackBoxClusters, view: WestView, n: number, slices: boolean): Promise<SyncFigures> {
   await warmWest(c);
-  const writesBefore = c.backend === "real" ? await serverWrites(c.west.kubeconfigPath) : undefined;
+  const requestsBefore = c.backend === "real" ? await serverRequests(c.west.kubeconfigPath) : undefined;
   const before = sampleAll(c.pids);
   let firstAt = Number.NaN;
   const offFirst = view.onService((_key, _obj, at) => {
     if (Number.isNaN(firstAt)) firstAt = at;
   });
+  const pprof = pprofRun(c, "mc-sync");
+  const profiles = pprof && profileWindow({ kubeconfig: c.west.kubeconfigPath, ...pprof });
   const t0 = performance.now();
   const serving = await startServe(c, slices ? [SLICES_FLAG] : []);
   try {
@@ -224,8 +249,9 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number, slices: bool
   }
   const mirrorMs = performance.now() - t0;
   const firstMirrorMs = firstAt - t0;
+  if (profiles) say(`west's CPU profiles over mc serve's sync: ${await profiles.stop()} pieces in ${pprof.dir}`);
   const procs = { "mc serve": sample(serving.proc.pid), ...since(before, c.pids) };
-  const written = writesBefore && writesBetween(writesBefore, await serverWrites(c.west.kubeconfigPath));
+  const requests = requestsBefore && requestsBetween(requestsBefore, await serverRequests(c.west.kubeconfigPath));
   let writes = Number.NaN;
   try {
     await settled(serving, 60_000);
@@ -236,7 +262,7 @@ async function sync(c: BlackBoxClusters, view: WestView, n: number, slices: bool
   say(
     `sync ${size(n)}: mc serve mirrored in ${ms(mirrorMs)} (the first mirror seen after ${ms(firstMirrorMs)}), ${ms(procs["mc serve"]!.cpuMs)} CPU, peak RSS ${mb(procs["mc serve"]!.peakRssBytes)}, ${(writes / n).toFixed(2)} writes/mirror`,
   );
-  return { n, mirrorMs, firstMirrorMs, procs, writesPerMirror: writes / n, ...(written && { serverWrites: written }) };
+  return { n, mirrorMs, firstMirrorMs, procs, writesPerMirror: writes / n, ...(requests && { serverRequests: requests }) };
 }
 
 /**
@@ -761,7 +787,7 @@ async function measure(flags: Record<string, string>, where: string): Promise<Sc
       headers: ["process", "CPU", "RSS", "peak RSS"],
       rows: procRows(limit.procs),
     },
-    ...(s.serverWrites && limit.serverWrites ? [serverWritesTable(s, limit, syncRuns)] : []),
+    ...(s.serverRequests && limit.serverRequests ? [serverWritesTable(s, limit, syncRuns), serverReadsTable(s, limit, syncRuns)] : []),
   );
   targets.unshift(
     {

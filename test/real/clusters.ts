@@ -45,7 +45,7 @@ export async function installFakeLinkerd(cluster: RealCluster): Promise<void> {
 }
 
 export async function startRealClusters(
-  o: { root?: string; linkerd?: boolean; owner?: number; keepFiles?: boolean } = {},
+  o: { root?: string; linkerd?: boolean; owner?: number; keepFiles?: boolean; profiling?: boolean } = {},
 ): Promise<RealClusters> {
   if (!kubeBinariesReady()) throw new Error(`the Kubernetes ${KUBE_VERSION} binaries are not built: run \`bun run kube:build\` first`);
   reapOrphans();
@@ -64,7 +64,7 @@ export async function startRealClusters(
   };
   try {
     const start = (name: string, serviceCidr: string) =>
-      startCluster({ name, root, owner: o.owner, serviceCidr }).then((c) => {
+      startCluster({ name, root, owner: o.owner, serviceCidr, profiling: o.profiling }).then((c) => {
         started.push(c);
         return c;
       });

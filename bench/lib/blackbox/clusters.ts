@@ -10,6 +10,7 @@ import { MC, spawnUntil, type Until } from "../../../test/helpers/mc.ts";
 import { BINARY } from "../binary.ts";
 import { spawnLogged } from "./spawn-logged.ts";
 import { pin, type Pinning } from "./pin.ts";
+import { pprofDir } from "./pprof.ts";
 import { startFakeGateway } from "../../../test/helpers/clusters.ts";
 import type { Backend, TestCluster } from "../../../test/real/backend.ts";
 import { KUBE_VERSION, kubeBinariesReady } from "../../../test/real/build.ts";
@@ -29,6 +30,8 @@ export interface BlackBoxClusters {
   pids: Record<string, number>;
   /** The server processes of west alone (what the limit client writes to). */
   westPids: Record<string, number>;
+  /** A real west started for `BENCH_WEST_PPROF`: its kube-controller-manager's debug URL (pprof.ts). */
+  westControllerManagerDebug?: string;
   /** The gateway's probe refused (dead) or answered again. */
   killGateway(): Promise<void>;
   startGateway(): Promise<void>;
@@ -120,7 +123,7 @@ async function sandboxes(dir: string, latency: string): Promise<Omit<BlackBoxClu
 async function real(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "dir">> {
   const why = whyNoReal();
   if (why) throw new Error(`--backend real: ${why}`);
-  const clusters = await startRealClusters({ root: dir });
+  const clusters = await startRealClusters({ root: dir, profiling: pprofDir() !== undefined });
   const wrap = (c: typeof clusters.east) =>
     cluster(c.name, c.kubeconfigPath, c.client, {
       address: c.host.address,
@@ -146,6 +149,7 @@ async function real(dir: string): Promise<Omit<BlackBoxClusters, "backend" | "di
     west: wrap(clusters.west),
     pids: { ...pidsOf(clusters.east), ...westPids },
     westPids,
+    ...(clusters.west.controllerManagerDebug && { westControllerManagerDebug: clusters.west.controllerManagerDebug }),
     killGateway: () => clusters.east.host.killGateway(),
     startGateway: () => clusters.east.host.startGateway(),
     stop: () => clusters.stop(),

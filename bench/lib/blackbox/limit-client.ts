@@ -3,7 +3,8 @@
 // prints one JSON line (LimitResult) on stdout.
 import { connect, resources, type KubeClient, type KubeObject } from "../../../src/kube/index.ts";
 import { sampleAll, since, type ProcSample } from "../proc.ts";
-import { serverWrites, writesBetween, type WriteCounts } from "./server-writes.ts";
+import { profileWindow } from "./pprof.ts";
+import { requestsBetween, serverRequests, type ServerRequests } from "./server-writes.ts";
 
 // Modes: `create` writes the objects (the mirrors a sync wrote, under new names); `toggle` creates the
 // Endpoints first (untimed), then moves every one's addresses between ready and not ready once (what a
@@ -21,6 +22,8 @@ export interface LimitJob {
   pids: Record<string, number>;
   /** Read the server's writes by resource from its /metrics around the timed run (a real kube-apiserver). */
   serverWrites?: boolean;
+  /** West's CPU profiles over the timed run (pprof.ts), files named `label-…`. */
+  pprof?: { dir: string; label: string; controllerManager?: string };
 }
 
 export interface LimitResult {
@@ -31,8 +34,8 @@ export interface LimitResult {
   ms: number;
   /** Over the timed run: this process ("limit") and every pid of the job. */
   procs: Record<string, ProcSample>;
-  /** What west's API server wrote during the timed run, by resource (with `serverWrites`). */
-  serverWrites?: WriteCounts;
+  /** What west's API server executed during the timed run, by resource (with `serverWrites`). */
+  serverRequests?: ServerRequests;
 }
 
 type Obj = KubeObject & { subsets?: Array<{ addresses?: unknown[]; notReadyAddresses?: unknown[]; ports?: unknown[] }> };
@@ -107,12 +110,14 @@ async function main(job: LimitJob): Promise<LimitResult> {
   // The timed run starts where the search left off (toggle: every object moves once more).
   const pids = { limit: process.pid, ...job.pids };
   Bun.gc(true);
-  const writesBefore = job.serverWrites ? await serverWrites(job.kubeconfig) : undefined;
+  const requestsBefore = job.serverWrites ? await serverRequests(job.kubeconfig) : undefined;
+  const profiles = job.pprof && profileWindow({ kubeconfig: job.kubeconfig, ...job.pprof });
   const before = sampleAll(pids);
   const ms = await writeAll(count, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));
   const procs = since(before, pids);
-  const written = writesBefore && writesBetween(writesBefore, await serverWrites(job.kubeconfig));
-  return { concurrency, search, count, ms, procs, ...(written && { serverWrites: written }) };
+  await profiles?.stop();
+  const requests = requestsBefore && requestsBetween(requestsBefore, await serverRequests(job.kubeconfig));
+  return { concurrency, search, count, ms, procs, ...(requests && { serverRequests: requests }) };
 }
 
 if (import.meta.main) {

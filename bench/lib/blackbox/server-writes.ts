@@ -1,27 +1,39 @@
-// The writes a real kube-apiserver executed, by resource, from its /metrics (apiserver_request_total, mutating verbs): read before and
-// after a timed window, they show what else the server did in it (kube-controller-manager's EndpointSlices, Leases, Events).
+// The requests a real kube-apiserver executed, by resource, from its /metrics (apiserver_request_total): read before and after a timed
+// window, the writes show what else the server did in it (kube-controller-manager's EndpointSlices, Leases, Events), the reads what it
+// served (lists, gets, watches ended).
 
 export type WriteCounts = Record<string, number>;
 
-const MUTATING = /verb="(POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION)"/;
+/** Mutating requests by resource (`resource/subresource`); every other request by verb and resource (`LIST services`). */
+export interface ServerRequests {
+  writes: WriteCounts;
+  reads: WriteCounts;
+}
 
-/** West's mutating requests so far, by resource (a subresource as `resource/subresource`), read with kubectl from `kubeconfig`. */
-export async function serverWrites(kubeconfig: string): Promise<WriteCounts> {
+const MUTATING = new Set(["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"]);
+
+/** West's requests so far, read with kubectl from `kubeconfig`. */
+export async function serverRequests(kubeconfig: string): Promise<ServerRequests> {
   const proc = Bun.spawn(["kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/metrics"], { stdout: "pipe", stderr: "pipe" });
   const [text, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`kubectl get --raw /metrics: exit ${code}: ${err.trim().split("\n").at(-1)}`);
-  const counts: WriteCounts = {};
+  const out: ServerRequests = { writes: {}, reads: {} };
   for (const line of text.split("\n")) {
-    if (!line.startsWith("apiserver_request_total{") || !MUTATING.test(line)) continue;
-    const resource = /resource="([^"]*)"/.exec(line)?.[1] ?? "?";
+    if (!line.startsWith("apiserver_request_total{")) continue;
+    const verb = /verb="([^"]*)"/.exec(line)?.[1] ?? "?";
+    const resource = /resource="([^"]*)"/.exec(line)?.[1] || "(none)";
     const sub = /subresource="([^"]*)"/.exec(line)?.[1] ?? "";
-    const key = sub ? `${resource}/${sub}` : resource;
+    const name = sub ? `${resource}/${sub}` : resource;
+    const [counts, key] = MUTATING.has(verb) ? [out.writes, name] : [out.reads, `${verb} ${name}`];
     counts[key] = (counts[key] ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1));
   }
-  return counts;
+  return out;
 }
 
-/** What was written between two readings, resources with none left out. */
+/** West's mutating requests so far, by resource. */
+export const serverWrites = async (kubeconfig: string): Promise<WriteCounts> => (await serverRequests(kubeconfig)).writes;
+
+/** What was counted between two readings, keys with none left out. */
 export function writesBetween(before: WriteCounts, after: WriteCounts): WriteCounts {
   const out: WriteCounts = {};
   for (const [k, v] of Object.entries(after)) {
@@ -30,5 +42,10 @@ export function writesBetween(before: WriteCounts, after: WriteCounts): WriteCou
   }
   return out;
 }
+
+export const requestsBetween = (before: ServerRequests, after: ServerRequests): ServerRequests => ({
+  writes: writesBetween(before.writes, after.writes),
+  reads: writesBetween(before.reads, after.reads),
+});
 
 export const totalWrites = (w: WriteCounts): number => Object.values(w).reduce((a, b) => a + b, 0);
