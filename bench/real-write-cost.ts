@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { connect, resources, type KubeObject } from "../src/kube/index.ts";
 import { startCluster } from "../test/real/cluster.ts";
 import { planPinning, pin } from "./lib/blackbox/pin.ts";
+import { apiserverProfile, controllerManagerProfile } from "./lib/blackbox/pprof.ts";
 import { writeAll } from "./lib/limit.ts";
 import { sampleAll, since } from "./lib/proc.ts";
 import { say } from "./lib/scenario.ts";
@@ -28,16 +29,8 @@ const c = await startCluster({ name: "cost", root, profiling: profileDir !== und
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 
 /** A CPU profile over the next `seconds`: the apiserver's (as the admin) or kube-controller-manager's. */
-async function profile(of: "apiserver" | "controller-manager", seconds: number): Promise<Uint8Array> {
-  const tls =
-    of === "apiserver"
-      ? { ca: Bun.file(c.pki.caCert), cert: Bun.file(c.pki.adminCert), key: Bun.file(c.pki.adminKey) }
-      : { rejectUnauthorized: false };
-  const base = of === "apiserver" ? c.server : c.controllerManagerDebug;
-  const res = await fetch(`${base}/debug/pprof/profile?seconds=${seconds}`, { tls });
-  if (!res.ok) throw new Error(`pprof of ${of}: ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
+const profile = (of: "apiserver" | "controller-manager", seconds: number): Promise<Uint8Array> =>
+  of === "apiserver" ? apiserverProfile(c.kubeconfigPath, seconds) : controllerManagerProfile(c.controllerManagerDebug!, seconds);
 try {
   const pids = { apiserver: c.apiserver.pid!, etcd: c.etcd.pid!, "controller-manager": c.controllerManager.pid! };
   const pinning = planPinning();

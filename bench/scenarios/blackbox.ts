@@ -20,7 +20,7 @@ import { ensureBinary } from "../lib/binary.ts";
 import { MIRROR_RESOURCES, type LimitJob, type LimitResult } from "../lib/blackbox/limit-client.ts";
 import { watchWest, type WestView } from "../lib/blackbox/west-view.ts";
 import { pprofDir, profileWindow } from "../lib/blackbox/pprof.ts";
-import { requestsBetween, serverRequests, totalWrites, type ServerRequests } from "../lib/blackbox/server-writes.ts";
+import { requestsBetween, serverRequests, total, type Counts, type ServerRequests } from "../lib/blackbox/server-writes.ts";
 import { eastEndpoints, eastService } from "../lib/pair.ts";
 import { loadNow, sample, sampleAll, since, type ProcSample } from "../lib/proc.ts";
 import { number, numbers, say, size, type Scenario, type ScenarioResult, type Table, type Target } from "../lib/scenario.ts";
@@ -136,7 +136,7 @@ async function runLimitProcess(c: BlackBoxClusters, mode: LimitJob["mode"], obje
     sample: LIMIT_SAMPLE,
     candidates: CANDIDATES,
     pids: c.westPids,
-    serverWrites: c.backend === "real",
+    serverRequests: c.backend === "real",
   };
   const pprof = pprofRun(c, `limit-${mode}`);
   if (pprof) job.pprof = pprof;
@@ -196,21 +196,25 @@ async function warmWest(c: BlackBoxClusters): Promise<void> {
   });
 }
 
+/** One row per key counted in either window (mc serve's most first), then `last` rows. */
+function countRows(mc: Counts, lim: Counts, last: string[][]): string[][] {
+  const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
+  return [...keys.map((k) => [k, String(mc[k] ?? 0), String(lim[k] ?? 0)]), ...last];
+}
+
+const nearestMedians = (syncRuns: number) => (syncRuns > 1 ? ", the runs nearest the medians" : "");
+
 /** West's writes in each timed window by resource, and per second: what the server did besides the objects both write. */
 function serverWritesTable(s: SyncFigures, limit: LimitResult, syncRuns: number): Table {
   const mc = s.serverRequests?.writes ?? {};
   const lim = limit.serverRequests?.writes ?? {};
-  const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
-  const mcTotal = totalWrites(mc);
-  const limTotal = totalWrites(lim);
   return {
-    title: `sync: writes west's API server executed in each timed window, by resource (its apiserver_request_total)${syncRuns > 1 ? ", the runs nearest the medians" : ""}`,
+    title: `sync: writes west's API server executed in each timed window, by resource (its apiserver_request_total)${nearestMedians(syncRuns)}`,
     headers: ["resource", "mc serve's run", "limit's run"],
-    rows: [
-      ...keys.map((k) => [k, String(mc[k] ?? 0), String(lim[k] ?? 0)]),
-      ["all", String(mcTotal), String(limTotal)],
-      ["all, per second", (mcTotal / (s.mirrorMs / 1000)).toFixed(1), (limTotal / (limit.ms / 1000)).toFixed(1)],
-    ],
+    rows: countRows(mc, lim, [
+      ["all", String(total(mc)), String(total(lim))],
+      ["all, per second", (total(mc) / (s.mirrorMs / 1000)).toFixed(1), (total(lim) / (limit.ms / 1000)).toFixed(1)],
+    ]),
   };
 }
 
@@ -226,11 +230,10 @@ function pprofRun(c: BlackBoxClusters, what: string): { dir: string; label: stri
 function serverReadsTable(s: SyncFigures, limit: LimitResult, syncRuns: number): Table {
   const mc = s.serverRequests?.reads ?? {};
   const lim = limit.serverRequests?.reads ?? {};
-  const keys = [...new Set([...Object.keys(mc), ...Object.keys(lim)])].sort((a, b) => (mc[b] ?? 0) - (mc[a] ?? 0));
   return {
-    title: `sync: west's API server's other requests in each timed window, by verb and resource (a watch counted when it ends)${syncRuns > 1 ? ", the runs nearest the medians" : ""}`,
+    title: `sync: west's API server's other requests in each timed window, by verb and resource (a watch counted when it ends)${nearestMedians(syncRuns)}`,
     headers: ["request", "mc serve's run", "limit's run"],
-    rows: [...keys.map((k) => [k, String(mc[k] ?? 0), String(lim[k] ?? 0)]), ["all", String(totalWrites(mc)), String(totalWrites(lim))]],
+    rows: countRows(mc, lim, [["all", String(total(mc)), String(total(lim))]]),
   };
 }
 

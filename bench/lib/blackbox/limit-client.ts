@@ -20,8 +20,8 @@ export interface LimitJob {
   candidates: number[];
   /** Processes whose CPU is read over the timed run (the API servers). */
   pids: Record<string, number>;
-  /** Read the server's writes by resource from its /metrics around the timed run (a real kube-apiserver). */
-  serverWrites?: boolean;
+  /** Read the server's requests by resource from its /metrics around the timed run (a real kube-apiserver). */
+  serverRequests?: boolean;
   /** West's CPU profiles over the timed run (pprof.ts), files named `label-…`. */
   pprof?: { dir: string; label: string; controllerManager?: string };
 }
@@ -34,7 +34,7 @@ export interface LimitResult {
   ms: number;
   /** Over the timed run: this process ("limit") and every pid of the job. */
   procs: Record<string, ProcSample>;
-  /** What west's API server executed during the timed run, by resource (with `serverWrites`). */
+  /** What west's API server executed during the timed run, by resource (with `serverRequests`). */
   serverRequests?: ServerRequests;
 }
 
@@ -110,7 +110,7 @@ async function main(job: LimitJob): Promise<LimitResult> {
   // The timed run starts where the search left off (toggle: every object moves once more).
   const pids = { limit: process.pid, ...job.pids };
   Bun.gc(true);
-  const requestsBefore = job.serverWrites ? await serverRequests(job.kubeconfig) : undefined;
+  const requestsBefore = job.serverRequests ? await serverRequests(job.kubeconfig) : undefined;
   const profiles = job.pprof && profileWindow({ kubeconfig: job.kubeconfig, ...job.pprof });
   const before = sampleAll(pids);
   const ms = await writeAll(count, inFlight(concurrency), (i) => write(job.mode === "create" ? i : offset + i, "l-"));

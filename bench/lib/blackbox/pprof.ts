@@ -11,8 +11,9 @@ export interface WindowProfiles {
   stop(): Promise<number>;
 }
 
-async function apiserverPiece(kubeconfig: string): Promise<Uint8Array> {
-  const proc = Bun.spawn(["kubectl", "--kubeconfig", kubeconfig, "get", "--raw", `/debug/pprof/profile?seconds=${PIECE_S}`], {
+/** kube-apiserver's CPU profile over the next `seconds`, asked for as the admin of `kubeconfig`. */
+export async function apiserverProfile(kubeconfig: string, seconds: number): Promise<Uint8Array> {
+  const proc = Bun.spawn(["kubectl", "--kubeconfig", kubeconfig, "get", "--raw", `/debug/pprof/profile?seconds=${seconds}`], {
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -21,8 +22,9 @@ async function apiserverPiece(kubeconfig: string): Promise<Uint8Array> {
   return new Uint8Array(out);
 }
 
-async function controllerManagerPiece(base: string): Promise<Uint8Array> {
-  const res = await fetch(`${base}/debug/pprof/profile?seconds=${PIECE_S}`, { tls: { rejectUnauthorized: false } });
+/** kube-controller-manager's CPU profile over the next `seconds`, from its debug URL (its own self-signed certificate). */
+export async function controllerManagerProfile(base: string, seconds: number): Promise<Uint8Array> {
+  const res = await fetch(`${base}/debug/pprof/profile?seconds=${seconds}`, { tls: { rejectUnauthorized: false } });
   if (!res.ok) throw new Error(`pprof of kube-controller-manager: ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
 }
@@ -37,8 +39,8 @@ export function profileWindow(o: { kubeconfig: string; controllerManager?: strin
     return i;
   };
   const runs = [
-    loop("apiserver", () => apiserverPiece(o.kubeconfig)),
-    ...(o.controllerManager ? [loop("controller-manager", () => controllerManagerPiece(o.controllerManager!))] : []),
+    loop("apiserver", () => apiserverProfile(o.kubeconfig, PIECE_S)),
+    ...(o.controllerManager ? [loop("controller-manager", () => controllerManagerProfile(o.controllerManager!, PIECE_S))] : []),
   ];
   return {
     async stop() {

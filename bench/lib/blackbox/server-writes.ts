@@ -2,12 +2,13 @@
 // window, the writes show what else the server did in it (kube-controller-manager's EndpointSlices, Leases, Events), the reads what it
 // served (lists, gets, watches ended).
 
-export type WriteCounts = Record<string, number>;
+/** Requests by key. */
+export type Counts = Record<string, number>;
 
 /** Mutating requests by resource (`resource/subresource`); every other request by verb and resource (`LIST services`). */
 export interface ServerRequests {
-  writes: WriteCounts;
-  reads: WriteCounts;
+  writes: Counts;
+  reads: Counts;
 }
 
 const MUTATING = new Set(["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"]);
@@ -31,11 +32,11 @@ export async function serverRequests(kubeconfig: string): Promise<ServerRequests
 }
 
 /** West's mutating requests so far, by resource. */
-export const serverWrites = async (kubeconfig: string): Promise<WriteCounts> => (await serverRequests(kubeconfig)).writes;
+export const serverWrites = async (kubeconfig: string): Promise<Counts> => (await serverRequests(kubeconfig)).writes;
 
 /** What was counted between two readings, keys with none left out. */
-export function writesBetween(before: WriteCounts, after: WriteCounts): WriteCounts {
-  const out: WriteCounts = {};
+function countsBetween(before: Counts, after: Counts): Counts {
+  const out: Counts = {};
   for (const [k, v] of Object.entries(after)) {
     const d = v - (before[k] ?? 0);
     if (d > 0) out[k] = d;
@@ -44,8 +45,8 @@ export function writesBetween(before: WriteCounts, after: WriteCounts): WriteCou
 }
 
 export const requestsBetween = (before: ServerRequests, after: ServerRequests): ServerRequests => ({
-  writes: writesBetween(before.writes, after.writes),
-  reads: writesBetween(before.reads, after.reads),
+  writes: countsBetween(before.writes, after.writes),
+  reads: countsBetween(before.reads, after.reads),
 });
 
-export const totalWrites = (w: WriteCounts): number => Object.values(w).reduce((a, b) => a + b, 0);
+export const total = (counts: Counts): number => Object.values(counts).reduce((a, b) => a + b, 0);
